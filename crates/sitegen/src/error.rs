@@ -1,0 +1,110 @@
+//! Build errors. Each names the offending path and says how to fix it; `build.rs` prints it and
+//! fails the build.
+
+use std::fmt;
+use std::io;
+use std::path::PathBuf;
+
+/// Why a site could not be compiled.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// The site directory does not exist or is not a directory.
+    NotADirectory {
+        /// The site directory as given.
+        path: PathBuf,
+    },
+    /// The site has no file to serve.
+    EmptySite {
+        /// The site directory.
+        path: PathBuf,
+    },
+    /// A file or directory could not be read.
+    Read {
+        /// What could not be read.
+        path: PathBuf,
+        /// The I/O error.
+        source: io::Error,
+    },
+    /// A file or directory name is not UTF-8, so no URL can name it.
+    NotUtf8 {
+        /// The entry.
+        path: PathBuf,
+    },
+    /// A name that no request could reach: it contains a backslash, NUL, or the URL path is
+    /// longer than `edgesite_core::MAX_PATH_LEN`.
+    Unservable {
+        /// The entry.
+        path: PathBuf,
+        /// Why.
+        reason: &'static str,
+    },
+    /// A symbolic link leads outside the site (only links inside the site are followed).
+    SymlinkOutside {
+        /// The link.
+        path: PathBuf,
+        /// Where it leads.
+        target: PathBuf,
+    },
+    /// A symbolic link leads to one of its own parent directories.
+    SymlinkLoop {
+        /// The link.
+        path: PathBuf,
+    },
+    /// `SOURCE_DATE_EPOCH` is set but is not a number of seconds.
+    SourceDateEpoch {
+        /// The value found.
+        value: String,
+    },
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::NotADirectory { path } => write!(
+                f,
+                "the site directory {} does not exist or is not a directory \
+                 (set EDGESITE_SITE to a folder of files, or create public/)",
+                path.display()
+            ),
+            Error::EmptySite { path } => write!(
+                f,
+                "the site directory {} has no file to serve (dotfiles are skipped); add an index.html",
+                path.display()
+            ),
+            Error::Read { path, source } => write!(f, "cannot read {}: {source}", path.display()),
+            Error::NotUtf8 { path } => write!(
+                f,
+                "{} has a name that is not UTF-8, so no URL can name it; rename it",
+                path.display()
+            ),
+            Error::Unservable { path, reason } => {
+                write!(f, "{} cannot be served: {reason}; rename it", path.display())
+            }
+            Error::SymlinkOutside { path, target } => write!(
+                f,
+                "the symbolic link {} leads outside the site, to {}; copy the file in instead",
+                path.display(),
+                target.display()
+            ),
+            Error::SymlinkLoop { path } => write!(
+                f,
+                "the symbolic link {} leads to one of its own parent directories (a loop); remove it",
+                path.display()
+            ),
+            Error::SourceDateEpoch { value } => write!(
+                f,
+                "SOURCE_DATE_EPOCH={value:?} is not a number of seconds since 1970; unset it or fix it"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Read { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
