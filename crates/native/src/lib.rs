@@ -1,0 +1,104 @@
+//! # edgesite-native
+//!
+//! The native twin of the edgesite Worker: the same embedded site ([`edgesite::SITE`]) and the
+//! same core, served over HTTP/1.1 by hyper. It exists for local benchmarking, as a
+//! single-binary server, and to hold both runtimes to one behaviour in the HTTP test suite.
+//!
+//! Like the Worker, it only translates: [`respond`] turns a hyper request into an
+//! [`edgesite::RequestHead`] and the core's [`edgesite::Response`] into a hyper response. Bodies
+//! are `&'static` slices sent without copying (`Bytes::from_static`).
+//!
+//! ```no_run
+//! # async fn run() -> std::io::Result<()> {
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+//! edgesite_native::serve(listener, std::future::pending()).await
+//! # }
+//! ```
+
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper::header::{HeaderName, HeaderValue};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{HeaderMap, Request, StatusCode};
+use hyper_util::rt::TokioIo;
+use std::borrow::Cow;
+use std::convert::Infallible;
+use std::future::Future;
+use tokio::net::TcpListener;
+
+/// A response with a body that is a `'static` slice of the embedded site.
+pub type Response = hyper::Response<Full<Bytes>>;
+
+/// Answers one request from the embedded site.
+pub fn respond<B>(request: &Request<B>) -> Response {
+    let if_none_match = field_value(request.headers(), hyper::header::IF_NONE_MATCH);
+    let head = edgesite::RequestHead {
+        method: request.method().as_str(),
+        target: request.uri().path_and_query().map_or("/", |p| p.as_str()),
+        if_none_match: if_none_match.as_deref(),
+    };
+    to_hyper(&edgesite::respond(&head))
+}
+
+/// A field's value; several field lines are one comma-separated list (RFC 9110 §5.3).
+fn field_value(headers: &HeaderMap, name: HeaderName) -> Option<Cow<'_, [u8]>> {
+    let mut values = headers.get_all(name).into_iter();
+    let first = values.next()?;
+    let Some(second) = values.next() else {
+        return Some(Cow::Borrowed(first.as_bytes()));
+    };
+    let mut joined = first.as_bytes().to_vec();
+    for value in std::iter::once(second).chain(values) {
+        joined.extend_from_slice(b", ");
+        joined.extend_from_slice(value.as_bytes());
+    }
+    Some(Cow::Owned(joined))
+}
+
+/// Copies the core's response into a hyper response: fields as they are, the body not at all.
+fn to_hyper(response: &edgesite::Response<'static>) -> Response {
+    let mut out = hyper::Response::new(Full::new(Bytes::from_static(response.body)));
+    *out.status_mut() =
+        StatusCode::from_u16(response.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let headers = out.headers_mut();
+    headers.reserve(response.headers.iter().len() + 1);
+    for (name, value) in response.headers.iter() {
+        // Names are lower-case literals of the core and values visible ASCII written by sitegen
+        // at build time; `from_static` checks both (cheaply) without copying.
+        headers.append(
+            HeaderName::from_static(name),
+            HeaderValue::from_static(value),
+        );
+    }
+    out
+}
+
+/// Serves HTTP/1.1 connections from `listener` until `shutdown` completes.
+///
+/// # Errors
+/// Only if accepting fails in a way that is not about one connection.
+pub async fn serve(
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
+    tokio::pin!(shutdown);
+    loop {
+        let (stream, _) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(connection) => connection,
+                // Per-connection errors (e.g. ECONNABORTED, EMFILE) must not stop the server.
+                Err(_) => continue,
+            },
+            () = &mut shutdown => return Ok(()),
+        };
+        let _ = stream.set_nodelay(true);
+        tokio::spawn(async move {
+            let service =
+                service_fn(|request| async move { Ok::<_, Infallible>(respond(&request)) });
+            let _ = http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
+        });
+    }
+}
