@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Installs everything edgesite needs to build, run and test, and nothing by hand.
+# Idempotent: a second run checks versions and stamps and takes seconds.
+#
+# What it installs and why (see README.md, "What `make setup` installs"):
+#   1. a wasm32-unknown-unknown Rust toolchain:
+#      - rustup's target when it is installed or can be added, else
+#      - the fallback: Debian's rustc-web/cargo-web/rust-web-src/lld-22, plus a wasm32 std built
+#        once with RUSTC_BOOTSTRAP=1 -Zbuild-std and installed as that compiler's wasm32 sysroot;
+#   2. pinned cargo tools: wasm-bindgen-cli (= the wasm-bindgen in Cargo.lock), worker-build, wasm-pack;
+#   3. Node >= 22 and wrangler, esbuild, binaryen (wasm-opt) from package-lock.json (`npm ci`);
+#   4. Debian's chromium + chromium-driver (browser tests) and wrk (load tests).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/versions.sh
+. "$ROOT/scripts/versions.sh"
+TOOLS=${EDGESITE_TOOLS:-$HOME/.cache/edgesite-tools}
+mkdir -p "$TOOLS/bin"
+SUDO=""
+[ "$(id -u)" = 0 ] || SUDO=sudo
+
+say() { printf '[setup] %s\n' "$*"; }
+
+# ---- Debian packages ----------------------------------------------------------------------------
+APT_UPDATED=0
+apt_install() {
+  local missing=()
+  for p in "$@"; do
+    [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" = "install ok installed" ] || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if ! command -v apt-get >/dev/null; then
+    say "please install: ${missing[*]} (no apt-get on this machine)"; return 1
+  fi
+  if [ $APT_UPDATED = 0 ]; then $SUDO apt-get update -qq; APT_UPDATED=1; fi
+  say "apt-get install ${missing[*]}"
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# ---- 1. the wasm32 toolchain --------------------------------------------------------------------
+wasm_via_rustup() {
+  command -v rustup >/dev/null || return 1
+  # (captured first: with pipefail, `grep -q` closing the pipe early would fail the pipeline)
+  local installed
+  installed=$(rustup target list --installed 2>/dev/null || true)
+  grep -qx wasm32-unknown-unknown <<<"$installed" && return 0
+  # Offline, `rustup target add` hangs instead of failing: bound it.
+  say "trying: rustup target add wasm32-unknown-unknown (bounded to 60 s)"
+  timeout 60 rustup target add wasm32-unknown-unknown >/dev/null 2>&1
+}
+
+debian_sysroot_ok() {
+  [ -x /usr/bin/rustc ] && [ -f "$TOOLS/debian-sysroot.stamp" ] &&
+    [ "$(/usr/bin/rustc -vV)" = "$(cat "$TOOLS/debian-sysroot.stamp")" ] &&
+    ls /usr/lib/rustlib/wasm32-unknown-unknown/lib/libstd-*.rlib >/dev/null 2>&1
+}
+
+build_debian_sysroot() {
+  apt_install rustc-web cargo-web rust-web-src lld-22
+  say "building the wasm32 std with -Zbuild-std (once per rustc-web version, ~90 s)"
+  local seed="$TOOLS/sysroot-seed"
+  rm -rf "$seed"; mkdir -p "$seed/src"
+  cat >"$seed/Cargo.toml" <<'TOML'
+[package]
+name = "sysroot-seed"
+version = "0.0.0"
+edition = "2021"
+[lib]
+crate-type = ["cdylib", "rlib"]
+[profile.release]
+lto = true
+TOML
+  echo 'pub fn seed() {}' >"$seed/src/lib.rs"
+  # cdylib+rlib makes cargo build std with object code *and* bitcode, so LTO and non-LTO both link.
+  (cd "$seed" && env -u CARGO_TARGET_DIR RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 \
+    /usr/bin/cargo build -q --release --target wasm32-unknown-unknown -Zbuild-std=std,panic_abort,test)
+  local lib=/usr/lib/rustlib/wasm32-unknown-unknown/lib
+  $SUDO rm -rf "$lib"; $SUDO mkdir -p "$lib"
+  find "$seed/target/wasm32-unknown-unknown/release/deps" -name 'lib*.r*' ! -name 'libsysroot_seed*' \
+    \( -name '*.rlib' -o -name '*.rmeta' \) -exec $SUDO cp {} "$lib/" \;
+  /usr/bin/rustc -vV >"$TOOLS/debian-sysroot.stamp"
+  rm -rf "$seed"
+}
+
+if [ "${EDGESITE_TOOLCHAIN:-}" != debian ] && wasm_via_rustup; then
+  echo rustup >"$TOOLS/toolchain"
+  say "wasm32: rustup's target"
+else
+  debian_sysroot_ok || build_debian_sysroot
+  mkdir -p "$TOOLS/debian-rust/bin"
+  for t in cargo rustc rustdoc; do ln -sf "/usr/bin/$t" "$TOOLS/debian-rust/bin/$t"; done
+  echo debian >"$TOOLS/toolchain"
+  say "wasm32: Debian rustc-web $(/usr/bin/rustc -V | cut -d' ' -f2) with a build-std sysroot"
+fi
+
+# From here on, use the toolchain chosen above (scripts/env.sh puts it first on PATH).
+# shellcheck source=scripts/env.sh
+. "$ROOT/scripts/env.sh"
+
+# ---- 2. pinned cargo tools ----------------------------------------------------------------------
+WASM_BINDGEN_VERSION=$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/[^0-9.]/,""); print; exit}' "$ROOT/Cargo.lock")
+cargo_tool() { # crate version binary [--locked]
+  local crate=$1 version=$2 bin=$3; shift 3
+  case "$("$TOOLS/bin/$bin" --version 2>/dev/null)" in *" $version"*) return 0 ;; esac
+  say "cargo install $crate@$version (a few minutes, once)"
+  cargo install -q --root "$TOOLS" "$crate@$version" --force "$@"
+}
+# wasm-bindgen-cli's own lock pins a crate version the registry no longer serves: no --locked.
+cargo_tool wasm-bindgen-cli "$WASM_BINDGEN_VERSION" wasm-bindgen
+cargo_tool worker-build "$WORKER_BUILD_VERSION" worker-build --locked
+cargo_tool wasm-pack "$WASM_PACK_VERSION" wasm-pack --locked
+
+# ---- 3. Node >= 22, wrangler, esbuild, wasm-opt ---------------------------------------------
+apt_install ca-certificates
+command -v npm >/dev/null || apt_install nodejs npm
+lock_sum=$(sha256sum "$ROOT/package-lock.json" | cut -d' ' -f1)
+if [ "$(cat "$ROOT/node_modules/.edgesite-stamp" 2>/dev/null)" != "$lock_sum" ]; then
+  say "npm ci (wrangler, node 22, esbuild, binaryen)"
+  (cd "$ROOT" && npm ci --no-audit --no-fund --loglevel=error)
+  echo "$lock_sum" >"$ROOT/node_modules/.edgesite-stamp"
+fi
+
+# ---- 4. browser and load tools ----------------------------------------------------------------
+apt_install chromium chromium-driver wrk
+
+say "ready: $(rustc -V), $(wasm-bindgen --version), $(worker-build --version 2>&1 | head -1), $(wasm-pack --version), node $(node --version), wrangler $(wrangler --version 2>/dev/null | tail -1)"

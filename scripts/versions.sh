@@ -1,0 +1,4 @@
+# Pinned tool versions (change them together; see ../shared/toolchain.md). The wasm-bindgen CLI
+# version is not here: it is read from Cargo.lock, so it always equals the library's.
+WORKER_BUILD_VERSION=0.8.7
+WASM_PACK_VERSION=0.15.1
