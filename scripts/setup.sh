@@ -102,7 +102,8 @@ fi
 WASM_BINDGEN_VERSION=$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/[^0-9.]/,""); print; exit}' "$ROOT/Cargo.lock")
 cargo_tool() { # crate version binary [--locked]
   local crate=$1 version=$2 bin=$3; shift 3
-  case "$("$TOOLS/bin/$bin" --version 2>/dev/null)" in *" $version"*) return 0 ;; esac
+  # `--version` prints "wasm-pack 0.15.1" or a bare "0.8.7": pad it with spaces to match either.
+  case " $("$TOOLS/bin/$bin" --version 2>/dev/null | head -n 1) " in *" $version "*) return 0 ;; esac
   say "cargo install $crate@$version (a few minutes, once)"
   cargo install -q --root "$TOOLS" "$crate@$version" --force "$@"
 }

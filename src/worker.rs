@@ -10,7 +10,8 @@ use web_sys::{Headers, ResponseInit};
 /// build that would shadow the global `fetch()` wasm-bindgen loads the module with, so it is
 /// only attached outside `cfg(test)` (see ../shared/toolchain.md, Q3).
 #[cfg_attr(not(test), ::worker::event(fetch))]
-pub async fn fetch(
+#[cfg_attr(test, allow(dead_code))]
+async fn fetch(
     request: web_sys::Request,
     _env: ::worker::Env,
     _ctx: ::worker::Context,

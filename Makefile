@@ -1,0 +1,40 @@
+# edgesite: the two commands are `make dev` (run) and `make test` (test); see README.md.
+SHELL := /bin/bash
+ENV := . scripts/env.sh &&
+PORT ?= 8787
+LISTEN ?= 127.0.0.1:8080
+
+.PHONY: setup dev native test lint size deploy clean
+
+## Install the toolchain and tools (idempotent; seconds when done).
+setup:
+	@scripts/setup.sh
+
+## Run the Worker under wrangler dev on http://127.0.0.1:$(PORT) (EDGESITE_SITE=dir to serve another site).
+dev: setup
+	$(ENV) wrangler dev --ip 127.0.0.1 --port $(PORT)
+
+## Run the native twin on http://$(LISTEN).
+native: setup
+	$(ENV) cargo run --release -p edgesite-native -- --listen $(LISTEN)
+
+## Every test layer: host, browser, and the HTTP suite against native, workerd and wrangler dev.
+test: setup
+	@scripts/test.sh
+
+## Formatting and clippy, host and wasm32, warnings denied.
+lint: setup
+	$(ENV) cargo fmt --all -- --check
+	$(ENV) cargo clippy -q --workspace --all-targets -- -D warnings
+	$(ENV) cargo clippy -q --lib --target wasm32-unknown-unknown -- -D warnings
+
+## The deploy bundle's size (wrangler deploy --dry-run, offline).
+size: setup
+	$(ENV) wrangler deploy --dry-run --outdir dist | grep -E 'Total Upload|gzip'
+
+## Deploy to Cloudflare (needs CLOUDFLARE_API_TOKEN, or `wrangler login`).
+deploy: setup
+	$(ENV) wrangler deploy
+
+clean:
+	rm -rf target build dist .wrangler

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# `make test`: every test layer, in order; runs them all, prints a summary, fails if any failed.
+#   1. host        cargo test --workspace: core unit + property tests, sitegen tests, and the HTTP
+#                  suite (tests/http.rs) against an in-process edgesite-native over loopback
+#   2. browser     wasm-pack test --headless --chrome: the Worker's fetch path in Chromium
+#   3. native      the HTTP suite against the edgesite-native binary
+#   4. workerd     the HTTP suite against the Worker under bare `workerd serve`
+#   5. wrangler    the HTTP suite against the Worker under `wrangler dev`
+# The suites check the demo site, so EDGESITE_SITE is ignored here.
+set -uo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/env.sh
+. "$ROOT/scripts/env.sh"
+cd "$ROOT"
+unset EDGESITE_SITE
+LOGS="$ROOT/target/test-logs"
+mkdir -p "$LOGS"
+summary=()
+failed=0
+
+layer() { # name command...
+  local name=$1 start=$SECONDS
+  shift
+  printf '\n=== %s: %s\n' "$name" "$*"
+  if "$@"; then
+    summary+=("PASS  $name  ($((SECONDS - start)) s)")
+  else
+    summary+=("FAIL  $name  ($((SECONDS - start)) s)")
+    failed=1
+  fi
+}
+
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# Starts "$@" in its own process group, logging to $LOGS/$1.log, and waits until
+# http://127.0.0.1:$PORT/ answers (or the server dies, or $WAIT seconds pass).
+SERVER_PGID=""
+start_server() { # log-name wait-seconds port command...
+  local log="$LOGS/$1.log" wait=$2 port=$3
+  shift 3
+  setsid "$@" >"$log" 2>&1 &
+  SERVER_PGID=$!
+  local deadline=$((SECONDS + wait))
+  until curl -s -o /dev/null "http://127.0.0.1:$port/"; do
+    if ! kill -0 "$SERVER_PGID" 2>/dev/null || [ $SECONDS -ge $deadline ]; then
+      echo "server did not come up on port $port; its log ($log):" >&2
+      tail -n 40 "$log" >&2
+      stop_server
+      return 1
+    fi
+    sleep 0.5
+  done
+}
+
+stop_server() {
+  [ -n "$SERVER_PGID" ] || return 0
+  kill -TERM -- "-$SERVER_PGID" 2>/dev/null
+  for _ in $(seq 1 20); do kill -0 -- "-$SERVER_PGID" 2>/dev/null || break; sleep 0.25; done
+  kill -KILL -- "-$SERVER_PGID" 2>/dev/null
+  SERVER_PGID=""
+}
+trap stop_server EXIT
+
+http_suite_against() { # runtime port
+  EDGESITE_BASE_URL="http://127.0.0.1:$2" EDGESITE_RUNTIME=$1 cargo test -q --test http
+}
+
+e2e_native() {
+  local port
+  port=$(free_port)
+  cargo build -q -p edgesite-native &&
+    start_server native 30 "$port" target/debug/edgesite-native --listen "127.0.0.1:$port" &&
+    http_suite_against native "$port"
+  local rc=$?
+  stop_server
+  return $rc
+}
+
+e2e_workerd() {
+  local port
+  port=$(free_port)
+  start_server workerd 900 "$port" scripts/workerd.sh "$port" && http_suite_against workerd "$port"
+  local rc=$?
+  stop_server
+  return $rc
+}
+
+e2e_wrangler_dev() {
+  local port
+  port=$(free_port)
+  start_server wrangler-dev 900 "$port" wrangler dev --ip 127.0.0.1 --port "$port" &&
+    http_suite_against wrangler-dev "$port"
+  local rc=$?
+  stop_server
+  return $rc
+}
+
+layer "host (cargo test --workspace)" cargo test --workspace
+layer "browser (wasm-pack test --headless --chrome)" wasm-pack test --headless --chrome -- --lib
+layer "e2e: edgesite-native binary" e2e_native
+layer "e2e: Worker under bare workerd serve" e2e_workerd
+layer "e2e: Worker under wrangler dev" e2e_wrangler_dev
+
+printf '\n=== make test summary\n'
+printf '%s\n' "${summary[@]}"
+exit $failed

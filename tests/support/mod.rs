@@ -1,0 +1,216 @@
+//! The server under test, and a raw HTTP/1.1 client.
+//!
+//! With `EDGESITE_BASE_URL=http://127.0.0.1:PORT` the suite talks to that server, and
+//! `EDGESITE_RUNTIME` (`native`, `workerd`, `wrangler-dev`) names it, so the few places where a
+//! runtime is known to differ can say so. Without it, an `edgesite-native` server is started
+//! in-process on a free loopback port.
+//!
+//! The client writes requests byte for byte and reads the answer as sent, so the tests see what
+//! a server really put on the wire (a HEAD body, a missing Content-Length, chunked framing).
+#![allow(dead_code, unreachable_pub)]
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+/// Which runtime answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Runtime {
+    /// edgesite-native (in-process or as a binary).
+    Native,
+    /// The Worker under bare `workerd serve`.
+    Workerd,
+    /// The Worker under `wrangler dev`, whose dev proxy drops Content-Length (answers are
+    /// chunked) and re-encodes gzip bodies (../shared/toolchain.md).
+    WranglerDev,
+}
+
+pub struct Server {
+    pub addr: String,
+    pub runtime: Runtime,
+}
+
+pub fn server() -> &'static Server {
+    static SERVER: OnceLock<Server> = OnceLock::new();
+    SERVER.get_or_init(|| match std::env::var("EDGESITE_BASE_URL") {
+        Ok(url) => {
+            let addr = url
+                .trim_start_matches("http://")
+                .trim_end_matches('/')
+                .to_string();
+            let runtime = match std::env::var("EDGESITE_RUNTIME").as_deref() {
+                Ok("workerd") => Runtime::Workerd,
+                Ok("wrangler-dev") => Runtime::WranglerDev,
+                Ok("native") | Err(_) => Runtime::Native,
+                Ok(other) => {
+                    panic!("EDGESITE_RUNTIME={other:?}: expected native, workerd or wrangler-dev")
+                }
+            };
+            Server { addr, runtime }
+        }
+        Err(_) => start_native(),
+    })
+}
+
+fn start_native() -> Server {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
+    let addr = listener.local_addr().unwrap().to_string();
+    listener.set_nonblocking(true).unwrap();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+            edgesite_native::serve(listener, std::future::pending()).await
+        })
+    });
+    Server {
+        addr,
+        runtime: Runtime::Native,
+    }
+}
+
+/// A response as read off the wire.
+#[derive(Debug)]
+pub struct Reply {
+    pub status: u16,
+    /// Field names in lower case, in the order received.
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+    /// Bytes after the header section as sent (chunk framing included): for HEAD, must be empty.
+    pub raw_body_len: usize,
+}
+
+impl Reply {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Sends `method target` with `headers` over a new connection and reads the whole answer.
+pub fn request(method: &str, target: &str, headers: &[(&str, &str)]) -> Reply {
+    let server = server();
+    let mut head = format!(
+        "{method} {target} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n",
+        server.addr
+    );
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    send_raw(head.as_bytes(), method == "HEAD")
+}
+
+pub fn get(target: &str) -> Reply {
+    request("GET", target, &[])
+}
+
+/// Writes `bytes` as they are and parses the answer (no body expected for HEAD).
+pub fn send_raw(bytes: &[u8], head: bool) -> Reply {
+    let mut stream = TcpStream::connect(&server().addr).expect("connect to the server under test");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    stream.write_all(bytes).unwrap();
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).expect("read the answer");
+    parse(&raw, head)
+}
+
+fn parse(raw: &[u8], head: bool) -> Reply {
+    let end = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("a complete header section");
+    let text = String::from_utf8_lossy(&raw[..end]);
+    let mut lines = text.split("\r\n");
+    let status_line = lines.next().unwrap();
+    let status = status_line
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .expect("a status code");
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|line| line.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    let rest = &raw[end + 4..];
+    let chunked = headers
+        .iter()
+        .any(|(n, v)| n == "transfer-encoding" && v.to_ascii_lowercase().contains("chunked"));
+    let body = if head || matches!(status, 204 | 304) {
+        Vec::new()
+    } else if chunked {
+        dechunk(rest)
+    } else {
+        rest.to_vec()
+    };
+    Reply {
+        status,
+        headers,
+        body,
+        raw_body_len: rest.len(),
+    }
+}
+
+fn dechunk(mut rest: &[u8]) -> Vec<u8> {
+    let mut body = Vec::new();
+    loop {
+        let line_end = rest
+            .windows(2)
+            .position(|w| w == b"\r\n")
+            .expect("a chunk size line");
+        let size_text = String::from_utf8_lossy(&rest[..line_end]);
+        let size = usize::from_str_radix(size_text.split(';').next().unwrap().trim(), 16)
+            .expect("a hex chunk size");
+        rest = &rest[line_end + 2..];
+        if size == 0 {
+            return body;
+        }
+        body.extend_from_slice(&rest[..size]);
+        rest = &rest[size + 2..];
+    }
+}
+
+/// The files of the site this build embedded (`EDGESITE_SITE_DIR`, set by build.rs): URL path
+/// and bytes, dotfiles skipped as sitegen skips them.
+pub fn site_files() -> Vec<(String, Vec<u8>)> {
+    fn visit(dir: &std::path::Path, url: &str, out: &mut Vec<(String, Vec<u8>)>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap())
+            .collect();
+        entries.sort_by_key(|e| e.file_name());
+        for entry in entries {
+            let name = entry.file_name().into_string().unwrap();
+            if name.starts_with('.') && name != ".well-known" {
+                continue;
+            }
+            let path = format!("{url}/{name}");
+            if entry.path().is_dir() {
+                visit(&entry.path(), &path, out);
+            } else {
+                out.push((path, std::fs::read(entry.path()).unwrap()));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    visit(
+        std::path::Path::new(env!("EDGESITE_SITE_DIR")),
+        "",
+        &mut out,
+    );
+    out
+}
+
+/// A site file's bytes by URL path.
+pub fn site_file(path: &str) -> Vec<u8> {
+    std::fs::read(format!("{}{path}", env!("EDGESITE_SITE_DIR"))).unwrap()
+}
