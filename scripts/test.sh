@@ -6,6 +6,8 @@
 #   3. native      the HTTP suite against the edgesite-native binary
 #   4. workerd     the HTTP suite against the Worker under bare `workerd serve`
 #   5. wrangler    the HTTP suite against the Worker under `wrangler dev`
+#   6. site        EDGESITE_SITE serves another folder (absolute or relative); adding, changing and
+#                  deleting a file rebuilds; a missing folder fails the build naming it
 # The suites check the demo site, so EDGESITE_SITE is ignored here.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -97,11 +99,67 @@ e2e_wrangler_dev() {
   return $rc
 }
 
+# ---- 6. EDGESITE_SITE and rebuild tracking, on the native twin (its own target dir) ----------
+expect() { # port path status [body]
+  local got
+  got=$(curl -s -o "$LOGS/body" -w '%{http_code}' "http://127.0.0.1:$1$2")
+  if [ "$got" != "$3" ] || { [ $# -ge 4 ] && [ "$(cat "$LOGS/body")" != "$4" ]; }; then
+    echo "GET $2: expected $3${4:+ \"$4\"}, got $got \"$(head -c 200 "$LOGS/body")\"" >&2
+    return 1
+  fi
+  echo "ok: GET $2 -> $3${4:+ \"$4\"}"
+}
+
+build_and_serve() { # site port
+  EDGESITE_SITE=$1 cargo build -q -p edgesite-native --target-dir target/site-override &&
+    start_server site-override 30 "$2" target/site-override/debug/edgesite-native --listen "127.0.0.1:$2"
+}
+
+site_override() {
+  local site port rc=0
+  site=$(mktemp -d)
+  port=$(free_port)
+  cp -r tests/fixtures/site/. "$site/"
+  {
+    build_and_serve "$site" "$port" &&
+      expect "$port" /hello.txt 200 "hello from the fixture site" &&
+      expect "$port" /about.html 404 &&
+      stop_server &&
+      echo "added" >"$site/new.txt" && echo "changed" >"$site/hello.txt" &&
+      build_and_serve "$site" "$port" &&
+      expect "$port" /new.txt 200 added &&
+      expect "$port" /hello.txt 200 changed &&
+      stop_server &&
+      rm "$site/new.txt" &&
+      build_and_serve "$site" "$port" &&
+      expect "$port" /new.txt 404 &&
+      stop_server &&
+      build_and_serve tests/fixtures/site "$port" &&
+      expect "$port" /hello.txt 200 "hello from the fixture site" &&
+      stop_server
+  } || rc=1
+  stop_server
+  if EDGESITE_SITE=/no/such/site cargo build -q -p edgesite-native --target-dir target/site-override \
+    >"$LOGS/missing-site.log" 2>&1; then
+    echo "building with a missing site succeeded" >&2
+    rc=1
+  elif ! grep -q 'edgesite: the site directory /no/such/site does not exist' "$LOGS/missing-site.log"; then
+    echo "the build error does not name the missing site:" >&2
+    cat "$LOGS/missing-site.log" >&2
+    rc=1
+  else
+    echo "ok: a missing site fails the build: $(grep -o 'error: edgesite: [^(]*' "$LOGS/missing-site.log")"
+  fi
+  rm -rf "$site"
+  return $rc
+}
+
 layer "host (cargo test --workspace)" cargo test --workspace
 layer "browser (wasm-pack test --headless --chrome)" wasm-pack test --headless --chrome -- --lib
 layer "e2e: edgesite-native binary" e2e_native
 layer "e2e: Worker under bare workerd serve" e2e_workerd
 layer "e2e: Worker under wrangler dev" e2e_wrangler_dev
+layer "site: EDGESITE_SITE and rebuild tracking" site_override
 
 printf '\n=== make test summary\n'
 printf '%s\n' "${summary[@]}"

@@ -1,0 +1,87 @@
+//! The embedded site is the site on disk: `edgesite::SITE` and `edgesite::FILES` agree with an
+//! in-memory compile (by edgesite-sitegen) of the folder the build embedded, route by route and
+//! byte by byte.
+#![cfg(not(target_arch = "wasm32"))]
+
+use edgesite::{FILES, SITE};
+use edgesite_core::Target;
+use edgesite_sitegen::{compile, Options, RouteTarget};
+use sha2::{Digest, Sha256};
+use std::path::Path;
+
+fn compiled() -> edgesite_sitegen::Manifest {
+    let options = Options {
+        last_modified: std::time::SystemTime::now(),
+    };
+    compile(Path::new(edgesite::SITE_DIR), &options).expect("the embedded site compiles")
+}
+
+#[test]
+fn every_route_of_the_compiled_site_is_embedded_with_the_same_target() {
+    let manifest = compiled();
+    assert_eq!(SITE.routes.len(), manifest.routes.len());
+    for (embedded, compiled) in SITE.routes.iter().zip(&manifest.routes) {
+        assert_eq!(embedded.path, compiled.path);
+        match (&embedded.target, &compiled.target) {
+            (Target::Asset(asset), RouteTarget::File(i)) => {
+                let file = &manifest.files[*i];
+                let identity = asset.identity();
+                assert_eq!(identity.etag, file.etag, "{}", file.path);
+                assert_eq!(
+                    identity.content_length,
+                    file.size.to_string(),
+                    "{}",
+                    file.path
+                );
+                assert_eq!(asset.content_type, file.content_type, "{}", file.path);
+                // The strong ETag is derived from the exact bytes sent (RFC 9110 §8.8.3).
+                assert_eq!(
+                    hex(&Sha256::digest(identity.body)),
+                    file.sha256,
+                    "{}",
+                    file.path
+                );
+            }
+            (Target::Redirect(location), RouteTarget::Redirect(expected)) => {
+                assert_eq!(location, expected);
+            }
+            (embedded, compiled) => {
+                panic!("{}: {embedded:?} vs {compiled:?}", compiled_path(compiled))
+            }
+        }
+    }
+}
+
+fn compiled_path(target: &RouteTarget) -> String {
+    format!("{target:?}")
+}
+
+#[test]
+fn the_files_tree_holds_every_file_byte_for_byte() {
+    let manifest = compiled();
+    for file in &manifest.files {
+        let relative = file.path.trim_start_matches('/');
+        let embedded = FILES
+            .get_file(relative)
+            .unwrap_or_else(|| panic!("FILES lacks {relative}"));
+        assert_eq!(
+            embedded.contents(),
+            std::fs::read(&file.source).unwrap(),
+            "{relative}"
+        );
+    }
+}
+
+#[test]
+fn the_404_page_is_embedded() {
+    let manifest = compiled();
+    let page = SITE.not_found.map(|a| a.identity().etag);
+    assert_eq!(
+        page,
+        manifest.not_found.map(|i| manifest.files[i].etag.as_str())
+    );
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
