@@ -24,9 +24,7 @@ test: setup
 
 ## Formatting and clippy, host and wasm32, warnings denied.
 lint: setup
-	$(ENV) cargo fmt --all -- --check
-	$(ENV) cargo clippy -q --workspace --all-targets -- -D warnings
-	$(ENV) cargo clippy -q --lib --target wasm32-unknown-unknown -- -D warnings
+	@scripts/lint.sh
 
 ## The deploy bundle's size (wrangler deploy --dry-run, offline).
 size: setup
