@@ -20,7 +20,7 @@ fn main() -> ExitCode {
     let source_date_epoch = env::var("SOURCE_DATE_EPOCH").ok();
     let manifest = edgesite_sitegen::last_modified(source_date_epoch.as_deref(), &site_dir)
         .and_then(|last_modified| {
-            edgesite_sitegen::compile(&site_dir, &edgesite_sitegen::Options { last_modified })
+            edgesite_sitegen::compile(&site_dir, &edgesite_sitegen::Options::new(last_modified))
         });
     let manifest = match manifest {
         Ok(manifest) => manifest,

@@ -2,8 +2,9 @@
 //! core's [`Response`] into a `web_sys::Response`. It makes no HTTP decision of its own.
 
 use crate::{respond, RequestHead};
-use edgesite_core::Response;
-use js_sys::Uint8Array;
+use edgesite_core::{Body, Response, REQUEST_FIELDS};
+use js_sys::{Reflect, Uint8Array};
+use wasm_bindgen::JsValue;
 use web_sys::{Headers, ResponseInit};
 
 /// The fetch handler. `#[event(fetch)]` exports a JS function named `fetch`; in the browser test
@@ -20,18 +21,38 @@ async fn fetch(
 }
 
 /// Answers one request from the embedded site.
-pub(crate) fn handle(
-    request: &web_sys::Request,
-) -> Result<web_sys::Response, wasm_bindgen::JsValue> {
+pub(crate) fn handle(request: &web_sys::Request) -> Result<web_sys::Response, JsValue> {
     let url = request.url();
     let method = request.method();
-    let if_none_match = request.headers().get("if-none-match")?;
-    let head = RequestHead {
-        method: &method,
-        target: origin_form(&url),
-        if_none_match: if_none_match.as_deref().map(str::as_bytes),
-    };
-    to_web_sys(&respond(&head))
+    let fields = request.headers();
+    let mut values: [Option<String>; REQUEST_FIELDS.len()] = Default::default();
+    for (value, name) in values.iter_mut().zip(REQUEST_FIELDS) {
+        // Headers.get joins several field lines with ", " (Fetch), as RFC 9110 §5.3 reads them.
+        *value = fields.get(name)?;
+    }
+    let client_accept_encoding = client_accept_encoding(request);
+    let mut head = RequestHead::new(&method, origin_form(&url));
+    for (name, value) in REQUEST_FIELDS.iter().zip(&values) {
+        if let Some(value) = value {
+            head.set_field(name, value.as_bytes());
+        }
+    }
+    if let Some(list) = &client_accept_encoding {
+        head.set_field("accept-encoding", list.as_bytes());
+    }
+    to_web_sys(respond(&head))
+}
+
+/// The client's own Accept-Encoding: Cloudflare rewrites the request's header at the edge and
+/// keeps the original in `request.cf.clientAcceptEncoding` (absent under bare workerd).
+fn client_accept_encoding(request: &web_sys::Request) -> Option<String> {
+    let cf = Reflect::get(request.as_ref(), &JsValue::from_str("cf")).ok()?;
+    if cf.is_undefined() || cf.is_null() {
+        return None;
+    }
+    Reflect::get(&cf, &JsValue::from_str("clientAcceptEncoding"))
+        .ok()?
+        .as_string()
 }
 
 /// The path and query of an absolute URL (`https://host/p?q` → `/p?q`). The runtime hands the
@@ -42,16 +63,34 @@ fn origin_form(url: &str) -> &str {
 }
 
 /// Copies the core's response into a JS Response: the fields as they are, the body in one copy.
-fn to_web_sys(response: &Response<'static>) -> Result<web_sys::Response, wasm_bindgen::JsValue> {
+fn to_web_sys(response: Response<'static>) -> Result<web_sys::Response, JsValue> {
     let headers = Headers::new()?;
     for (name, value) in response.headers.iter() {
-        headers.set(name, value)?;
+        headers.set(name, &value)?;
     }
     let init = ResponseInit::new();
     init.set_status(response.status);
     init.set_headers(&headers);
+    if response.header("content-encoding").is_some() {
+        // The body is already encoded (precompressed at build time). With the default
+        // `encodeBody: "automatic"` the runtime would compress it again per Content-Encoding;
+        // "manual" sends it as it is (workers-rs `EncodeBody::Manual`).
+        Reflect::set(
+            &init,
+            &JsValue::from_str("encodeBody"),
+            &JsValue::from_str("manual"),
+        )?;
+    }
     // A null body for 204/304 and HEAD: the Response constructor rejects a body with 204 and 304.
-    let body = (!response.body.is_empty()).then(|| Uint8Array::from(response.body));
+    let body = match response.body {
+        Body::Empty => None,
+        Body::Bytes(bytes) => Some(Uint8Array::from(bytes)),
+        Body::Multipart(multipart) => {
+            let mut assembled = Vec::with_capacity(multipart.len() as usize);
+            multipart.for_each_chunk(|chunk| assembled.extend_from_slice(chunk));
+            Some(Uint8Array::from(assembled.as_slice()))
+        }
+    };
     web_sys::Response::new_with_opt_buffer_source_and_init(body.as_ref().map(|b| b.as_ref()), &init)
 }
 
@@ -120,7 +159,7 @@ mod tests {
     #[wasm_bindgen_test]
     async fn head_has_no_body() {
         // RFC 9110 §9.3.2.
-        let response = handle(&request("HEAD", "http://localhost/about.html", &[])).unwrap();
+        let response = handle(&request("HEAD", "http://localhost/about", &[])).unwrap();
         assert_eq!(response.status(), 200);
         assert_eq!(
             response.headers().get("content-length").unwrap().unwrap(),
@@ -145,6 +184,43 @@ mod tests {
             response.headers().get("allow").unwrap().unwrap(),
             "GET, HEAD, OPTIONS"
         );
+    }
+
+    #[wasm_bindgen_test]
+    async fn a_range_request_is_206_with_the_bytes_asked_for() {
+        // RFC 9110 §14.2, §15.3.7.
+        let response = handle(&request(
+            "GET",
+            "http://localhost/style.css",
+            &[("range", "bytes=0-9")],
+        ))
+        .unwrap();
+        assert_eq!(response.status(), 206);
+        let total = file("style.css").len();
+        assert_eq!(
+            response.headers().get("content-range").unwrap().unwrap(),
+            format!("bytes 0-9/{total}")
+        );
+        assert_eq!(body(&response).await, &file("style.css")[..10]);
+    }
+
+    #[wasm_bindgen_test]
+    async fn several_ranges_are_one_multipart_body() {
+        // RFC 9110 §14.6.
+        let response = handle(&request(
+            "GET",
+            "http://localhost/style.css",
+            &[("range", "bytes=0-0,-1")],
+        ))
+        .unwrap();
+        assert_eq!(response.status(), 206);
+        let content_type = response.headers().get("content-type").unwrap().unwrap();
+        assert!(
+            content_type.starts_with("multipart/byteranges; boundary="),
+            "{content_type}"
+        );
+        let text = String::from_utf8(body(&response).await).unwrap();
+        assert!(text.contains("Content-Range: bytes 0-0/"), "{text}");
     }
 
     #[wasm_bindgen_test]

@@ -4,18 +4,29 @@
 //! 1. the method (RFC 9110 §9): GET and HEAD are served, OPTIONS answers 204 with Allow, any
 //!    other method 405 with Allow (§15.5.6: a 405 MUST carry Allow);
 //! 2. the path ([`normalize`]): malformed → 400, too long → 404;
-//! 3. the route: an asset, a 308 redirect, or 404 (with the site's `404.html` when it has one);
-//! 4. the preconditions, only for a resource that would be 200 (§13.2.1): If-None-Match with the
-//!    weak comparison → 304 (§13.1.2); a malformed field value is ignored.
+//! 3. the route: a resource, a 308 redirect, the SPA fallback for navigations, or 404 with the
+//!    nearest folder's `404.html`;
+//! 4. negotiation (§12.5.3, [`select`]): the representation to send, or 406;
+//! 5. preconditions, only for a resource that would be 2xx (§13.2.1), in the order of §13.2.2:
+//!    If-Match (strong) → 412; else If-Unmodified-Since → 412; If-None-Match (weak) → 304;
+//!    else If-Modified-Since → 304. A malformed field or invalid date is ignored;
+//! 6. Range, for GET only (§14.2), after If-Range (§13.1.5): 206 (one part, or
+//!    `multipart/byteranges`), 416, or the full 200 when the field is ignored.
 
-use crate::etag::IfNoneMatch;
+use crate::date::parse_http_date;
+use crate::etag::{EntityTagList, IfMatch, IfNoneMatch, IfRange};
+use crate::negotiate::select;
 use crate::path::{normalize, PathError, MAX_PATH_LEN};
+use crate::range::{evaluate_range, ByteRange, RangeRequest, RangeSet};
 use crate::request::{Method, RequestHead};
-use crate::response::{HeaderList, Response, ALLOW};
-use crate::site::{Asset, Representation, Site, Target};
+use crate::response::{Body, HeaderList, Multipart, Response, ALLOW};
+use crate::site::{Asset, ContentCoding, Representation, Site, Target};
 
 /// What to answer. Validators and fields are computed once in [`Decision::response`]; HEAD
 /// differs from GET only in whether the content is attached (RFC 9110 §9.3.2).
+// The range set makes one variant a few hundred bytes; boxing it would allocate, which the core
+// never does. These values live briefly on the stack.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, Copy)]
 pub enum Decision<'a> {
     /// 200 OK (RFC 9110 §15.3.1) with this representation.
@@ -27,8 +38,25 @@ pub enum Decision<'a> {
         /// HEAD: the same fields, no content.
         head: bool,
     },
-    /// 304 Not Modified (RFC 9110 §15.4.5): the client's copy, named by `representation`'s
-    /// ETag, is current.
+    /// 206 Partial Content (RFC 9110 §15.3.7) with one range.
+    PartialContent {
+        /// The resource.
+        asset: &'a Asset<'a>,
+        /// The selected representation, which the range is of.
+        representation: &'a Representation<'a>,
+        /// The range sent.
+        range: ByteRange,
+    },
+    /// 206 Partial Content as `multipart/byteranges` (RFC 9110 §14.6).
+    MultipartRanges {
+        /// The resource.
+        asset: &'a Asset<'a>,
+        /// The selected representation, which the ranges are of.
+        representation: &'a Representation<'a>,
+        /// The body.
+        multipart: Multipart<'a>,
+    },
+    /// 304 Not Modified (RFC 9110 §15.4.5): the client's copy is current.
     NotModified {
         /// The resource.
         asset: &'a Asset<'a>,
@@ -40,20 +68,41 @@ pub enum Decision<'a> {
         /// The Location field value.
         location: &'a str,
     },
-    /// 404 Not Found (RFC 9110 §15.5.5), with the site's 404 page as content if it has one.
-    NotFound {
-        /// The site's `404.html`.
-        page: Option<&'a Asset<'a>>,
-        /// HEAD: the same fields, no content.
-        head: bool,
-    },
     /// 400 Bad Request (RFC 9110 §15.5.1): the request target is malformed.
     BadRequest {
         /// HEAD: the same fields, no content.
         head: bool,
     },
+    /// 404 Not Found (RFC 9110 §15.5.5), with the nearest 404 page as content if there is one.
+    NotFound {
+        /// The 404 page.
+        page: Option<&'a Asset<'a>>,
+        /// HEAD: the same fields, no content.
+        head: bool,
+    },
     /// 405 Method Not Allowed (RFC 9110 §15.5.6), with Allow.
     MethodNotAllowed,
+    /// 406 Not Acceptable (RFC 9110 §15.5.7): no stored representation is acceptable.
+    NotAcceptable {
+        /// The resource.
+        asset: &'a Asset<'a>,
+        /// HEAD: the same fields, no content.
+        head: bool,
+    },
+    /// 412 Precondition Failed (RFC 9110 §15.5.13).
+    PreconditionFailed {
+        /// The resource.
+        asset: &'a Asset<'a>,
+        /// HEAD: the same fields, no content.
+        head: bool,
+    },
+    /// 416 Range Not Satisfiable (RFC 9110 §15.5.17), with `Content-Range: bytes */LEN`.
+    RangeNotSatisfiable {
+        /// The resource.
+        asset: &'a Asset<'a>,
+        /// The selected representation.
+        representation: &'a Representation<'a>,
+    },
     /// 204 No Content to OPTIONS (RFC 9110 §9.3.7), with Allow.
     Options,
 }
@@ -67,38 +116,151 @@ pub fn decide<'a>(site: &'a Site<'a>, request: &RequestHead<'_>) -> Decision<'a>
         None => return Decision::MethodNotAllowed,
     };
     let mut buf = [0; MAX_PATH_LEN];
-    let route = match normalize(request.target, &mut buf) {
-        Ok(path) => site.route(path),
+    let path = match normalize(request.target, &mut buf) {
+        Ok(path) => path,
         Err(PathError::BadRequest) => return Decision::BadRequest { head },
-        Err(PathError::TooLong) => None,
+        // Longer than any route: nothing can match; the root's 404 page.
+        Err(PathError::TooLong) => {
+            return Decision::NotFound {
+                page: site.not_found_page("/"),
+                head,
+            }
+        }
     };
-    match route.map(|route| &route.target) {
-        Some(Target::Asset(asset)) => select(asset, request, head),
+    match site.route(path).map(|route| &route.target) {
+        Some(Target::Asset(asset)) => resource(site, asset, request, head),
         Some(Target::Redirect(location)) => Decision::PermanentRedirect { location },
-        None => Decision::NotFound {
-            page: site.not_found,
-            head,
+        None => match site.fallback {
+            Some(app) if request.is_navigation() && !has_extension(path) => {
+                resource(site, app, request, head)
+            }
+            _ => Decision::NotFound {
+                page: site.not_found_page(path),
+                head,
+            },
         },
     }
 }
 
-/// GET/HEAD of an existing resource: 200, or 304 when If-None-Match names its current tag.
-fn select<'a>(asset: &'a Asset<'a>, request: &RequestHead<'_>, head: bool) -> Decision<'a> {
-    let representation = asset.identity();
-    let if_none_match = request.if_none_match.and_then(IfNoneMatch::parse);
-    match if_none_match {
-        Some(condition) if !condition.precondition_passes(representation.etag) => {
-            Decision::NotModified {
+/// Whether the last segment of `path` has a file extension (`/app.js`, not `/users/42`): the SPA
+/// fallback never answers those, so a missing script is a 404, not HTML.
+fn has_extension(path: &str) -> bool {
+    path.rsplit('/')
+        .next()
+        .is_some_and(|last| last.contains('.'))
+}
+
+/// GET/HEAD of a resource: negotiation, then preconditions, then ranges.
+fn resource<'a>(
+    site: &'a Site<'a>,
+    asset: &'a Asset<'a>,
+    request: &RequestHead<'_>,
+    head: bool,
+) -> Decision<'a> {
+    let Some(representation) = select(asset, request.accept_encoding) else {
+        return Decision::NotAcceptable { asset, head };
+    };
+    match preconditions(asset, representation, request) {
+        Some(Precondition::Failed) => return Decision::PreconditionFailed { asset, head },
+        Some(Precondition::NotModified) => {
+            return Decision::NotModified {
                 asset,
                 representation,
             }
         }
-        _ => Decision::Ok {
+        None => {}
+    }
+    let full = Decision::Ok {
+        asset,
+        representation,
+        head,
+    };
+    // RFC 9110 §14.2: GET is the only method for which range handling is defined.
+    let Some(range) = request.range.filter(|_| !head) else {
+        return full;
+    };
+    if let Some(if_range) = request.if_range {
+        let current = IfRange::parse(if_range)
+            .is_some_and(|v| v.matches(representation.etag, asset.last_modified_unix));
+        if !current {
+            return full; // §13.1.5: the validator does not match: send everything.
+        }
+    }
+    match evaluate_range(range, representation.body.len() as u64) {
+        RangeRequest::Ignore => full,
+        RangeRequest::Unsatisfiable => Decision::RangeNotSatisfiable {
             asset,
             representation,
-            head,
         },
+        RangeRequest::Satisfiable(ranges) => {
+            partial(site, asset, representation, ranges).unwrap_or(full)
+        }
     }
+}
+
+/// 206 for `ranges`; `None` (send the full 200) for several ranges of an encoded representation,
+/// whose parts a client could not decode (RFC 9110 §14.2 lets a server ignore Range).
+fn partial<'a>(
+    site: &'a Site<'a>,
+    asset: &'a Asset<'a>,
+    representation: &'a Representation<'a>,
+    ranges: RangeSet,
+) -> Option<Decision<'a>> {
+    match ranges.as_slice() {
+        [range] => Some(Decision::PartialContent {
+            asset,
+            representation,
+            range: *range,
+        }),
+        _ if representation.coding != ContentCoding::Identity => None,
+        _ => Some(Decision::MultipartRanges {
+            asset,
+            representation,
+            multipart: Multipart {
+                boundary: site.boundary,
+                multipart_content_type: site.multipart_content_type,
+                content_type: asset.content_type,
+                representation: representation.body,
+                ranges,
+            },
+        }),
+    }
+}
+
+enum Precondition {
+    Failed,
+    NotModified,
+}
+
+/// RFC 9110 §13.2.2, steps 1-4, for a resource that exists and was selected for GET or HEAD.
+fn preconditions(
+    asset: &Asset<'_>,
+    representation: &Representation<'_>,
+    request: &RequestHead<'_>,
+) -> Option<Precondition> {
+    let etag = representation.etag;
+    let modified = asset.last_modified_unix;
+    let if_match = request.if_match.and_then(EntityTagList::parse);
+    if let Some(list) = if_match {
+        if !IfMatch(list).precondition_passes(etag) {
+            return Some(Precondition::Failed);
+        }
+    } else if let Some(date) = request.if_unmodified_since.and_then(parse_http_date) {
+        if modified > date {
+            return Some(Precondition::Failed);
+        }
+    }
+    let if_none_match = request.if_none_match.and_then(EntityTagList::parse);
+    if let Some(list) = if_none_match {
+        if !IfNoneMatch(list).precondition_passes(etag) {
+            return Some(Precondition::NotModified);
+        }
+    } else if let Some(date) = request.if_modified_since.and_then(parse_http_date) {
+        if modified <= date {
+            return Some(Precondition::NotModified);
+        }
+    }
+    None
 }
 
 const TEXT_PLAIN: &str = "text/plain; charset=utf-8";
@@ -122,6 +284,18 @@ const METHOD_NOT_ALLOWED: Text = Text {
     body: "405 Method Not Allowed\n",
     content_length: "23",
 };
+const NOT_ACCEPTABLE: Text = Text {
+    body: "406 Not Acceptable: no stored encoding of this resource is acceptable\n",
+    content_length: "70",
+};
+const PRECONDITION_FAILED: Text = Text {
+    body: "412 Precondition Failed\n",
+    content_length: "24",
+};
+const RANGE_NOT_SATISFIABLE: Text = Text {
+    body: "416 Range Not Satisfiable\n",
+    content_length: "26",
+};
 
 impl<'a> Decision<'a> {
     /// The status code.
@@ -129,127 +303,230 @@ impl<'a> Decision<'a> {
         match self {
             Decision::Ok { .. } => 200,
             Decision::Options => 204,
+            Decision::PartialContent { .. } | Decision::MultipartRanges { .. } => 206,
             Decision::NotModified { .. } => 304,
             Decision::PermanentRedirect { .. } => 308,
             Decision::BadRequest { .. } => 400,
             Decision::NotFound { .. } => 404,
             Decision::MethodNotAllowed => 405,
+            Decision::NotAcceptable { .. } => 406,
+            Decision::PreconditionFailed { .. } => 412,
+            Decision::RangeNotSatisfiable { .. } => 416,
         }
     }
 
     /// Renders the status, header fields and content.
     pub fn response(self) -> Response<'a> {
-        let mut headers = HeaderList::new();
-        let body: &'a [u8] = match self {
+        let mut h = HeaderList::new();
+        let body = match self {
             Decision::Ok {
                 asset,
-                representation,
+                representation: r,
                 head,
             } => {
-                content_fields(&mut headers, asset.content_type, representation);
-                validator_fields(&mut headers, asset, representation);
-                content(representation.body, head)
+                representation_fields(&mut h, asset.content_type, r);
+                h.push("content-length", r.content_length);
+                resource_fields(&mut h, asset, r);
+                if head {
+                    Body::Empty
+                } else {
+                    Body::Bytes(r.body)
+                }
+            }
+            Decision::PartialContent {
+                asset,
+                representation: r,
+                range,
+            } => {
+                // RFC 9110 §15.3.7: Content-Range, and the fields a 200 would carry.
+                representation_fields(&mut h, asset.content_type, r);
+                h.push_int("content-length", range.len());
+                h.push_content_range(range, r.body.len() as u64);
+                resource_fields(&mut h, asset, r);
+                Body::Bytes(&r.body[range.first as usize..=range.last as usize])
+            }
+            Decision::MultipartRanges {
+                asset,
+                representation: r,
+                multipart,
+            } => {
+                h.push("content-type", multipart.multipart_content_type);
+                h.push_int("content-length", multipart.len());
+                resource_fields(&mut h, asset, r);
+                Body::Multipart(multipart)
             }
             Decision::NotModified {
                 asset,
                 representation,
             } => {
                 // RFC 9110 §15.4.5: the fields a 200 would carry that describe the cache entry.
-                validator_fields(&mut headers, asset, representation);
-                b""
+                validator_fields(&mut h, asset, representation);
+                vary(&mut h, asset);
+                Body::Empty
             }
             Decision::PermanentRedirect { location } => {
-                headers.push("location", location);
-                headers.push("content-length", "0");
-                b""
+                h.push("location", location);
+                h.push("content-length", "0");
+                Body::Empty
             }
             Decision::NotFound {
                 page: Some(page),
                 head,
             } => {
-                content_fields(&mut headers, page.content_type, page.identity());
-                headers.push("cache-control", "no-cache");
-                content(page.identity().body, head)
+                let r = page.identity();
+                h.push("content-type", page.content_type);
+                h.push("content-length", r.content_length);
+                h.push("cache-control", "no-cache");
+                content(r.body, head)
             }
-            Decision::NotFound { page: None, head } => text(&mut headers, &NOT_FOUND, head),
-            Decision::BadRequest { head } => text(&mut headers, &BAD_REQUEST, head),
+            Decision::NotFound { page: None, head } => text(&mut h, &NOT_FOUND, head),
+            Decision::BadRequest { head } => text(&mut h, &BAD_REQUEST, head),
             Decision::MethodNotAllowed => {
-                headers.push("allow", ALLOW);
-                text(&mut headers, &METHOD_NOT_ALLOWED, false)
+                h.push("allow", ALLOW);
+                text(&mut h, &METHOD_NOT_ALLOWED, false)
+            }
+            Decision::NotAcceptable { asset, head } => {
+                vary(&mut h, asset);
+                text(&mut h, &NOT_ACCEPTABLE, head)
+            }
+            Decision::PreconditionFailed { asset, head } => {
+                vary(&mut h, asset);
+                text(&mut h, &PRECONDITION_FAILED, head)
+            }
+            Decision::RangeNotSatisfiable {
+                asset,
+                representation,
+            } => {
+                h.push_unsatisfied_range(representation.body.len() as u64);
+                h.push("accept-ranges", "bytes");
+                vary(&mut h, asset);
+                text(&mut h, &RANGE_NOT_SATISFIABLE, false)
             }
             Decision::Options => {
-                headers.push("allow", ALLOW);
-                b""
+                h.push("allow", ALLOW);
+                Body::Empty
             }
         };
         Response {
             status: self.status(),
-            headers,
+            headers: h,
             body,
         }
     }
 }
 
-fn content_fields<'a>(
-    headers: &mut HeaderList<'a>,
+/// Content-Type and, for an encoded representation, Content-Encoding (RFC 9110 §8.3, §8.4).
+fn representation_fields<'a>(
+    h: &mut HeaderList<'a>,
     content_type: &'a str,
-    repr: &Representation<'a>,
+    r: &Representation<'a>,
 ) {
-    headers.push("content-type", content_type);
-    headers.push("content-length", repr.content_length);
-}
-
-fn validator_fields<'a>(
-    headers: &mut HeaderList<'a>,
-    asset: &Asset<'a>,
-    repr: &Representation<'a>,
-) {
-    headers.push("etag", repr.etag);
-    headers.push("last-modified", asset.last_modified);
-    headers.push("cache-control", asset.cache_control);
-}
-
-/// HEAD gets the fields of GET and no content (RFC 9110 §9.3.2).
-fn content(body: &[u8], head: bool) -> &[u8] {
-    if head {
-        b""
-    } else {
-        body
+    h.push("content-type", content_type);
+    if r.coding != ContentCoding::Identity {
+        h.push("content-encoding", r.coding.token());
     }
 }
 
-fn text<'a>(headers: &mut HeaderList<'a>, text: &Text, head: bool) -> &'a [u8] {
-    headers.push("content-type", TEXT_PLAIN);
-    headers.push("content-length", text.content_length);
+/// The fields every 2xx of a resource carries: validators, Accept-Ranges (§14.3), Vary.
+fn resource_fields<'a>(h: &mut HeaderList<'a>, asset: &Asset<'a>, r: &Representation<'a>) {
+    validator_fields(h, asset, r);
+    h.push("accept-ranges", "bytes");
+    vary(h, asset);
+}
+
+fn validator_fields<'a>(h: &mut HeaderList<'a>, asset: &Asset<'a>, r: &Representation<'a>) {
+    h.push("etag", r.etag);
+    h.push("last-modified", asset.last_modified);
+    h.push("cache-control", asset.cache_control);
+}
+
+/// RFC 9110 §12.5.5: every response of a negotiable resource varies by Accept-Encoding,
+/// identity, 206, 304 and errors included, so caches key them apart.
+fn vary(h: &mut HeaderList<'_>, asset: &Asset<'_>) {
+    if asset.is_negotiable() {
+        h.push("vary", "accept-encoding");
+    }
+}
+
+/// HEAD gets the fields of GET and no content (RFC 9110 §9.3.2).
+fn content(body: &[u8], head: bool) -> Body<'_> {
+    if head {
+        Body::Empty
+    } else {
+        Body::Bytes(body)
+    }
+}
+
+fn text<'a>(h: &mut HeaderList<'a>, text: &Text, head: bool) -> Body<'a> {
+    h.push("content-type", TEXT_PLAIN);
+    h.push("content-length", text.content_length);
     content(text.body.as_bytes(), head)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::site::{ContentCoding, Route};
+    use crate::site::{NotFoundPage, Route};
+    use std::string::ToString;
+    use std::vec::Vec;
 
-    const DATE: &str = "Sun, 29 Nov 2026 12:00:00 GMT";
+    const DATE: &str = "Tue, 14 Nov 2023 22:13:20 GMT";
+    const UNIX: u64 = 1_700_000_000;
+
     static PAGE: Asset<'static> = Asset {
         content_type: "text/html; charset=utf-8",
         last_modified: DATE,
+        last_modified_unix: UNIX,
+        cache_control: "no-cache",
+        representations: &[
+            Representation {
+                coding: ContentCoding::Identity,
+                etag: "\"page\"",
+                content_length: "10",
+                body: b"0123456789",
+            },
+            Representation {
+                coding: ContentCoding::Br,
+                etag: "\"page-br\"",
+                content_length: "4",
+                body: b"BR!!",
+            },
+        ],
+    };
+    static PLAIN: Asset<'static> = Asset {
+        content_type: "text/plain; charset=utf-8",
+        last_modified: DATE,
+        last_modified_unix: UNIX,
         cache_control: "no-cache",
         representations: &[Representation {
             coding: ContentCoding::Identity,
-            etag: "\"page\"",
-            content_length: "4",
-            body: b"page",
+            etag: "\"plain\"",
+            content_length: "26",
+            body: b"abcdefghijklmnopqrstuvwxyz",
         }],
     };
     static MISSING: Asset<'static> = Asset {
         content_type: "text/html; charset=utf-8",
         last_modified: DATE,
+        last_modified_unix: UNIX,
         cache_control: "no-cache",
         representations: &[Representation {
             coding: ContentCoding::Identity,
             etag: "\"404\"",
             content_length: "7",
             body: b"missing",
+        }],
+    };
+    static DOCS_MISSING: Asset<'static> = Asset {
+        content_type: "text/html; charset=utf-8",
+        last_modified: DATE,
+        last_modified_unix: UNIX,
+        cache_control: "no-cache",
+        representations: &[Representation {
+            coding: ContentCoding::Identity,
+            etag: "\"docs-404\"",
+            content_length: "12",
+            body: b"docs missing",
         }],
     };
     static SITE: Site<'static> = Site {
@@ -266,124 +543,410 @@ mod tests {
                 path: "/docs/",
                 target: Target::Asset(&PAGE),
             },
+            Route {
+                path: "/plain.txt",
+                target: Target::Asset(&PLAIN),
+            },
         ],
-        not_found: Some(&MISSING),
+        not_found: &[
+            NotFoundPage {
+                folder: "/",
+                page: &MISSING,
+            },
+            NotFoundPage {
+                folder: "/docs/",
+                page: &DOCS_MISSING,
+            },
+        ],
+        fallback: None,
+        boundary: "BOUNDARY",
+        multipart_content_type: "multipart/byteranges; boundary=BOUNDARY",
     };
-    static BARE: Site<'static> = Site {
-        routes: &[],
-        not_found: None,
+    static SPA: Site<'static> = Site {
+        routes: &[Route {
+            path: "/plain.txt",
+            target: Target::Asset(&PLAIN),
+        }],
+        not_found: &[],
+        fallback: Some(&PAGE),
+        boundary: "B",
+        multipart_content_type: "multipart/byteranges; boundary=B",
     };
 
-    fn respond(method: &str, target: &str) -> Response<'static> {
-        decide(&SITE, &RequestHead::new(method, target)).response()
+    fn respond<'r>(
+        method: &'r str,
+        target: &'r str,
+        fields: &[(&str, &'r str)],
+    ) -> Response<'static> {
+        let mut head = RequestHead::new(method, target);
+        for (name, value) in fields {
+            head.set_field(name, value.as_bytes());
+        }
+        decide(&SITE, &head).response()
+    }
+
+    fn get(target: &str, fields: &[(&str, &str)]) -> Response<'static> {
+        respond("GET", target, fields)
+    }
+
+    fn body(response: &Response<'_>) -> Vec<u8> {
+        match response.body {
+            Body::Empty => Vec::new(),
+            Body::Bytes(bytes) => bytes.to_vec(),
+            Body::Multipart(m) => {
+                let mut out = Vec::new();
+                m.for_each_chunk(|chunk| out.extend_from_slice(chunk));
+                out
+            }
+        }
     }
 
     #[test]
     fn fixed_bodies_have_their_content_length() {
-        for text in [BAD_REQUEST, NOT_FOUND, METHOD_NOT_ALLOWED] {
+        for text in [
+            BAD_REQUEST,
+            NOT_FOUND,
+            METHOD_NOT_ALLOWED,
+            NOT_ACCEPTABLE,
+            PRECONDITION_FAILED,
+            RANGE_NOT_SATISFIABLE,
+        ] {
             assert_eq!(
                 text.content_length.parse::<usize>().unwrap(),
-                text.body.len()
+                text.body.len(),
+                "{}",
+                text.body
             );
         }
     }
 
     #[test]
     fn get_serves_the_resource_with_its_fields() {
-        let r = respond("GET", "/");
+        let r = get("/", &[]);
         assert_eq!(r.status, 200);
-        assert_eq!(r.body, b"page");
-        assert_eq!(r.header("content-type"), Some("text/html; charset=utf-8"));
-        assert_eq!(r.header("content-length"), Some("4"));
-        assert_eq!(r.header("etag"), Some("\"page\""));
-        assert_eq!(r.header("last-modified"), Some(DATE));
+        assert_eq!(body(&r), b"0123456789");
+        assert_eq!(
+            r.header("content-type").unwrap(),
+            "text/html; charset=utf-8"
+        );
+        assert_eq!(r.header("content-length").unwrap(), "10");
+        assert_eq!(r.header("etag").unwrap(), "\"page\"");
+        assert_eq!(r.header("last-modified").unwrap(), DATE);
+        assert_eq!(r.header("accept-ranges").unwrap(), "bytes");
+        // RFC 9110 §12.5.5: identity responses of a negotiable resource vary too.
+        assert_eq!(r.header("vary").unwrap(), "accept-encoding");
+        assert!(r.header("content-encoding").is_none());
+        assert!(get("/plain.txt", &[]).header("vary").is_none());
+    }
+
+    #[test]
+    fn negotiation_selects_an_encoding_with_its_own_etag() {
+        let r = get("/", &[("accept-encoding", "gzip, br")]);
+        assert_eq!(r.header("content-encoding").unwrap(), "br");
+        assert_eq!(r.header("etag").unwrap(), "\"page-br\"");
+        assert_eq!(r.header("content-length").unwrap(), "4");
+        assert_eq!(body(&r), b"BR!!");
+    }
+
+    #[test]
+    fn nothing_acceptable_is_406_with_vary() {
+        let r = get("/", &[("accept-encoding", "identity;q=0")]);
+        assert_eq!(r.status, 406);
+        assert_eq!(r.header("vary").unwrap(), "accept-encoding");
     }
 
     #[test]
     fn head_has_the_fields_of_get_and_no_content() {
         // RFC 9110 §9.3.2.
-        let (get, head) = (respond("GET", "/"), respond("HEAD", "/"));
+        let (get, head) = (get("/", &[]), respond("HEAD", "/", &[]));
         assert_eq!(head.status, 200);
         assert!(head.body.is_empty());
-        assert!(get.headers.iter().eq(head.headers.iter()));
+        assert!(get
+            .headers
+            .iter()
+            .map(|(n, v)| (n, v.to_string()))
+            .eq(head.headers.iter().map(|(n, v)| (n, v.to_string()))));
     }
 
     #[test]
     fn other_methods_get_405_with_allow() {
         // RFC 9110 §15.5.6: a 405 MUST carry Allow. §9.1: methods are case-sensitive.
         for method in ["POST", "PUT", "DELETE", "PATCH", "get", "BREW"] {
-            let r = respond(method, "/");
+            let r = respond(method, "/", &[]);
             assert_eq!(r.status, 405, "{method}");
-            assert_eq!(r.header("allow"), Some(ALLOW));
+            assert_eq!(r.header("allow").unwrap(), ALLOW);
         }
     }
 
     #[test]
     fn options_gets_204_with_allow_and_no_content_length() {
         // RFC 9110 §9.3.7; §8.6: no Content-Length in a 204.
-        let r = respond("OPTIONS", "*");
+        let r = respond("OPTIONS", "*", &[]);
         assert_eq!(
-            (r.status, r.header("allow"), r.header("content-length")),
-            (204, Some(ALLOW), None)
+            (
+                r.status,
+                &*r.header("allow").unwrap(),
+                r.header("content-length").is_none()
+            ),
+            (204, ALLOW, true)
         );
     }
 
     #[test]
-    fn missing_paths_get_the_sites_404_page() {
-        let r = respond("GET", "/nope");
-        assert_eq!((r.status, r.body), (404, &b"missing"[..]));
-        assert_eq!(r.header("etag"), None);
-        let r = decide(&BARE, &RequestHead::new("GET", "/nope")).response();
-        assert_eq!((r.status, r.body), (404, NOT_FOUND.body.as_bytes()));
+    fn missing_paths_get_the_nearest_404_page() {
+        let r = get("/nope", &[]);
+        assert_eq!((r.status, body(&r)), (404, b"missing".to_vec()));
+        assert!(r.header("etag").is_none());
+        assert_eq!(body(&get("/docs/nope/deeper", &[])), b"docs missing");
+        let bare = Site {
+            not_found: &[],
+            ..SPA
+        };
+        let r = decide(&bare, &RequestHead::new("GET", "/nope")).response();
+        assert_eq!(
+            (r.status, body(&r)),
+            (404, NOT_FOUND.body.as_bytes().to_vec())
+        );
+    }
+
+    #[test]
+    fn overlong_paths_are_404_not_the_root() {
+        let long = std::format!("/{}", "a".repeat(MAX_PATH_LEN + 10));
+        let r = get(&long, &[]);
+        assert_eq!((r.status, body(&r)), (404, b"missing".to_vec()));
     }
 
     #[test]
     fn a_folder_without_its_slash_is_redirected() {
-        let r = respond("GET", "/docs?x");
-        assert_eq!((r.status, r.header("location")), (308, Some("/docs/")));
+        let r = get("/docs?x", &[]);
+        assert_eq!((r.status, &*r.header("location").unwrap()), (308, "/docs/"));
     }
 
     #[test]
     fn malformed_targets_are_400() {
-        assert_eq!(respond("GET", "/a%2Fb").status, 400);
-        assert_eq!(respond("HEAD", "/%zz").body, b"");
+        assert_eq!(get("/a%2Fb", &[]).status, 400);
+        assert!(respond("HEAD", "/%zz", &[]).body.is_empty());
     }
 
     #[test]
     fn if_none_match_with_the_current_tag_is_304_with_validators() {
         // RFC 9110 §13.1.2 (weak comparison) and §15.4.5 (fields of a 304).
         for value in ["\"page\"", "W/\"page\"", "\"x\", \"page\"", "*"] {
-            let head = RequestHead {
-                if_none_match: Some(value.as_bytes()),
-                ..RequestHead::new("GET", "/")
-            };
-            let r = decide(&SITE, &head).response();
+            let r = get("/", &[("if-none-match", value)]);
             assert_eq!(r.status, 304, "{value}");
             assert!(r.body.is_empty());
-            assert_eq!(r.header("etag"), Some("\"page\""));
-            assert_eq!(r.header("cache-control"), Some("no-cache"));
-            assert_eq!(r.header("content-length"), None);
+            assert_eq!(r.header("etag").unwrap(), "\"page\"");
+            assert_eq!(r.header("cache-control").unwrap(), "no-cache");
+            assert_eq!(r.header("vary").unwrap(), "accept-encoding");
+            assert!(r.header("content-length").is_none());
         }
+    }
+
+    #[test]
+    fn if_none_match_compares_with_the_selected_representation() {
+        let br = [("accept-encoding", "br"), ("if-none-match", "\"page-br\"")];
+        assert_eq!(get("/", &br).status, 304);
+        assert_eq!(get("/", &[("if-none-match", "\"page-br\"")]).status, 200);
     }
 
     #[test]
     fn if_none_match_other_or_malformed_is_200() {
         for value in ["\"other\"", "page", "\"page"] {
-            let head = RequestHead {
-                if_none_match: Some(value.as_bytes()),
-                ..RequestHead::new("GET", "/")
-            };
-            assert_eq!(decide(&SITE, &head).status(), 200, "{value}");
+            assert_eq!(get("/", &[("if-none-match", value)]).status, 200, "{value}");
         }
     }
 
     #[test]
-    fn preconditions_never_turn_a_404_into_a_304() {
+    fn if_match_failing_is_412_and_wins_over_if_none_match() {
+        // RFC 9110 §13.2.2 step 1 comes before step 3.
+        assert_eq!(get("/", &[("if-match", "\"other\"")]).status, 412);
+        assert_eq!(get("/", &[("if-match", "W/\"page\"")]).status, 412);
+        assert_eq!(
+            get(
+                "/",
+                &[("if-match", "\"other\""), ("if-none-match", "\"page\"")]
+            )
+            .status,
+            412
+        );
+        assert_eq!(get("/", &[("if-match", "\"page\"")]).status, 200);
+        assert_eq!(get("/", &[("if-match", "*")]).status, 200);
+    }
+
+    #[test]
+    fn if_unmodified_since_applies_only_without_if_match() {
+        let before = "Tue, 14 Nov 2023 22:13:19 GMT";
+        assert_eq!(get("/", &[("if-unmodified-since", before)]).status, 412);
+        assert_eq!(get("/", &[("if-unmodified-since", DATE)]).status, 200);
+        assert_eq!(
+            get(
+                "/",
+                &[("if-match", "\"page\""), ("if-unmodified-since", before)]
+            )
+            .status,
+            200
+        );
+        assert_eq!(get("/", &[("if-unmodified-since", "garbage")]).status, 200);
+    }
+
+    #[test]
+    fn if_modified_since_applies_only_without_if_none_match() {
+        // RFC 9110 §13.1.3 and §13.2.2: a matching date gives 304 unless If-None-Match is present.
+        assert_eq!(get("/", &[("if-modified-since", DATE)]).status, 304);
+        assert_eq!(
+            get(
+                "/",
+                &[("if-modified-since", "Tue, 14 Nov 2023 22:13:19 GMT")]
+            )
+            .status,
+            200
+        );
+        assert_eq!(
+            get(
+                "/",
+                &[("if-modified-since", DATE), ("if-none-match", "\"other\"")]
+            )
+            .status,
+            200
+        );
+        assert_eq!(
+            get(
+                "/",
+                &[("if-modified-since", "Sunday, 32-Nov-23 22:13:20 GMT")]
+            )
+            .status,
+            200
+        );
+    }
+
+    #[test]
+    fn preconditions_never_turn_a_404_into_a_304_or_412() {
         // RFC 9110 §13.2.1: preconditions are evaluated only when the response would be 2xx.
-        let head = RequestHead {
-            if_none_match: Some(b"*"),
-            ..RequestHead::new("GET", "/nope")
+        assert_eq!(get("/nope", &[("if-none-match", "*")]).status, 404);
+        assert_eq!(get("/nope", &[("if-match", "\"x\"")]).status, 404);
+    }
+
+    #[test]
+    fn a_single_range_is_206_with_content_range() {
+        let r = get("/plain.txt", &[("range", "bytes=2-5")]);
+        assert_eq!(r.status, 206);
+        assert_eq!(body(&r), b"cdef");
+        assert_eq!(r.header("content-range").unwrap(), "bytes 2-5/26");
+        assert_eq!(r.header("content-length").unwrap(), "4");
+        assert_eq!(r.header("etag").unwrap(), "\"plain\"");
+        assert_eq!(body(&get("/plain.txt", &[("range", "bytes=-3")])), b"xyz");
+    }
+
+    #[test]
+    fn a_range_of_an_encoded_representation_is_of_its_bytes() {
+        let r = get("/", &[("accept-encoding", "br"), ("range", "bytes=0-1")]);
+        assert_eq!((r.status, body(&r)), (206, b"BR".to_vec()));
+        assert_eq!(r.header("content-range").unwrap(), "bytes 0-1/4");
+        assert_eq!(r.header("content-encoding").unwrap(), "br");
+        // Several ranges of an encoded representation: the full 200.
+        assert_eq!(
+            get(
+                "/",
+                &[("accept-encoding", "br"), ("range", "bytes=0-0,2-2")]
+            )
+            .status,
+            200
+        );
+    }
+
+    #[test]
+    fn several_ranges_are_multipart_byteranges() {
+        // RFC 9110 §14.6.
+        let r = get("/plain.txt", &[("range", "bytes=0-1, 24-")]);
+        assert_eq!(r.status, 206);
+        assert_eq!(
+            r.header("content-type").unwrap(),
+            "multipart/byteranges; boundary=BOUNDARY"
+        );
+        let expected = "--BOUNDARY\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Range: bytes 0-1/26\r\n\r\nab\r\n--BOUNDARY\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Range: bytes 24-25/26\r\n\r\nyz\r\n--BOUNDARY--\r\n";
+        assert_eq!(std::str::from_utf8(&body(&r)).unwrap(), expected);
+        assert_eq!(
+            r.header("content-length").unwrap(),
+            expected.len().to_string().as_str()
+        );
+        assert!(r.header("content-range").is_none());
+    }
+
+    #[test]
+    fn unsatisfiable_ranges_are_416_with_the_complete_length() {
+        let r = get("/plain.txt", &[("range", "bytes=26-")]);
+        assert_eq!(
+            (r.status, &*r.header("content-range").unwrap()),
+            (416, "bytes */26")
+        );
+    }
+
+    #[test]
+    fn range_is_ignored_for_head_and_when_malformed() {
+        // RFC 9110 §14.2: GET only.
+        assert_eq!(
+            respond("HEAD", "/plain.txt", &[("range", "bytes=0-1")]).status,
+            200
+        );
+        assert_eq!(get("/plain.txt", &[("range", "bytes=5-1")]).status, 200);
+    }
+
+    #[test]
+    fn if_range_decides_between_206_and_200() {
+        // RFC 9110 §13.1.5: strong tag or exact date.
+        let range = ("range", "bytes=0-0");
+        assert_eq!(
+            get("/plain.txt", &[range, ("if-range", "\"plain\"")]).status,
+            206
+        );
+        assert_eq!(get("/plain.txt", &[range, ("if-range", DATE)]).status, 206);
+        assert_eq!(
+            get("/plain.txt", &[range, ("if-range", "\"old\"")]).status,
+            200
+        );
+        assert_eq!(
+            get("/plain.txt", &[range, ("if-range", "W/\"plain\"")]).status,
+            200
+        );
+        assert_eq!(
+            get(
+                "/plain.txt",
+                &[range, ("if-range", "Tue, 14 Nov 2023 22:13:21 GMT")]
+            )
+            .status,
+            200
+        );
+        assert_eq!(
+            get("/plain.txt", &[range, ("if-range", "nonsense")]).status,
+            200
+        );
+    }
+
+    #[test]
+    fn the_spa_fallback_answers_navigations_to_extensionless_paths_only() {
+        let nav = |target, fields: &[(&str, &'static str)]| {
+            let mut head = RequestHead::new("GET", target);
+            for (name, value) in fields {
+                head.set_field(name, value.as_bytes());
+            }
+            decide(&SPA, &head).status()
         };
-        assert_eq!(decide(&SITE, &head).status(), 404);
+        assert_eq!(nav("/users/42", &[("sec-fetch-mode", "navigate")]), 200);
+        assert_eq!(
+            nav(
+                "/users/42",
+                &[("accept", "text/html,application/xhtml+xml")]
+            ),
+            200
+        );
+        assert_eq!(
+            nav(
+                "/users/42",
+                &[("sec-fetch-mode", "cors"), ("accept", "text/html")]
+            ),
+            404
+        );
+        assert_eq!(nav("/users/42", &[]), 404);
+        assert_eq!(nav("/missing.js", &[("sec-fetch-mode", "navigate")]), 404);
     }
 }

@@ -12,11 +12,12 @@
 //! by `edgesite-sitegen` and arrives here as static tables.
 //!
 //! ```
-//! use edgesite_core::{decide, Asset, ContentCoding, RequestHead, Representation, Route, Site, Target};
+//! use edgesite_core::{decide, Asset, Body, ContentCoding, RequestHead, Representation, Route, Site, Target};
 //!
 //! static INDEX: Asset<'static> = Asset {
 //!     content_type: "text/html; charset=utf-8",
 //!     last_modified: "Sun, 29 Nov 2026 12:00:00 GMT",
+//!     last_modified_unix: 1_795_953_600,
 //!     cache_control: "no-cache",
 //!     representations: &[Representation {
 //!         coding: ContentCoding::Identity,
@@ -27,32 +28,42 @@
 //! };
 //! static SITE: Site<'static> = Site {
 //!     routes: &[Route { path: "/", target: Target::Asset(&INDEX) }],
-//!     not_found: None,
+//!     not_found: &[],
+//!     fallback: None,
+//!     boundary: "b",
+//!     multipart_content_type: "multipart/byteranges; boundary=b",
 //! };
 //!
 //! let response = decide(&SITE, &RequestHead::new("GET", "/?utm=1")).response();
 //! assert_eq!(response.status, 200);
-//! assert_eq!(response.body, b"hello");
-//! assert_eq!(response.header("etag"), Some("\"abc\""));
+//! assert!(matches!(response.body, Body::Bytes(b"hello")));
+//! assert_eq!(response.header("etag").unwrap(), "\"abc\"");
 //!
 //! // RFC 9110 §13.1.2: If-None-Match uses the weak comparison, so W/"abc" matches "abc".
-//! let head = RequestHead { if_none_match: Some(b"W/\"abc\""), ..RequestHead::new("GET", "/") };
+//! let mut head = RequestHead::new("GET", "/");
+//! head.set_field("if-none-match", b"W/\"abc\"");
 //! assert_eq!(decide(&SITE, &head).response().status, 304);
 //! ```
 #![no_std]
 #[cfg(test)]
 extern crate std;
 
+mod date;
 mod decision;
 mod etag;
+mod negotiate;
 mod path;
+mod range;
 mod request;
 mod response;
 mod site;
 
+pub use date::parse_http_date;
 pub use decision::{decide, Decision};
-pub use etag::{weak_eq, IfNoneMatch};
+pub use etag::{strong_eq, weak_eq, EntityTagList, IfMatch, IfNoneMatch, IfRange};
+pub use negotiate::{select, AcceptEncoding};
 pub use path::{normalize, PathBuf, PathError, MAX_PATH_LEN};
-pub use request::{Method, RequestHead};
-pub use response::{HeaderList, Response, ALLOW};
-pub use site::{Asset, ContentCoding, Representation, Route, Site, Target};
+pub use range::{evaluate_range, ByteRange, RangeRequest, RangeSet, MAX_RANGE_SPECS};
+pub use request::{Method, RequestHead, REQUEST_FIELDS};
+pub use response::{Body, FieldText, HeaderList, Multipart, Response, ALLOW};
+pub use site::{Asset, ContentCoding, NotFoundPage, Representation, Route, Site, Target};

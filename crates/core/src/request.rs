@@ -9,9 +9,39 @@ pub struct RequestHead<'a> {
     /// The request target in origin form: the absolute path and optional query (RFC 9112 §3.2.1),
     /// still percent-encoded.
     pub target: &'a str,
-    /// The If-None-Match field value (RFC 9110 §13.1.2); several field lines joined by commas.
+    /// Accept-Encoding (RFC 9110 §12.5.3). On Workers, the client's own list
+    /// (`request.cf.clientAcceptEncoding`), since the runtime rewrites the header.
+    pub accept_encoding: Option<&'a [u8]>,
+    /// If-Match (RFC 9110 §13.1.1).
+    pub if_match: Option<&'a [u8]>,
+    /// If-None-Match (RFC 9110 §13.1.2).
     pub if_none_match: Option<&'a [u8]>,
+    /// If-Modified-Since (RFC 9110 §13.1.3).
+    pub if_modified_since: Option<&'a [u8]>,
+    /// If-Unmodified-Since (RFC 9110 §13.1.4).
+    pub if_unmodified_since: Option<&'a [u8]>,
+    /// If-Range (RFC 9110 §13.1.5).
+    pub if_range: Option<&'a [u8]>,
+    /// Range (RFC 9110 §14.2).
+    pub range: Option<&'a [u8]>,
+    /// Sec-Fetch-Mode (Fetch Metadata): `navigate` marks a page navigation.
+    pub sec_fetch_mode: Option<&'a [u8]>,
+    /// Accept (RFC 9110 §12.5.1): `text/html` marks a page navigation for older browsers.
+    pub accept: Option<&'a [u8]>,
 }
+
+/// Every field [`RequestHead`] reads, in lower case, for adapters to copy.
+pub const REQUEST_FIELDS: [&str; 9] = [
+    "accept-encoding",
+    "if-match",
+    "if-none-match",
+    "if-modified-since",
+    "if-unmodified-since",
+    "if-range",
+    "range",
+    "sec-fetch-mode",
+    "accept",
+];
 
 impl<'a> RequestHead<'a> {
     /// A request with this method and target and no conditional header fields.
@@ -19,7 +49,46 @@ impl<'a> RequestHead<'a> {
         RequestHead {
             method,
             target,
+            accept_encoding: None,
+            if_match: None,
             if_none_match: None,
+            if_modified_since: None,
+            if_unmodified_since: None,
+            if_range: None,
+            range: None,
+            sec_fetch_mode: None,
+            accept: None,
+        }
+    }
+
+    /// Sets the field `name` (one of [`REQUEST_FIELDS`], lower case) to `value`; other names are
+    /// ignored. Lets adapters fill the head from their header map in one loop.
+    pub fn set_field(&mut self, name: &str, value: &'a [u8]) {
+        let slot = match name {
+            "accept-encoding" => &mut self.accept_encoding,
+            "if-match" => &mut self.if_match,
+            "if-none-match" => &mut self.if_none_match,
+            "if-modified-since" => &mut self.if_modified_since,
+            "if-unmodified-since" => &mut self.if_unmodified_since,
+            "if-range" => &mut self.if_range,
+            "range" => &mut self.range,
+            "sec-fetch-mode" => &mut self.sec_fetch_mode,
+            "accept" => &mut self.accept,
+            _ => return,
+        };
+        *slot = Some(value);
+    }
+
+    /// Whether this is a page navigation: `Sec-Fetch-Mode: navigate`, or (for browsers without
+    /// Fetch Metadata) an Accept field that lists `text/html`.
+    pub fn is_navigation(&self) -> bool {
+        match self.sec_fetch_mode {
+            Some(mode) => mode.eq_ignore_ascii_case(b"navigate"),
+            None => self.accept.is_some_and(|accept| {
+                accept
+                    .windows(9)
+                    .any(|w| w.eq_ignore_ascii_case(b"text/html"))
+            }),
         }
     }
 }

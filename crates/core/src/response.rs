@@ -1,7 +1,11 @@
-//! The rendered answer: a status, header fields and a body, all borrowed or `'static`.
+//! The rendered answer: a status, header fields and a body, borrowed from the site.
 //!
 //! Adapters copy a [`Response`] into their runtime's response type field by field; this is the
-//! one place that says which fields each status carries.
+//! one place that says which fields each status carries. Numbers (Content-Length of a part,
+//! Content-Range) are formatted on demand into a small inline buffer, so nothing allocates.
+
+use crate::range::{ByteRange, RangeSet};
+use core::ops::Deref;
 
 /// The methods every resource allows, as sent in Allow (RFC 9110 §10.2.1).
 pub const ALLOW: &str = "GET, HEAD, OPTIONS";
@@ -9,23 +13,33 @@ pub const ALLOW: &str = "GET, HEAD, OPTIONS";
 /// How many header fields a response can carry.
 const CAPACITY: usize = 12;
 
+/// A field value as the core knows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Value<'a> {
+    Str(&'a str),
+    Int(u64),
+    /// `bytes first-last/complete` (RFC 9110 §14.4)
+    ContentRange(ByteRange, u64),
+    /// `bytes */complete` (RFC 9110 §14.4, for 416)
+    Unsatisfied(u64),
+}
+
 /// A fixed-capacity list of header fields (lower-case names), built without allocating.
 #[derive(Debug, Clone, Copy)]
 pub struct HeaderList<'a> {
-    fields: [(&'static str, &'a str); CAPACITY],
+    fields: [(&'static str, Value<'a>); CAPACITY],
     len: usize,
 }
 
 impl<'a> HeaderList<'a> {
     pub(crate) const fn new() -> Self {
         HeaderList {
-            fields: [("", ""); CAPACITY],
+            fields: [("", Value::Int(0)); CAPACITY],
             len: 0,
         }
     }
 
-    /// Appends a field. The capacity covers every combination `Decision::response` produces.
-    pub(crate) fn push(&mut self, name: &'static str, value: &'a str) {
+    fn push_value(&mut self, name: &'static str, value: Value<'a>) {
         debug_assert!(self.len < CAPACITY, "HeaderList capacity");
         if let Some(slot) = self.fields.get_mut(self.len) {
             *slot = (name, value);
@@ -33,14 +47,226 @@ impl<'a> HeaderList<'a> {
         }
     }
 
+    /// Appends a field with a string value.
+    pub(crate) fn push(&mut self, name: &'static str, value: &'a str) {
+        self.push_value(name, Value::Str(value));
+    }
+
+    /// Appends a field with a decimal value.
+    pub(crate) fn push_int(&mut self, name: &'static str, value: u64) {
+        self.push_value(name, Value::Int(value));
+    }
+
+    /// Appends `Content-Range: bytes first-last/complete`.
+    pub(crate) fn push_content_range(&mut self, range: ByteRange, complete: u64) {
+        self.push_value("content-range", Value::ContentRange(range, complete));
+    }
+
+    /// Appends `Content-Range: bytes */complete`.
+    pub(crate) fn push_unsatisfied_range(&mut self, complete: u64) {
+        self.push_value("content-range", Value::Unsatisfied(complete));
+    }
+
     /// The fields in the order they were added.
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&'static str, &'a str)> + '_ {
-        self.fields[..self.len].iter().copied()
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&'static str, FieldText<'a>)> + '_ {
+        self.fields[..self.len]
+            .iter()
+            .map(|&(name, value)| (name, FieldText::from(value)))
     }
 
     /// The value of the first field named `name` (lower case).
-    pub fn get(&self, name: &str) -> Option<&'a str> {
+    pub fn get(&self, name: &str) -> Option<FieldText<'a>> {
         self.iter().find(|(n, _)| *n == name).map(|(_, v)| v)
+    }
+}
+
+/// A field value's text: borrowed, or formatted into an inline buffer. Derefs to `str`.
+#[derive(Clone, Copy)]
+pub struct FieldText<'a> {
+    borrowed: Option<&'a str>,
+    inline: Inline,
+}
+
+impl<'a> From<Value<'a>> for FieldText<'a> {
+    fn from(value: Value<'a>) -> Self {
+        let mut inline = Inline::default();
+        let borrowed = match value {
+            Value::Str(s) => Some(s),
+            Value::Int(n) => {
+                inline.push_int(n);
+                None
+            }
+            Value::ContentRange(range, complete) => {
+                inline.push(b"bytes ");
+                inline.push_int(range.first);
+                inline.push(b"-");
+                inline.push_int(range.last);
+                inline.push(b"/");
+                inline.push_int(complete);
+                None
+            }
+            Value::Unsatisfied(complete) => {
+                inline.push(b"bytes */");
+                inline.push_int(complete);
+                None
+            }
+        };
+        FieldText { borrowed, inline }
+    }
+}
+
+impl<'a> FieldText<'a> {
+    /// The value when it is a string of the site (not formatted), with the site's lifetime.
+    pub fn as_static(&self) -> Option<&'a str> {
+        self.borrowed
+    }
+}
+
+impl Deref for FieldText<'_> {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        match self.borrowed {
+            Some(s) => s,
+            // Only ASCII digits and literals are written inline.
+            None => core::str::from_utf8(self.inline.as_bytes()).unwrap_or(""),
+        }
+    }
+}
+
+impl core::fmt::Debug for FieldText<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl PartialEq<&str> for FieldText<'_> {
+    fn eq(&self, other: &&str) -> bool {
+        &**self == *other
+    }
+}
+
+/// Room for `bytes u64-u64/u64`.
+#[derive(Clone, Copy)]
+struct Inline {
+    buf: [u8; 72],
+    len: usize,
+}
+
+impl Default for Inline {
+    fn default() -> Self {
+        Inline {
+            buf: [0; 72],
+            len: 0,
+        }
+    }
+}
+
+impl Inline {
+    fn push(&mut self, bytes: &[u8]) {
+        let end = (self.len + bytes.len()).min(self.buf.len());
+        self.buf[self.len..end].copy_from_slice(&bytes[..end - self.len]);
+        self.len = end;
+    }
+
+    fn push_int(&mut self, n: u64) {
+        let mut digits = [0u8; 20];
+        self.push(decimal(n, &mut digits));
+    }
+
+    fn as_bytes(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+}
+
+/// `n` in decimal, written at the end of `buf`.
+pub(crate) fn decimal(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            return &buf[i..];
+        }
+    }
+}
+
+/// The content of a response.
+// The range set makes one variant a few hundred bytes; boxing it would allocate, which the core
+// never does. These values live briefly on the stack.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, Copy)]
+pub enum Body<'a> {
+    /// No content: HEAD, 204, 304, and 308.
+    Empty,
+    /// One slice of the embedded site.
+    Bytes(&'a [u8]),
+    /// `multipart/byteranges` (RFC 9110 §14.6), assembled by [`Multipart::for_each_chunk`].
+    Multipart(Multipart<'a>),
+}
+
+impl Body<'_> {
+    /// The length of the content in bytes.
+    pub fn len(&self) -> u64 {
+        match self {
+            Body::Empty => 0,
+            Body::Bytes(bytes) => bytes.len() as u64,
+            Body::Multipart(multipart) => multipart.len(),
+        }
+    }
+
+    /// Whether there is no content.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A `multipart/byteranges` body over one representation (RFC 9110 §14.6).
+#[derive(Debug, Clone, Copy)]
+pub struct Multipart<'a> {
+    pub(crate) boundary: &'a str,
+    pub(crate) multipart_content_type: &'a str,
+    pub(crate) content_type: &'a str,
+    pub(crate) representation: &'a [u8],
+    pub(crate) ranges: RangeSet,
+}
+
+impl<'a> Multipart<'a> {
+    /// Calls `write` with each chunk of the body in order; the chunks concatenate to the body.
+    /// Each part is `--boundary`, its Content-Type and Content-Range, a blank line and the bytes;
+    /// the body ends with `--boundary--`.
+    pub fn for_each_chunk(&self, mut write: impl FnMut(&[u8])) {
+        let mut digits = [0u8; 20];
+        for (i, range) in self.ranges.as_slice().iter().enumerate() {
+            write(if i == 0 { b"--" } else { b"\r\n--" });
+            write(self.boundary.as_bytes());
+            write(b"\r\nContent-Type: ");
+            write(self.content_type.as_bytes());
+            write(b"\r\nContent-Range: bytes ");
+            write(decimal(range.first, &mut digits));
+            write(b"-");
+            write(decimal(range.last, &mut digits));
+            write(b"/");
+            write(decimal(self.representation.len() as u64, &mut digits));
+            write(b"\r\n\r\n");
+            write(&self.representation[range.first as usize..=range.last as usize]);
+        }
+        write(b"\r\n--");
+        write(self.boundary.as_bytes());
+        write(b"--\r\n");
+    }
+
+    /// The body's length, counted without building it.
+    pub fn len(&self) -> u64 {
+        let mut len = 0;
+        self.for_each_chunk(|chunk| len += chunk.len() as u64);
+        len
+    }
+
+    /// Never true: a multipart body has at least its boundaries.
+    pub fn is_empty(&self) -> bool {
+        false
     }
 }
 
@@ -51,13 +277,43 @@ pub struct Response<'a> {
     pub status: u16,
     /// The header fields, names in lower case.
     pub headers: HeaderList<'a>,
-    /// The content; empty for HEAD, 204 and 304.
-    pub body: &'a [u8],
+    /// The content.
+    pub body: Body<'a>,
 }
 
 impl<'a> Response<'a> {
     /// The value of the header field `name` (lower case), if present.
-    pub fn header(&self, name: &str) -> Option<&'a str> {
+    pub fn header(&self, name: &str) -> Option<FieldText<'a>> {
         self.headers.get(name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_and_ranges_are_formatted_inline() {
+        let mut list = HeaderList::new();
+        list.push_int("content-length", 0);
+        list.push_content_range(
+            ByteRange {
+                first: 0,
+                last: u64::MAX - 1,
+            },
+            u64::MAX,
+        );
+        list.push_unsatisfied_range(1234);
+        let values: [FieldText<'_>; 3] = [
+            list.get("content-length").unwrap(),
+            list.iter().nth(1).unwrap().1,
+            list.iter().nth(2).unwrap().1,
+        ];
+        assert_eq!(&*values[0], "0");
+        assert_eq!(
+            &*values[1],
+            "bytes 0-18446744073709551614/18446744073709551615"
+        );
+        assert_eq!(&*values[2], "bytes */1234");
     }
 }

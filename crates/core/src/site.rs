@@ -4,13 +4,30 @@
 //! request only selects. The same types are used for the generated `'static` tables and for
 //! hand-built sites in tests.
 
-/// A compiled site: its routes, sorted for binary search, and its 404 page.
+/// A compiled site: its routes, sorted for binary search, its 404 pages and fallback.
 #[derive(Debug)]
 pub struct Site<'a> {
     /// Every servable path, sorted by [`str::cmp`] and unique.
     pub routes: &'a [Route<'a>],
-    /// The site's `/404.html`, sent with status 404 when no route matches.
-    pub not_found: Option<&'a Asset<'a>>,
+    /// The 404 pages (`404.html` files) by folder, e.g. `/` and `/docs/`; a path that matches no
+    /// route gets the one of its nearest folder, with status 404.
+    pub not_found: &'a [NotFoundPage<'a>],
+    /// The single-page-application fallback, if configured: sent with 200 to navigation requests
+    /// for extension-less paths that match no route.
+    pub fallback: Option<&'a Asset<'a>>,
+    /// The `multipart/byteranges` boundary, chosen at build time not to occur in any body.
+    pub boundary: &'a str,
+    /// `multipart/byteranges; boundary=...` (RFC 9110 §14.6).
+    pub multipart_content_type: &'a str,
+}
+
+/// A folder's 404 page.
+#[derive(Debug)]
+pub struct NotFoundPage<'a> {
+    /// The folder, with both slashes: `/`, `/docs/`.
+    pub folder: &'a str,
+    /// Its `404.html`.
+    pub page: &'a Asset<'a>,
 }
 
 /// One path of the site and what it leads to.
@@ -38,6 +55,8 @@ pub struct Asset<'a> {
     pub content_type: &'a str,
     /// Last-Modified field value (RFC 9110 §8.8.2) as an IMF-fixdate.
     pub last_modified: &'a str,
+    /// The same instant in seconds since the Unix epoch, for If-Modified-Since and friends.
+    pub last_modified_unix: u64,
     /// Cache-Control field value (RFC 9111 §5.2).
     pub cache_control: &'a str,
     /// The stored representations; the first is always the identity one.
@@ -45,6 +64,12 @@ pub struct Asset<'a> {
 }
 
 impl<'a> Asset<'a> {
+    /// Whether the resource has more than one representation, so responses vary by
+    /// Accept-Encoding (RFC 9110 §12.5.5).
+    pub fn is_negotiable(&self) -> bool {
+        self.representations.len() > 1
+    }
+
     /// The identity (unencoded) representation.
     ///
     /// # Panics
@@ -92,12 +117,21 @@ impl ContentCoding {
     }
 }
 
-impl Site<'_> {
+impl<'a> Site<'a> {
     /// The route for a normalized path, by binary search over the sorted table.
-    pub fn route(&self, path: &str) -> Option<&Route<'_>> {
+    pub fn route(&self, path: &str) -> Option<&Route<'a>> {
         self.routes
             .binary_search_by(|route| route.path.cmp(path))
             .ok()
             .map(|i| &self.routes[i])
+    }
+
+    /// The 404 page of the nearest folder of `path` that has one.
+    pub fn not_found_page(&self, path: &str) -> Option<&'a Asset<'a>> {
+        self.not_found
+            .iter()
+            .filter(|p| path.starts_with(p.folder))
+            .max_by_key(|p| p.folder.len())
+            .map(|p| p.page)
     }
 }

@@ -16,6 +16,7 @@
 //! ```
 
 use bytes::Bytes;
+use edgesite_core::{Body, REQUEST_FIELDS};
 use http_body_util::Full;
 use hyper::header::{HeaderName, HeaderValue};
 use hyper::server::conn::http1;
@@ -32,17 +33,19 @@ pub type Response = hyper::Response<Full<Bytes>>;
 
 /// Answers one request from the embedded site.
 pub fn respond<B>(request: &Request<B>) -> Response {
-    let if_none_match = field_value(request.headers(), hyper::header::IF_NONE_MATCH);
-    let head = edgesite::RequestHead {
-        method: request.method().as_str(),
-        target: request.uri().path_and_query().map_or("/", |p| p.as_str()),
-        if_none_match: if_none_match.as_deref(),
-    };
-    to_hyper(&edgesite::respond(&head))
+    let values = REQUEST_FIELDS.map(|name| field_value(request.headers(), name));
+    let target = request.uri().path_and_query().map_or("/", |p| p.as_str());
+    let mut head = edgesite::RequestHead::new(request.method().as_str(), target);
+    for (name, value) in REQUEST_FIELDS.iter().zip(&values) {
+        if let Some(value) = value {
+            head.set_field(name, value);
+        }
+    }
+    to_hyper(edgesite::respond(&head))
 }
 
 /// A field's value; several field lines are one comma-separated list (RFC 9110 §5.3).
-fn field_value(headers: &HeaderMap, name: HeaderName) -> Option<Cow<'_, [u8]>> {
+fn field_value<'h>(headers: &'h HeaderMap, name: &str) -> Option<Cow<'h, [u8]>> {
     let mut values = headers.get_all(name).into_iter();
     let first = values.next()?;
     let Some(second) = values.next() else {
@@ -56,20 +59,31 @@ fn field_value(headers: &HeaderMap, name: HeaderName) -> Option<Cow<'_, [u8]>> {
     Some(Cow::Owned(joined))
 }
 
-/// Copies the core's response into a hyper response: fields as they are, the body not at all.
-fn to_hyper(response: &edgesite::Response<'static>) -> Response {
-    let mut out = hyper::Response::new(Full::new(Bytes::from_static(response.body)));
+/// Copies the core's response into a hyper response: fields as they are; a body slice of the
+/// site is not copied, a multipart body is assembled once.
+fn to_hyper(response: edgesite::Response<'static>) -> Response {
+    let body = match response.body {
+        Body::Empty => Bytes::new(),
+        Body::Bytes(bytes) => Bytes::from_static(bytes),
+        Body::Multipart(multipart) => {
+            let mut assembled = Vec::with_capacity(multipart.len() as usize);
+            multipart.for_each_chunk(|chunk| assembled.extend_from_slice(chunk));
+            Bytes::from(assembled)
+        }
+    };
+    let mut out = hyper::Response::new(Full::new(body));
     *out.status_mut() =
         StatusCode::from_u16(response.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let headers = out.headers_mut();
     headers.reserve(response.headers.iter().len() + 1);
     for (name, value) in response.headers.iter() {
-        // Names are lower-case literals of the core and values visible ASCII written by sitegen
-        // at build time; `from_static` checks both (cheaply) without copying.
-        headers.append(
-            HeaderName::from_static(name),
-            HeaderValue::from_static(value),
-        );
+        // Names are lower-case literals of the core; values are visible ASCII, written by sitegen
+        // at build time (sent without copying) or digits formatted by the core.
+        let value = match value.as_static() {
+            Some(value) => HeaderValue::from_static(value),
+            None => HeaderValue::from_str(&value).unwrap_or(HeaderValue::from_static("")),
+        };
+        headers.append(HeaderName::from_static(name), value);
     }
     out
 }

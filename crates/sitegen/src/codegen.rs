@@ -8,10 +8,11 @@
 use crate::{Manifest, RouteTarget};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::path::Path;
 
 const CORE: &str = "::edgesite_core";
 
-pub(crate) fn site_rs(manifest: &Manifest) -> String {
+pub(crate) fn site_rs(manifest: &Manifest, encoded_dir: &Path) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -28,12 +29,31 @@ pub(crate) fn site_rs(manifest: &Manifest) -> String {
             "static BODY_{i}: &[u8] = include_bytes!({:?});",
             source.display().to_string()
         );
+        let representations: Vec<String> = file
+            .representations
+            .iter()
+            .map(|variant| {
+                let body = match variant.bytes {
+                    None => format!("BODY_{i}"),
+                    Some(_) => format!("include_bytes!({:?})", encoded_dir.join(&variant.sha256).display().to_string()),
+                };
+                format!(
+                    "{CORE}::Representation {{ coding: {CORE}::ContentCoding::{}, etag: {:?}, content_length: \"{}\", body: {body} }}",
+                    coding_variant(variant.coding),
+                    variant.etag,
+                    variant.size
+                )
+            })
+            .collect();
         let _ = writeln!(
             out,
             "static ASSET_{i}: {CORE}::Asset<'static> = {CORE}::Asset {{ content_type: {:?}, \
-             last_modified: {:?}, cache_control: {:?}, representations: &[{CORE}::Representation {{ \
-             coding: {CORE}::ContentCoding::Identity, etag: {:?}, content_length: \"{}\", body: BODY_{i} }}] }};",
-            file.content_type, manifest.last_modified, file.cache_control, file.etag, file.size
+             last_modified: {:?}, last_modified_unix: {}, cache_control: {:?}, representations: &[{}] }};",
+            file.content_type,
+            manifest.last_modified,
+            manifest.last_modified_unix,
+            file.cache_control,
+            representations.join(", ")
         );
     }
     out.push_str(&site_static(manifest));
@@ -41,9 +61,18 @@ pub(crate) fn site_rs(manifest: &Manifest) -> String {
     out
 }
 
+fn coding_variant(token: &str) -> &'static str {
+    match token {
+        "br" => "Br",
+        "zstd" => "Zstd",
+        "gzip" => "Gzip",
+        _ => "Identity",
+    }
+}
+
 fn site_static(manifest: &Manifest) -> String {
     let mut out = String::from(
-        "\n/// The compiled site: routes sorted by path, and the 404 page.\n\
+        "\n/// The compiled site: routes sorted by path, 404 pages, fallback, multipart boundary.\n\
          pub static SITE: ::edgesite_core::Site<'static> = ::edgesite_core::Site {\n    routes: &[\n",
     );
     for route in &manifest.routes {
@@ -57,11 +86,23 @@ fn site_static(manifest: &Manifest) -> String {
             route.path
         );
     }
-    let not_found = match manifest.not_found {
+    out.push_str("    ],\n    not_found: &[\n");
+    for (folder, i) in &manifest.not_found {
+        let _ = writeln!(
+            out,
+            "        {CORE}::NotFoundPage {{ folder: {folder:?}, page: &ASSET_{i} }},"
+        );
+    }
+    let fallback = match manifest.fallback {
         Some(i) => format!("Some(&ASSET_{i})"),
         None => "None".to_string(),
     };
-    let _ = writeln!(out, "    ],\n    not_found: {not_found},\n}};");
+    let _ = writeln!(
+        out,
+        "    ],\n    fallback: {fallback},\n    boundary: {:?},\n    multipart_content_type: {:?},\n}};",
+        manifest.boundary,
+        format!("multipart/byteranges; boundary={}", manifest.boundary)
+    );
     out
 }
 

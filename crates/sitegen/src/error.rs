@@ -51,6 +51,13 @@ pub enum Error {
         /// The link.
         path: PathBuf,
     },
+    /// The SPA fallback names a file the site does not have.
+    MissingFallback {
+        /// The configured URL path.
+        path: String,
+        /// The site directory.
+        site: PathBuf,
+    },
     /// `SOURCE_DATE_EPOCH` is set but is not a number of seconds.
     SourceDateEpoch {
         /// The value found.
@@ -91,6 +98,11 @@ impl fmt::Display for Error {
                 f,
                 "the symbolic link {} leads to one of its own parent directories (a loop); remove it",
                 path.display()
+            ),
+            Error::MissingFallback { path, site } => write!(
+                f,
+                "the SPA fallback {path} is not a file of the site {}; name an existing HTML file such as /index.html",
+                site.display()
             ),
             Error::SourceDateEpoch { value } => write!(
                 f,

@@ -13,13 +13,15 @@
 //! use std::path::Path;
 //!
 //! let site = Path::new("public");
-//! let options = Options { last_modified: last_modified(None, site)? };
+//! let options = Options::new(last_modified(None, site)?);
 //! let manifest = compile(site, &options)?;
 //! manifest.write_rust(Path::new("target/out"))?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod boundary;
 mod codegen;
+mod compress;
 mod error;
 mod etag;
 mod mime;
@@ -32,7 +34,7 @@ pub use modified::last_modified;
 
 use serde::Serialize;
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// Cache-Control for every file: store, but revalidate before each use (RFC 9111 §5.2.2.4). With
 /// strong ETags a revalidation is a cheap 304, and a deploy is never hidden behind a stale copy.
@@ -43,6 +45,22 @@ pub const DEFAULT_CACHE_CONTROL: &str = "no-cache";
 pub struct Options {
     /// The Last-Modified of every file (see [`last_modified`]).
     pub last_modified: SystemTime,
+    /// Clean URLs: `/about` serves `about.html`, and `/about.html` redirects (308) to `/about`.
+    pub clean_urls: bool,
+    /// The single-page-application fallback: the URL path of an HTML file (e.g. `/index.html`)
+    /// sent with 200 to navigation requests for extension-less paths that match nothing.
+    pub spa_fallback: Option<String>,
+}
+
+impl Options {
+    /// The defaults: clean URLs on, no SPA fallback.
+    pub fn new(last_modified: SystemTime) -> Self {
+        Options {
+            last_modified,
+            clean_urls: true,
+            spa_fallback: None,
+        }
+    }
 }
 
 /// A compiled site: everything `site.rs` is generated from, also written as `manifest.json`.
@@ -52,12 +70,18 @@ pub struct Manifest {
     pub site_dir: PathBuf,
     /// Last-Modified of every file, as an IMF-fixdate (RFC 9110 §5.6.7).
     pub last_modified: String,
+    /// The same instant, in seconds since the Unix epoch.
+    pub last_modified_unix: u64,
     /// Every file, sorted by URL path.
     pub files: Vec<File>,
     /// Every route, sorted by path (the order `edgesite_core::Site::route` searches).
     pub routes: Vec<Route>,
-    /// The index in `files` of `/404.html`, if the site has one.
-    pub not_found: Option<usize>,
+    /// The 404 pages: each folder that has a `404.html`, with its index in `files`.
+    pub not_found: Vec<(String, usize)>,
+    /// The index in `files` of the SPA fallback, if configured.
+    pub fallback: Option<usize>,
+    /// The `multipart/byteranges` boundary: occurs in no body of the site.
+    pub boundary: String,
     /// Every directory and file read, for `cargo:rerun-if-changed`.
     #[serde(skip)]
     pub tracked: Vec<PathBuf>,
@@ -80,6 +104,24 @@ pub struct File {
     pub sha256: String,
     /// The strong ETag, quoted.
     pub etag: String,
+    /// The stored representations: identity first, then the encodings worth keeping.
+    pub representations: Vec<Variant>,
+}
+
+/// One stored representation of a file (RFC 9110 §3.2).
+#[derive(Debug, Clone, Serialize)]
+pub struct Variant {
+    /// The content coding token: `identity`, `br`, `zstd` or `gzip`.
+    pub coding: &'static str,
+    /// Size in bytes.
+    pub size: u64,
+    /// SHA-256 of these bytes, lower-case hex.
+    pub sha256: String,
+    /// This representation's own strong ETag (RFC 9110 §8.8.3).
+    pub etag: String,
+    /// The encoded bytes (`None` for identity, which is read from the source file).
+    #[serde(skip)]
+    pub bytes: Option<Vec<u8>>,
 }
 
 /// A route: a request path and what it leads to.
@@ -104,7 +146,7 @@ pub enum RouteTarget {
 /// Compiles the site in `site_dir`.
 ///
 /// # Errors
-/// A missing, empty or unreadable site, or a name no URL can reach (see [`Error`]).
+/// A missing, empty or unreadable site, a name no URL can reach, or a bad option (see [`Error`]).
 pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
     let walked = walk::walk(site_dir)?;
     if walked.files.is_empty() {
@@ -115,38 +157,90 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
     let mut tracked = walked.dirs;
     let mut files = Vec::with_capacity(walked.files.len());
     for found in walked.files {
-        if found.url_path.len() > edgesite_core::MAX_PATH_LEN - 1 {
-            return Err(Error::Unservable {
-                path: found.source,
-                reason: "its URL path is longer than edgesite_core::MAX_PATH_LEN bytes",
-            });
-        }
-        let bytes = std::fs::read(&found.source).map_err(|source| Error::Read {
-            path: found.source.clone(),
-            source,
-        })?;
-        let digest = etag::sha256(&bytes);
         tracked.push(found.source.clone());
-        files.push(File {
-            content_type: mime::content_type(&found.url_path),
-            cache_control: DEFAULT_CACHE_CONTROL,
-            size: bytes.len() as u64,
-            etag: etag::strong_etag(&digest),
-            sha256: etag::hex(&digest),
-            path: found.url_path,
-            source: found.source,
-        });
+        files.push(compile_file(found)?);
     }
-    let routes = routes::routes(&files);
-    let not_found = files.iter().position(|f| f.path == "/404.html");
+    let routes = routes::routes(&files, options.clean_urls);
+    let not_found = files
+        .iter()
+        .enumerate()
+        .filter_map(|(i, f)| {
+            f.path
+                .strip_suffix("404.html")
+                .filter(|d| d.ends_with('/'))
+                .map(|d| (d.to_string(), i))
+        })
+        .collect();
+    let fallback = match &options.spa_fallback {
+        None => None,
+        Some(path) => Some(files.iter().position(|f| &f.path == path).ok_or_else(|| {
+            Error::MissingFallback {
+                path: path.clone(),
+                site: site_dir.to_path_buf(),
+            }
+        })?),
+    };
+    let since_epoch = options
+        .last_modified
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
     Ok(Manifest {
         site_dir: site_dir.to_path_buf(),
-        last_modified: httpdate::fmt_http_date(options.last_modified),
+        last_modified: httpdate::fmt_http_date(
+            UNIX_EPOCH + Duration::from_secs(since_epoch.as_secs()),
+        ),
+        last_modified_unix: since_epoch.as_secs(),
+        boundary: boundary::choose(&files),
         files,
         routes,
         not_found,
+        fallback,
         tracked,
     })
+}
+
+/// Reads, hashes and precompresses one file.
+fn compile_file(found: walk::Found) -> Result<File, Error> {
+    if found.url_path.len() > edgesite_core::MAX_PATH_LEN - 1 {
+        return Err(Error::Unservable {
+            path: found.source,
+            reason: "its URL path is longer than edgesite_core::MAX_PATH_LEN bytes",
+        });
+    }
+    let bytes = std::fs::read(&found.source).map_err(|source| Error::Read {
+        path: found.source.clone(),
+        source,
+    })?;
+    let identity = variant("identity", &bytes, None);
+    let mut representations = vec![identity.clone()];
+    for encoded in compress::precompress(&found.url_path, &bytes) {
+        representations.push(variant(
+            encoded.coding.token(),
+            &encoded.bytes,
+            Some(encoded.bytes.clone()),
+        ));
+    }
+    Ok(File {
+        content_type: mime::content_type(&found.url_path),
+        cache_control: DEFAULT_CACHE_CONTROL,
+        size: identity.size,
+        etag: identity.etag,
+        sha256: identity.sha256,
+        representations,
+        path: found.url_path,
+        source: found.source,
+    })
+}
+
+fn variant(coding: &'static str, bytes: &[u8], owned: Option<Vec<u8>>) -> Variant {
+    let digest = etag::sha256(bytes);
+    Variant {
+        coding,
+        size: bytes.len() as u64,
+        sha256: etag::hex(&digest),
+        etag: etag::strong_etag(&digest),
+        bytes: owned,
+    }
 }
 
 impl Manifest {
@@ -155,13 +249,20 @@ impl Manifest {
         self.files.iter().map(|f| f.size).sum()
     }
 
-    /// Writes `site.rs` and `manifest.json` into `out_dir`.
+    /// Writes `site.rs`, the encoded bodies (`encoded/<sha256>`) and `manifest.json` into
+    /// `out_dir`.
     ///
     /// # Errors
     /// When a file cannot be written.
     pub fn write_rust(&self, out_dir: &Path) -> std::io::Result<()> {
-        std::fs::create_dir_all(out_dir)?;
-        std::fs::write(out_dir.join("site.rs"), codegen::site_rs(self))?;
+        let encoded = out_dir.join("encoded");
+        std::fs::create_dir_all(&encoded)?;
+        for variant in self.files.iter().flat_map(|f| &f.representations) {
+            if let Some(bytes) = &variant.bytes {
+                std::fs::write(encoded.join(&variant.sha256), bytes)?;
+            }
+        }
+        std::fs::write(out_dir.join("site.rs"), codegen::site_rs(self, &encoded))?;
         let json = serde_json::to_string_pretty(self).expect("a Manifest always serializes");
         std::fs::write(out_dir.join("manifest.json"), json)
     }

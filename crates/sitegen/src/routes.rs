@@ -1,35 +1,63 @@
 //! The route table: every request path the site answers, decided at build time.
 //!
-//! - every file at its own path (`/about.html`);
-//! - a folder's `index.html` also at the folder's path with a trailing slash (`/docs/`, `/`);
-//! - the folder's path without the slash (`/docs`) as a 308 redirect to `/docs/`, so relative
-//!   links inside the page resolve against the folder (unless a file has that exact path).
+//! - every file at its own path (`/app.js`);
+//! - a folder's `index.html` at the folder's path with a trailing slash (`/docs/`, `/`), and the
+//!   folder's path without the slash (`/docs`) as a 308 redirect to it, so relative links in the
+//!   page resolve against the folder;
+//! - with clean URLs (the default): `/about` serves `about.html`, and `/about.html` redirects
+//!   (308) to `/about`; `/docs/index.html` redirects to `/docs/`. One URL per page, as Cloudflare
+//!   Pages does. An exact file always wins over a redirect or a clean URL.
 //!
-//! The table is sorted by path (byte order) for `edgesite_core::Site::route`'s binary search.
+//! Redirect locations are percent-encoded. The table is sorted by path (byte order) for
+//! `edgesite_core::Site::route`'s binary search.
 
 use crate::{File, Route, RouteTarget};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
-pub(crate) fn routes(files: &[File]) -> Vec<Route> {
+pub(crate) fn routes(files: &[File], clean_urls: bool) -> Vec<Route> {
     let mut table = BTreeMap::new();
+    let exact: BTreeSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    // Files whose own path became a redirect to their clean URL.
+    let mut canonicalized = BTreeSet::new();
+    // Folders and clean URLs first, so a file with the same path replaces them below.
     for (index, file) in files.iter().enumerate() {
-        table.insert(file.path.clone(), RouteTarget::File(index));
+        if let Some(folder) = file
+            .path
+            .strip_suffix("index.html")
+            .filter(|f| f.ends_with('/'))
+        {
+            table.insert(folder.to_string(), RouteTarget::File(index));
+            if folder != "/" {
+                let bare = folder.trim_end_matches('/');
+                table.insert(
+                    bare.to_string(),
+                    RouteTarget::Redirect(percent_encode_path(folder)),
+                );
+            }
+            if clean_urls {
+                table.insert(
+                    file.path.clone(),
+                    RouteTarget::Redirect(percent_encode_path(folder)),
+                );
+                canonicalized.insert(index);
+            }
+        } else if let Some(clean) = file.path.strip_suffix(".html").filter(|_| clean_urls) {
+            let folder_exists = files
+                .iter()
+                .any(|f| f.path.starts_with(&format!("{clean}/")));
+            if !exact.contains(clean) && !folder_exists {
+                table.insert(clean.to_string(), RouteTarget::File(index));
+                table.insert(
+                    file.path.clone(),
+                    RouteTarget::Redirect(percent_encode_path(clean)),
+                );
+                canonicalized.insert(index);
+            }
+        }
     }
     for (index, file) in files.iter().enumerate() {
-        let Some(folder) = file.path.strip_suffix("index.html") else {
-            continue;
-        };
-        if !folder.ends_with('/') {
-            continue; // e.g. /notindex.html
-        }
-        table
-            .entry(folder.to_string())
-            .or_insert(RouteTarget::File(index));
-        if folder != "/" {
-            let bare = folder.trim_end_matches('/').to_string();
-            table
-                .entry(bare)
-                .or_insert_with(|| RouteTarget::Redirect(percent_encode_path(folder)));
+        if !canonicalized.contains(&index) {
+            table.insert(file.path.clone(), RouteTarget::File(index));
         }
     }
     table
@@ -66,37 +94,81 @@ mod tests {
             size: 0,
             sha256: String::new(),
             etag: String::new(),
+            representations: Vec::new(),
         }
     }
 
+    fn table(files: &[File], clean_urls: bool) -> Vec<(String, RouteTarget)> {
+        routes(files, clean_urls)
+            .into_iter()
+            .map(|r| (r.path, r.target))
+            .collect()
+    }
+
+    fn redirect(to: &str) -> RouteTarget {
+        RouteTarget::Redirect(to.into())
+    }
+
     #[test]
-    fn folders_serve_their_index_and_redirect_without_the_slash() {
+    fn without_clean_urls_folders_serve_their_index_and_redirect_without_the_slash() {
         let files = [
             file("/index.html"),
             file("/docs/index.html"),
-            file("/docs/notindex.html"),
+            file("/docs/page.html"),
         ];
-        let table: Vec<_> = routes(&files)
-            .into_iter()
-            .map(|r| (r.path, r.target))
-            .collect();
         assert_eq!(
-            table,
+            table(&files, false),
             [
                 ("/".into(), RouteTarget::File(0)),
-                ("/docs".into(), RouteTarget::Redirect("/docs/".into())),
+                ("/docs".into(), redirect("/docs/")),
                 ("/docs/".into(), RouteTarget::File(1)),
                 ("/docs/index.html".into(), RouteTarget::File(1)),
-                ("/docs/notindex.html".into(), RouteTarget::File(2)),
+                ("/docs/page.html".into(), RouteTarget::File(2)),
                 ("/index.html".into(), RouteTarget::File(0)),
             ]
         );
     }
 
     #[test]
+    fn clean_urls_give_each_page_one_url() {
+        let files = [
+            file("/about.html"),
+            file("/docs/index.html"),
+            file("/index.html"),
+        ];
+        assert_eq!(
+            table(&files, true),
+            [
+                ("/".into(), RouteTarget::File(2)),
+                ("/about".into(), RouteTarget::File(0)),
+                ("/about.html".into(), redirect("/about")),
+                ("/docs".into(), redirect("/docs/")),
+                ("/docs/".into(), RouteTarget::File(1)),
+                ("/docs/index.html".into(), redirect("/docs/")),
+                ("/index.html".into(), redirect("/")),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_clean_url_yields_to_a_file_or_folder_of_that_name() {
+        let files = [
+            file("/a"),
+            file("/a.html"),
+            file("/b.html"),
+            file("/b/x.txt"),
+        ];
+        let t = table(&files, true);
+        assert!(t.contains(&("/a".into(), RouteTarget::File(0))));
+        assert!(t.contains(&("/a.html".into(), RouteTarget::File(1))));
+        assert!(t.contains(&("/b.html".into(), RouteTarget::File(2))));
+        assert!(!t.iter().any(|(p, _)| p == "/b"));
+    }
+
+    #[test]
     fn a_file_named_like_the_folder_wins_over_the_redirect() {
         let files = [file("/docs"), file("/docs/index.html")];
-        let docs = routes(&files)
+        let docs = routes(&files, true)
             .into_iter()
             .find(|r| r.path == "/docs")
             .unwrap();

@@ -1,0 +1,337 @@
+//! Accept-Encoding and the choice of a stored representation (RFC 9110 §12.5.3).
+//!
+//! # ABNF
+//! ```text
+//! Accept-Encoding = #( codings [ weight ] )
+//! codings         = content-coding / "identity" / "*"
+//! weight          = OWS ";" OWS "q=" qvalue
+//! qvalue          = ( "0" [ "." 0*3DIGIT ] ) / ( "1" [ "." 0*3("0") ] )
+//! ```
+//!
+//! The rules edgesite applies:
+//! - coding names are case-insensitive; `x-gzip` is `gzip` (§8.4.1.3);
+//! - a coding's quality is its own entry's, else that of `*`, else 0; `identity` is acceptable
+//!   unless excluded by `identity;q=0`, or by `*;q=0` with no `identity` entry. An `identity`
+//!   that is neither listed nor covered by `*` gets the lowest non-zero quality (0.001): it is
+//!   acceptable, but any coding the client did list is preferred to it;
+//! - no Accept-Encoding, an empty one, or a malformed one: identity only (a malformed field
+//!   is treated as absent; edgesite then sends what every client can read);
+//! - among the stored representations with quality > 0, the highest quality wins, and among equal
+//!   qualities the fewest bytes (browsers send no weights, so this is the smallest body);
+//! - nothing acceptable: 406 Not Acceptable.
+
+use crate::site::{Asset, ContentCoding, Representation};
+
+/// The highest quality, 1.000, in thousandths.
+const MAX_QUALITY: u16 = 1000;
+/// The quality of an identity the field does not mention: acceptable, least preferred.
+const IMPLICIT_IDENTITY: u16 = 1;
+
+/// A syntactically valid Accept-Encoding field value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AcceptEncoding<'a>(&'a [u8]);
+
+impl<'a> AcceptEncoding<'a> {
+    /// Parses a field value; `None` when malformed (then treated as absent).
+    ///
+    /// ```
+    /// use edgesite_core::{AcceptEncoding, ContentCoding};
+    /// let ae = AcceptEncoding::parse(b"gzip;q=0.8, BR, *;q=0").unwrap();
+    /// assert_eq!(ae.quality(ContentCoding::Br), 1000);
+    /// assert_eq!(ae.quality(ContentCoding::Gzip), 800);
+    /// assert_eq!(ae.quality(ContentCoding::Zstd), 0);
+    /// assert_eq!(ae.quality(ContentCoding::Identity), 0);
+    /// assert_eq!(AcceptEncoding::parse(b"gzip;q=0.5").unwrap().quality(ContentCoding::Identity), 1);
+    /// assert_eq!(AcceptEncoding::parse(b"gzip;q=2"), None);
+    /// ```
+    pub fn parse(value: &'a [u8]) -> Option<Self> {
+        Elements(value)
+            .all(|element| element.is_some())
+            .then_some(AcceptEncoding(value))
+    }
+
+    /// The quality of `coding`, in thousandths (0 = not acceptable).
+    pub fn quality(&self, coding: ContentCoding) -> u16 {
+        let mut star = None;
+        for (name, q) in Elements(self.0).flatten() {
+            if names(coding, name) {
+                return q;
+            }
+            if name == b"*" && star.is_none() {
+                star = Some(q);
+            }
+        }
+        match (coding, star) {
+            (_, Some(q)) => q,
+            (ContentCoding::Identity, None) => IMPLICIT_IDENTITY,
+            (_, None) => 0,
+        }
+    }
+}
+
+/// Whether a token from the field names `coding`.
+fn names(coding: ContentCoding, token: &[u8]) -> bool {
+    token.eq_ignore_ascii_case(coding.token().as_bytes())
+        || (coding == ContentCoding::Gzip && token.eq_ignore_ascii_case(b"x-gzip"))
+}
+
+/// Chooses the representation of `asset` to send (RFC 9110 §12.5.3), or `None` for 406.
+/// `accept_encoding` is the raw field value, if the request had one.
+pub fn select<'a>(
+    asset: &'a Asset<'a>,
+    accept_encoding: Option<&[u8]>,
+) -> Option<&'a Representation<'a>> {
+    let accept = match accept_encoding.map(AcceptEncoding::parse) {
+        Some(Some(accept)) if !accept.0.iter().all(|b| matches!(b, b' ' | b'\t')) => accept,
+        // Absent, empty (§12.5.3: wants no coding) or malformed: identity only.
+        _ => return Some(asset.identity()),
+    };
+    let mut best: Option<(&'a Representation<'a>, u16)> = None;
+    for representation in asset.representations {
+        let q = accept.quality(representation.coding);
+        let better = match best {
+            _ if q == 0 => false,
+            None => true,
+            Some((chosen, best_q)) => {
+                q > best_q || (q == best_q && representation.body.len() < chosen.body.len())
+            }
+        };
+        if better {
+            best = Some((representation, q));
+        }
+    }
+    best.map(|(representation, _)| representation)
+}
+
+/// The elements of the list: `Some((coding, quality))`, or `None` for a malformed element.
+/// Empty elements are skipped (RFC 9110 §5.6.1.2).
+struct Elements<'a>(&'a [u8]);
+
+impl<'a> Iterator for Elements<'a> {
+    type Item = Option<(&'a [u8], u16)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let (element, rest) = match self.0.iter().position(|&b| b == b',') {
+                Some(i) => (&self.0[..i], &self.0[i + 1..]),
+                None if self.0.is_empty() => return None,
+                None => (self.0, &b""[..]),
+            };
+            self.0 = rest;
+            let element = trim(element);
+            if !element.is_empty() {
+                return Some(parse_element(element));
+            }
+        }
+    }
+}
+
+fn parse_element(element: &[u8]) -> Option<(&[u8], u16)> {
+    let (name, weight) = match element.iter().position(|&b| b == b';') {
+        Some(i) => (trim(&element[..i]), Some(trim(&element[i + 1..]))),
+        None => (element, None),
+    };
+    if name.is_empty() || !name.iter().all(|&b| is_tchar(b)) {
+        return None;
+    }
+    let q = match weight {
+        None => MAX_QUALITY,
+        Some(weight) => {
+            let value = weight
+                .strip_prefix(b"q=")
+                .or_else(|| weight.strip_prefix(b"Q="))?;
+            qvalue(value)?
+        }
+    };
+    Some((name, q))
+}
+
+/// `qvalue` in thousandths.
+fn qvalue(s: &[u8]) -> Option<u16> {
+    let (int, frac) = match s.iter().position(|&b| b == b'.') {
+        Some(i) => (&s[..i], &s[i + 1..]),
+        None => (s, &b""[..]),
+    };
+    if frac.len() > 3 || !frac.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let thousandths = frac
+        .iter()
+        .chain(core::iter::repeat(&b'0'))
+        .take(3)
+        .fold(0u16, |n, &d| n * 10 + u16::from(d - b'0'));
+    match int {
+        b"0" => Some(thousandths),
+        b"1" if thousandths == 0 => Some(MAX_QUALITY),
+        _ => None,
+    }
+}
+
+/// tchar (RFC 9110 §5.6.2).
+fn is_tchar(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+}
+
+fn trim(s: &[u8]) -> &[u8] {
+    let start = s.iter().take_while(|b| matches!(b, b' ' | b'\t')).count();
+    let end = s.len()
+        - s[start..]
+            .iter()
+            .rev()
+            .take_while(|b| matches!(b, b' ' | b'\t'))
+            .count();
+    &s[start..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use ContentCoding::{Br, Gzip, Identity, Zstd};
+
+    fn q(value: &str, coding: ContentCoding) -> u16 {
+        AcceptEncoding::parse(value.as_bytes())
+            .unwrap()
+            .quality(coding)
+    }
+
+    static ASSET: Asset<'static> = Asset {
+        content_type: "text/html; charset=utf-8",
+        last_modified: "Thu, 01 Jan 1970 00:00:00 GMT",
+        last_modified_unix: 0,
+        cache_control: "no-cache",
+        representations: &[
+            Representation {
+                coding: Identity,
+                etag: "\"i\"",
+                content_length: "10",
+                body: b"0123456789",
+            },
+            Representation {
+                coding: Br,
+                etag: "\"b\"",
+                content_length: "3",
+                body: b"bbb",
+            },
+            Representation {
+                coding: Zstd,
+                etag: "\"z\"",
+                content_length: "4",
+                body: b"zzzz",
+            },
+            Representation {
+                coding: Gzip,
+                etag: "\"g\"",
+                content_length: "5",
+                body: b"ggggg",
+            },
+        ],
+    };
+
+    fn chosen(value: Option<&str>) -> Option<ContentCoding> {
+        select(&ASSET, value.map(str::as_bytes)).map(|r| r.coding)
+    }
+
+    #[test]
+    fn qvalues_names_and_whitespace() {
+        assert_eq!(q("gzip;q=0.5", Gzip), 500);
+        assert_eq!(q(" GZIP ; q=0.25 , br", Gzip), 250);
+        assert_eq!(q("x-gzip", Gzip), 1000);
+        assert_eq!(q("gzip;q=1.000", Gzip), 1000);
+        assert_eq!(q("gzip;q=0", Gzip), 0);
+        assert_eq!(q("br", Gzip), 0);
+    }
+
+    #[test]
+    fn star_and_identity_defaults() {
+        // RFC 9110 §12.5.3: identity is acceptable unless excluded.
+        assert_eq!(q("br", Identity), IMPLICIT_IDENTITY);
+        assert_eq!(q("identity;q=0", Identity), 0);
+        assert_eq!(q("*;q=0", Identity), 0);
+        assert_eq!(q("*;q=0, identity", Identity), 1000);
+        assert_eq!(q("*;q=0.3", Zstd), 300);
+    }
+
+    #[test]
+    fn malformed_values_are_rejected() {
+        for bad in [
+            "gzip;q=2",
+            "gzip;q=1.5",
+            "gzip;q=0.1234",
+            "gzip;level=1",
+            "gz ip",
+            "gzip;q=",
+            "gzip;q=.5",
+        ] {
+            assert_eq!(AcceptEncoding::parse(bad.as_bytes()), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn the_smallest_acceptable_representation_wins() {
+        assert_eq!(chosen(Some("gzip, deflate, br, zstd")), Some(Br));
+        assert_eq!(chosen(Some("gzip, zstd")), Some(Zstd));
+        assert_eq!(chosen(Some("gzip")), Some(Gzip));
+        assert_eq!(chosen(Some("deflate")), Some(Identity));
+    }
+
+    #[test]
+    fn a_higher_weight_beats_a_smaller_body() {
+        assert_eq!(chosen(Some("br;q=0.5, gzip")), Some(Gzip));
+    }
+
+    #[test]
+    fn any_listed_coding_beats_an_unlisted_identity() {
+        assert_eq!(chosen(Some("br;q=0.1, gzip;q=0.9")), Some(Gzip));
+        assert_eq!(chosen(Some("gzip;q=0.001")), Some(Gzip));
+        assert_eq!(chosen(Some("gzip;q=0.5, identity")), Some(Identity));
+    }
+
+    #[test]
+    fn no_empty_or_malformed_header_means_identity() {
+        assert_eq!(chosen(None), Some(Identity));
+        assert_eq!(chosen(Some("")), Some(Identity));
+        assert_eq!(chosen(Some("br;q=9")), Some(Identity));
+    }
+
+    #[test]
+    fn nothing_acceptable_is_none() {
+        // RFC 9110 §12.5.3 and §15.5.7: 406.
+        assert_eq!(chosen(Some("identity;q=0")), None);
+        assert_eq!(chosen(Some("deflate, *;q=0")), None);
+        assert_eq!(chosen(Some("br;q=0, identity;q=0")), None);
+    }
+
+    proptest! {
+        /// Totality: any bytes parse and select without panicking.
+        #[test]
+        fn select_is_total(value in proptest::collection::vec(any::<u8>(), 0..48)) {
+            let _ = select(&ASSET, Some(&value));
+        }
+
+        /// The choice is a representation whose coding is acceptable, and no acceptable one
+        /// has a higher quality or, at equal quality, fewer bytes.
+        #[test]
+        fn the_choice_is_optimal(
+            weights in proptest::collection::vec((0usize..5, 0u16..=1000), 0..6)
+        ) {
+            let names = ["identity", "br", "zstd", "gzip", "*"];
+            let value = weights
+                .iter()
+                .map(|(n, q)| std::format!("{};q={}.{:03}", names[*n], q / 1000, q % 1000))
+                .collect::<std::vec::Vec<_>>()
+                .join(", ");
+            let accept = AcceptEncoding::parse(value.as_bytes()).unwrap();
+            match select(&ASSET, Some(value.as_bytes())) {
+                Some(choice) => {
+                    let key = |r: &Representation<'_>| (accept.quality(r.coding), core::cmp::Reverse(r.body.len()));
+                    prop_assert!(accept.quality(choice.coding) > 0 || value.is_empty());
+                    for other in ASSET.representations {
+                        prop_assert!(accept.quality(other.coding) == 0 || key(other) <= key(choice));
+                    }
+                }
+                None => prop_assert!(ASSET.representations.iter().all(|r| accept.quality(r.coding) == 0)),
+            }
+        }
+    }
+}
