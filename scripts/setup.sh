@@ -56,8 +56,17 @@ debian_sysroot_ok() {
     ls /usr/lib/rustlib/wasm32-unknown-unknown/lib/libstd-*.rlib >/dev/null 2>&1
 }
 
+# Links to Debian's cargo/rustc/rustdoc, and `rust-lld` (the name rustc calls the wasm32 linker
+# by) to lld-22, which ships no such name. Only this folder goes first on PATH, not /usr/bin.
+link_debian_rust() {
+  mkdir -p "$TOOLS/debian-rust/bin"
+  for t in cargo rustc rustdoc; do ln -sf "/usr/bin/$t" "$TOOLS/debian-rust/bin/$t"; done
+  ln -sf /usr/bin/lld-22 "$TOOLS/debian-rust/bin/rust-lld"
+}
+
 build_debian_sysroot() {
   apt_install rustc-web cargo-web rust-web-src lld-22
+  link_debian_rust
   say "building the wasm32 std with -Zbuild-std (once per rustc-web version, ~90 s)"
   local seed="$TOOLS/sysroot-seed"
   rm -rf "$seed"; mkdir -p "$seed/src"
@@ -73,8 +82,8 @@ lto = true
 TOML
   echo 'pub fn seed() {}' >"$seed/src/lib.rs"
   # cdylib+rlib makes cargo build std with object code *and* bitcode, so LTO and non-LTO both link.
-  (cd "$seed" && env -u CARGO_TARGET_DIR RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 \
-    /usr/bin/cargo build -q --release --target wasm32-unknown-unknown -Zbuild-std=std,panic_abort,test)
+  (cd "$seed" && env -u CARGO_TARGET_DIR PATH="$TOOLS/debian-rust/bin:$PATH" RUSTC=/usr/bin/rustc \
+    RUSTC_BOOTSTRAP=1 /usr/bin/cargo build -q --release --target wasm32-unknown-unknown -Zbuild-std=std,panic_abort,test)
   local lib=/usr/lib/rustlib/wasm32-unknown-unknown/lib
   $SUDO rm -rf "$lib"; $SUDO mkdir -p "$lib"
   find "$seed/target/wasm32-unknown-unknown/release/deps" -name 'lib*.r*' ! -name 'libsysroot_seed*' \
@@ -88,8 +97,7 @@ if [ "${EDGESITE_TOOLCHAIN:-}" != debian ] && wasm_via_rustup; then
   say "wasm32: rustup's target"
 else
   debian_sysroot_ok || build_debian_sysroot
-  mkdir -p "$TOOLS/debian-rust/bin"
-  for t in cargo rustc rustdoc; do ln -sf "/usr/bin/$t" "$TOOLS/debian-rust/bin/$t"; done
+  link_debian_rust
   echo debian >"$TOOLS/toolchain"
   say "wasm32: Debian rustc-web $(/usr/bin/rustc -V | cut -d' ' -f2) with a build-std sysroot"
 fi

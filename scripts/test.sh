@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # `make test`: every test layer, in order; runs them all, prints a summary, fails if any failed.
 #   1. host        cargo test --workspace: core unit + property tests, sitegen tests, and the HTTP
-#                  suite (tests/http.rs) against an in-process edgesite-native over loopback
+#                  suites (tests/{http,conditional,negotiation,ranges,paths}.rs) against an
+#                  in-process edgesite-native over loopback
 #   2. browser     wasm-pack test --headless --chrome: the Worker's fetch path in Chromium
-#   3. native      the HTTP suite against the edgesite-native binary
-#   4. workerd     the HTTP suite against the Worker under bare `workerd serve`
-#   5. wrangler    the HTTP suite against the Worker under `wrangler dev`
+#   3. native      the HTTP suites against the edgesite-native binary
+#   4. workerd     the HTTP suites against the Worker under bare `workerd serve`
+#   5. wrangler    the HTTP suites against the Worker under `wrangler dev`
 #   6. site        EDGESITE_SITE serves another folder (absolute or relative); adding, changing and
 #                  deleting a file rebuilds; a missing folder fails the build naming it
 # The suites check the demo site, so EDGESITE_SITE is ignored here.
@@ -67,8 +68,11 @@ stop_server() {
 }
 trap stop_server EXIT
 
+# The HTTP suites in tests/ that run against every runtime.
+HTTP_SUITES=(--test http --test conditional --test negotiation --test ranges --test paths)
+
 http_suite_against() { # runtime port
-  EDGESITE_BASE_URL="http://127.0.0.1:$2" EDGESITE_RUNTIME=$1 cargo test -q --test http
+  EDGESITE_BASE_URL="http://127.0.0.1:$2" EDGESITE_RUNTIME=$1 cargo test -q "${HTTP_SUITES[@]}"
 }
 
 e2e_native() {

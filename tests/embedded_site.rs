@@ -10,9 +10,7 @@ use sha2::{Digest, Sha256};
 use std::path::Path;
 
 fn compiled() -> edgesite_sitegen::Manifest {
-    let options = Options {
-        last_modified: std::time::SystemTime::now(),
-    };
+    let options = Options::new(std::time::SystemTime::now());
     compile(Path::new(edgesite::SITE_DIR), &options).expect("the embedded site compiles")
 }
 
@@ -73,13 +71,33 @@ fn the_files_tree_holds_every_file_byte_for_byte() {
 }
 
 #[test]
-fn the_404_page_is_embedded() {
+fn the_404_pages_are_embedded() {
     let manifest = compiled();
-    let page = SITE.not_found.map(|a| a.identity().etag);
-    assert_eq!(
-        page,
-        manifest.not_found.map(|i| manifest.files[i].etag.as_str())
-    );
+    let embedded: Vec<_> = SITE
+        .not_found
+        .iter()
+        .map(|p| (p.folder, p.page.identity().etag))
+        .collect();
+    let compiled: Vec<_> = manifest
+        .not_found
+        .iter()
+        .map(|(folder, i)| (folder.as_str(), manifest.files[*i].etag.as_str()))
+        .collect();
+    assert_eq!(embedded, compiled);
+}
+
+#[test]
+fn the_demo_site_is_precompressed() {
+    let index = match &SITE.route("/").unwrap().target {
+        Target::Asset(asset) => asset,
+        Target::Redirect(_) => panic!("/ is a page"),
+    };
+    let codings: Vec<&str> = index
+        .representations
+        .iter()
+        .map(|r| r.coding.token())
+        .collect();
+    assert_eq!(codings, ["identity", "br", "zstd", "gzip"]);
 }
 
 fn hex(bytes: &[u8]) -> String {

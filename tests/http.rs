@@ -4,9 +4,10 @@
 //! the Worker under bare `workerd serve`, and the Worker under `wrangler dev` (see
 //! `tests/support/mod.rs` for how the server is chosen). It covers:
 //!
-//! * every file of the site: GET gives its exact bytes, Content-Type (with `charset=utf-8` for
-//!   text), Content-Length and a strong ETag;
-//! * `/` and `/dir/` serve the folder's index.html; `/dir` redirects 308 to `/dir/`;
+//! * every file of the site: GET of its URL gives its exact bytes, Content-Type (with
+//!   `charset=utf-8` for text), Content-Length and a strong ETag;
+//! * `/` and `/dir/` serve the folder's index.html; `/dir` redirects 308 to `/dir/`; clean URLs:
+//!   `/about` serves about.html and `/about.html` redirects 308 to `/about`;
 //! * HEAD: the fields of GET and no content (RFC 9110 §9.3.2);
 //! * a missing path: 404 with the site's 404.html (RFC 9110 §15.5.5);
 //! * other methods: 405 with Allow (RFC 9110 §15.5.6); OPTIONS: 204 with Allow (§9.3.7);
@@ -20,7 +21,7 @@
 
 mod support;
 
-use support::{get, request, server, site_file, site_files, Runtime};
+use support::{canonical, get, request, server, site_file, site_files, Runtime};
 
 fn expected_content_type(path: &str) -> &'static str {
     match path.rsplit_once('.').map(|(_, ext)| ext) {
@@ -73,8 +74,19 @@ fn every_file_is_served_with_its_bytes_type_length_and_strong_etag() {
     let files = site_files();
     assert!(files.len() >= 8, "the demo site has at least 8 files");
     for (path, bytes) in files {
-        let reply = get(&encode(&path));
-        assert_eq!(reply.status, 200, "GET {path}");
+        let url = canonical(&path);
+        if url != path {
+            // Clean URLs: one URL per page; the file's own path redirects to it.
+            let redirect = get(&encode(&path));
+            assert_eq!(redirect.status, 308, "GET {path}");
+            assert_eq!(
+                redirect.header("location"),
+                Some(encode(&url).as_str()),
+                "GET {path}"
+            );
+        }
+        let reply = get(&encode(&url));
+        assert_eq!(reply.status, 200, "GET {url}");
         assert_eq!(reply.body, bytes, "body of {path}");
         assert_eq!(
             reply.header("content-type"),
@@ -90,6 +102,7 @@ fn every_file_is_served_with_its_bytes_type_length_and_strong_etag() {
             "{path}"
         );
         assert_eq!(reply.header("cache-control"), Some("no-cache"), "{path}");
+        assert_eq!(reply.header("accept-ranges"), Some("bytes"), "{path}");
     }
 }
 
@@ -102,7 +115,24 @@ fn root_serves_index_html() {
         Some("text/html; charset=utf-8")
     );
     assert_eq!(reply.body, site_file("/index.html"));
-    assert_eq!(reply.header("etag"), get("/index.html").header("etag"));
+    assert_eq!(get("/index.html").header("location"), Some("/"));
+}
+
+#[test]
+fn clean_urls_serve_html_without_its_extension() {
+    let reply = get("/about");
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.body, site_file("/about.html"));
+    let redirect = get("/about.html");
+    assert_eq!(
+        (redirect.status, redirect.header("location")),
+        (308, Some("/about"))
+    );
+    let redirect = get("/guide/index.html");
+    assert_eq!(
+        (redirect.status, redirect.header("location")),
+        (308, Some("/guide/"))
+    );
 }
 
 #[test]
@@ -123,7 +153,7 @@ fn a_folder_without_its_slash_is_redirected_permanently() {
 #[test]
 fn head_has_the_fields_of_get_and_no_content() {
     // RFC 9110 §9.3.2: the same header fields as GET, and no content on the wire.
-    for path in ["/", "/about.html", "/images/icon.png", "/nope"] {
+    for path in ["/", "/about", "/images/icon.png", "/nope"] {
         let get = get(path);
         let head = request("HEAD", path, &[]);
         assert_eq!(head.status, get.status, "HEAD {path}");
@@ -217,14 +247,14 @@ fn if_none_match_with_another_or_malformed_etag_is_200() {
 #[test]
 fn the_query_is_not_part_of_the_path() {
     // RFC 9110 §4.2.4 / RFC 3986 §3.4.
-    let reply = get("/about.html?utm_source=test&x=/../y");
+    let reply = get("/about?utm_source=test&x=/../y");
     assert_eq!(reply.status, 200);
     assert_eq!(reply.body, site_file("/about.html"));
 }
 
 #[test]
 fn percent_encoded_paths_are_decoded() {
-    let reply = get("/%61bout.html");
+    let reply = get("/%61bout");
     assert_eq!(reply.status, 200);
     assert_eq!(reply.body, site_file("/about.html"));
 }
@@ -232,7 +262,7 @@ fn percent_encoded_paths_are_decoded() {
 #[test]
 fn dot_segments_are_removed_and_never_leave_the_site() {
     // RFC 3986 §5.2.4: `..` at the root stays at the root.
-    let reply = get("/guide/../about.html");
+    let reply = get("/guide/../about");
     assert_eq!((reply.status, reply.body), (200, site_file("/about.html")));
     for escape in [
         "/../../../etc/passwd",

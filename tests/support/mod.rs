@@ -179,6 +179,39 @@ fn dechunk(mut rest: &[u8]) -> Vec<u8> {
     }
 }
 
+impl Reply {
+    /// The body with its Content-Encoding undone (identity, br, zstd or gzip).
+    pub fn decoded(&self) -> Vec<u8> {
+        use std::io::Read;
+        let mut out = Vec::new();
+        match self.header("content-encoding") {
+            None => out.clone_from(&self.body),
+            Some("br") => {
+                brotli::BrotliDecompress(&mut &self.body[..], &mut out).expect("valid br");
+            }
+            Some("zstd") => out = zstd::decode_all(&self.body[..]).expect("valid zstd"),
+            Some("gzip") => {
+                flate2::read::GzDecoder::new(&self.body[..])
+                    .read_to_end(&mut out)
+                    .expect("valid gzip");
+            }
+            Some(other) => panic!("unexpected Content-Encoding {other}"),
+        }
+        out
+    }
+}
+
+/// The URL a file is served at: clean URLs drop `.html`, and a folder's `index.html` is the folder.
+pub fn canonical(path: &str) -> String {
+    if let Some(folder) = path.strip_suffix("index.html").filter(|f| f.ends_with('/')) {
+        folder.to_string()
+    } else if let Some(clean) = path.strip_suffix(".html") {
+        clean.to_string()
+    } else {
+        path.to_string()
+    }
+}
+
 /// The files of the site this build embedded (`EDGESITE_SITE_DIR`, set by build.rs): URL path
 /// and bytes, dotfiles skipped as sitegen skips them.
 pub fn site_files() -> Vec<(String, Vec<u8>)> {

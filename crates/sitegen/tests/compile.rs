@@ -4,6 +4,8 @@
 //! * the walk: sorted, `/`-separated, dotfiles skipped except `.well-known/`, symbolic links
 //!   followed inside the site;
 //! * the tables: Content-Type, strong ETags from SHA-256, routes for folders, the 404 page;
+//! * precompression: br, zstd and gzip kept only where they pay, each with its own strong ETag;
+//! * the SPA fallback option and the multipart boundary;
 //! * determinism: two compiles of one tree write identical `site.rs`;
 //! * every error, each naming the offending path: missing or empty site, a file as the site,
 //!   unreadable entry, non-UTF-8 name, backslash in a name, over-long path, symbolic link outside
@@ -18,9 +20,7 @@ use std::time::{Duration, UNIX_EPOCH};
 const FIXTURE_SITE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/site");
 
 fn options() -> Options {
-    Options {
-        last_modified: UNIX_EPOCH + Duration::from_secs(1_700_000_000),
-    }
+    Options::new(UNIX_EPOCH + Duration::from_secs(1_700_000_000))
 }
 
 fn compile_ok(dir: &Path) -> Manifest {
@@ -45,6 +45,7 @@ fn the_walk_is_sorted_and_skips_dotfiles_but_keeps_well_known() {
             "/404.html",
             "/café menu.txt",
             "/data.json",
+            "/docs/404.html",
             "/docs/index.html",
             "/docs/page.html",
             "/hello.txt",
@@ -97,9 +98,23 @@ fn routes_are_sorted_and_cover_folders_and_the_404_page() {
         target("/docs"),
         Some(RouteTarget::Redirect("/docs/".into()))
     );
+    let index_of = |p: &str| manifest.files.iter().position(|f| f.path == p).unwrap();
     assert_eq!(
         manifest.not_found,
-        manifest.files.iter().position(|f| f.path == "/404.html")
+        [
+            ("/".to_string(), index_of("/404.html")),
+            ("/docs/".to_string(), index_of("/docs/404.html"))
+        ]
+    );
+    // Clean URLs (the default): one URL per page.
+    assert_eq!(target("/docs/page"), Some(index("/docs/page.html")));
+    assert_eq!(
+        target("/docs/page.html"),
+        Some(RouteTarget::Redirect("/docs/page".into()))
+    );
+    assert_eq!(
+        target("/index.html"),
+        Some(RouteTarget::Redirect("/".into()))
     );
 }
 
@@ -122,6 +137,90 @@ fn two_compiles_of_one_tree_write_identical_tables() {
     let site_rs = fs::read_to_string(a.path().join("site.rs")).unwrap();
     assert!(site_rs.contains("pub static SITE: ::edgesite_core::Site<'static>"));
     assert!(site_rs.contains("pub static FILES: ::include_dir::Dir<'static>"));
+}
+
+#[test]
+fn text_is_precompressed_and_each_encoding_has_its_own_strong_etag() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = "<p>edgesite stores every encoding that pays for itself.</p>\n".repeat(50);
+    fs::write(dir.path().join("page.html"), &page).unwrap();
+    fs::write(dir.path().join("tiny.txt"), "hi").unwrap();
+    fs::write(dir.path().join("image.png"), page.as_bytes()).unwrap();
+    let manifest = compile_ok(dir.path());
+    let codings = |p: &str| -> Vec<&str> {
+        let file = manifest.files.iter().find(|f| f.path == p).unwrap();
+        file.representations.iter().map(|v| v.coding).collect()
+    };
+    assert_eq!(codings("/page.html"), ["identity", "br", "zstd", "gzip"]);
+    assert_eq!(codings("/tiny.txt"), ["identity"]);
+    assert_eq!(
+        codings("/image.png"),
+        ["identity"],
+        "already-compressed types are not tried"
+    );
+    let page_file = manifest
+        .files
+        .iter()
+        .find(|f| f.path == "/page.html")
+        .unwrap();
+    let mut etags: Vec<&str> = page_file
+        .representations
+        .iter()
+        .map(|v| v.etag.as_str())
+        .collect();
+    etags.sort_unstable();
+    etags.dedup();
+    assert_eq!(
+        etags.len(),
+        4,
+        "RFC 9110 §8.8.3: two encodings never share a strong ETag"
+    );
+    for variant in &page_file.representations[1..] {
+        assert!(
+            variant.size * 100 <= page_file.size * 95,
+            "{}: {} of {}",
+            variant.coding,
+            variant.size,
+            page_file.size
+        );
+    }
+    let out = tempfile::tempdir().unwrap();
+    manifest.write_rust(out.path()).unwrap();
+    for variant in &page_file.representations[1..] {
+        let stored = fs::read(out.path().join("encoded").join(&variant.sha256)).unwrap();
+        assert_eq!(stored.len() as u64, variant.size);
+    }
+}
+
+#[test]
+fn the_spa_fallback_must_name_a_file_of_the_site() {
+    let mut with_fallback = options();
+    with_fallback.spa_fallback = Some("/index.html".into());
+    let manifest = compile(Path::new(FIXTURE_SITE), &with_fallback).unwrap();
+    assert_eq!(
+        manifest.fallback,
+        manifest.files.iter().position(|f| f.path == "/index.html")
+    );
+    with_fallback.spa_fallback = Some("/app.html".into());
+    let err = compile(Path::new(FIXTURE_SITE), &with_fallback).unwrap_err();
+    assert!(matches!(err, Error::MissingFallback { .. }));
+    assert!(err.to_string().contains("/app.html"), "{err}");
+}
+
+#[test]
+fn the_multipart_boundary_occurs_in_no_body() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("a.txt"), "x").unwrap();
+    let first = compile_ok(dir.path()).boundary;
+    // A file that contains the boundary forces another one.
+    fs::write(dir.path().join("a.txt"), format!("--{first}--")).unwrap();
+    let manifest = compile_ok(dir.path());
+    let body = fs::read_to_string(dir.path().join("a.txt")).unwrap();
+    assert!(
+        !body.contains(&manifest.boundary),
+        "{} in {body}",
+        manifest.boundary
+    );
 }
 
 #[test]
