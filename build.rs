@@ -1,45 +1,65 @@
-//! Compiles the site (`public/`, or `EDGESITE_SITE`) into `$OUT_DIR/site.rs` with edgesite-sitegen.
-//! The only place that reads the environment; a bad site fails the build with a message naming
-//! the path.
+//! Compiles the site into `$OUT_DIR/site.rs` with edgesite-sitegen. The only place that reads the
+//! environment: `EDGESITE_CONFIG` (default `edgesite.toml`), `EDGESITE_SITE` (overrides the
+//! config's `site.dir`, default `public/`) and `SOURCE_DATE_EPOCH`. A bad configuration or site
+//! fails the build with a message naming the file (and line).
 
+use edgesite_sitegen::{compile, last_modified, Config, Error, Manifest, Options};
 use std::env;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let root =
         PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
-    println!("cargo:rerun-if-env-changed=EDGESITE_SITE");
-    println!("cargo:rerun-if-env-changed=SOURCE_DATE_EPOCH");
+    for variable in ["EDGESITE_CONFIG", "EDGESITE_SITE", "SOURCE_DATE_EPOCH"] {
+        println!("cargo:rerun-if-env-changed={variable}");
+    }
     // Absolute, or relative to the project root (join keeps an absolute path as it is).
-    let site_dir = root.join(env::var_os("EDGESITE_SITE").unwrap_or_else(|| "public".into()));
-    // Track the folder itself even if compiling fails, so fixing it triggers a rebuild.
-    println!("cargo:rerun-if-changed={}", site_dir.display());
-
-    let source_date_epoch = env::var("SOURCE_DATE_EPOCH").ok();
-    let manifest = edgesite_sitegen::last_modified(source_date_epoch.as_deref(), &site_dir)
-        .and_then(|last_modified| {
-            edgesite_sitegen::compile(&site_dir, &edgesite_sitegen::Options::new(last_modified))
-        });
-    let manifest = match manifest {
-        Ok(manifest) => manifest,
+    let config_path =
+        root.join(env::var_os("EDGESITE_CONFIG").unwrap_or_else(|| "edgesite.toml".into()));
+    println!("cargo:rerun-if-changed={}", config_path.display());
+    match build(&root, &config_path, &out_dir) {
+        Ok(site_dir) => {
+            println!("cargo:rustc-env=EDGESITE_SITE_DIR={}", site_dir.display());
+            ExitCode::SUCCESS
+        }
         Err(error) => {
             eprintln!("error: edgesite: {error}");
-            return ExitCode::FAILURE;
+            ExitCode::FAILURE
         }
+    }
+}
+
+/// Compiles the site and writes the tables; returns the site folder.
+fn build(
+    root: &Path,
+    config_path: &Path,
+    out_dir: &Path,
+) -> Result<PathBuf, Box<dyn std::error::Error>> {
+    let config = Config::load(config_path)?;
+    let config_dir = config_path.parent().unwrap_or(root);
+    let site_dir = match env::var_os("EDGESITE_SITE") {
+        Some(dir) => root.join(dir),
+        None => config_dir.join(&config.site.dir),
     };
+    // Track the folder itself even if compiling fails, so fixing it triggers a rebuild.
+    println!("cargo:rerun-if-changed={}", site_dir.display());
+    let manifest = compile_site(&site_dir, &config)?;
     // Every folder (its mtime changes when an entry is added or removed) and every file.
     for path in &manifest.tracked {
         println!("cargo:rerun-if-changed={}", path.display());
     }
-    if let Err(error) = manifest.write_rust(&out_dir) {
-        eprintln!(
-            "error: edgesite: cannot write {}: {error}",
-            out_dir.display()
-        );
-        return ExitCode::FAILURE;
-    }
-    println!("cargo:rustc-env=EDGESITE_SITE_DIR={}", site_dir.display());
-    ExitCode::SUCCESS
+    manifest
+        .write_rust(out_dir)
+        .map_err(|e| format!("cannot write {}: {e}", out_dir.display()))?;
+    Ok(site_dir)
+}
+
+fn compile_site(site_dir: &Path, config: &Config) -> Result<Manifest, Error> {
+    let source_date_epoch = env::var("SOURCE_DATE_EPOCH").ok();
+    let mut options = Options::new(last_modified(source_date_epoch.as_deref(), site_dir)?);
+    options.clean_urls = config.site.clean_urls;
+    options.spa_fallback.clone_from(&config.site.spa_fallback);
+    compile(site_dir, &options)
 }

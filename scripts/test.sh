@@ -8,7 +8,8 @@
 #   4. workerd     the HTTP suites against the Worker under bare `workerd serve`
 #   5. wrangler    the HTTP suites against the Worker under `wrangler dev`
 #   6. site        EDGESITE_SITE serves another folder (absolute or relative); adding, changing and
-#                  deleting a file rebuilds; a missing folder fails the build naming it
+#                  deleting a file rebuilds; the SPA fallback of edgesite.toml; a missing folder and
+#                  an unknown config key fail the build naming them
 # The suites check the demo site, so EDGESITE_SITE is ignored here.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -106,19 +107,50 @@ e2e_wrangler_dev() {
 }
 
 # ---- 6. EDGESITE_SITE and rebuild tracking, on the native twin (its own target dir) ----------
-expect() { # port path status [body]
-  local got
-  got=$(curl -s -o "$LOGS/body" -w '%{http_code}' "http://127.0.0.1:$1$2")
-  if [ "$got" != "$3" ] || { [ $# -ge 4 ] && [ "$(cat "$LOGS/body")" != "$4" ]; }; then
-    echo "GET $2: expected $3${4:+ \"$4\"}, got $got \"$(head -c 200 "$LOGS/body")\"" >&2
+expect() { # port path status [body [header]]
+  local got extra=()
+  [ $# -ge 5 ] && extra=(-H "$5")
+  got=$(curl -s -o "$LOGS/body" -w '%{http_code}' "${extra[@]}" "http://127.0.0.1:$1$2")
+  if [ "$got" != "$3" ] || { [ -n "${4:-}" ] && [ "$(cat "$LOGS/body")" != "$4" ]; }; then
+    echo "GET $2 ${5:-}: expected $3${4:+ \"$4\"}, got $got \"$(head -c 200 "$LOGS/body")\"" >&2
     return 1
   fi
-  echo "ok: GET $2 -> $3${4:+ \"$4\"}"
+  echo "ok: GET $2 ${5:+($5) }-> $3${4:+ \"$4\"}"
 }
 
 build_and_serve() { # site port
   EDGESITE_SITE=$1 cargo build -q -p edgesite-native --target-dir target/site-override &&
     start_server site-override 30 "$2" target/site-override/debug/edgesite-native --listen "127.0.0.1:$2"
+}
+
+# The SPA fallback from tests/fixtures/spa.toml (site: the fixture site).
+spa_fallback() { # port
+  local index
+  index=$(cat tests/fixtures/site/index.html)
+  EDGESITE_CONFIG=tests/fixtures/spa.toml cargo build -q -p edgesite-native --target-dir target/site-override &&
+    start_server site-override 30 "$1" target/site-override/debug/edgesite-native --listen "127.0.0.1:$1" &&
+    expect "$1" /app/users/42 200 "$index" "Sec-Fetch-Mode: navigate" &&
+    expect "$1" /app/users/42 200 "$index" "Accept: text/html,application/xhtml+xml" &&
+    expect "$1" /app/users/42 404 "" "Sec-Fetch-Mode: cors" &&
+    expect "$1" /app/missing.js 404 "" "Sec-Fetch-Mode: navigate" &&
+    expect "$1" /hello.txt 200 "hello from the fixture site" &&
+    stop_server
+}
+
+# A build must fail, naming the file (and line): expect_build_error pattern env-assignments...
+expect_build_error() {
+  local pattern=$1
+  shift
+  if env "$@" cargo build -q -p edgesite-native --target-dir target/site-override >"$LOGS/build-error.log" 2>&1; then
+    echo "building with $* succeeded" >&2
+    return 1
+  fi
+  if ! grep -q "$pattern" "$LOGS/build-error.log"; then
+    echo "the build error for $* does not say \"$pattern\":" >&2
+    cat "$LOGS/build-error.log" >&2
+    return 1
+  fi
+  echo "ok: $* fails the build: $(grep -o 'error: edgesite: .*' "$LOGS/build-error.log" | head -1)"
 }
 
 site_override() {
@@ -145,17 +177,10 @@ site_override() {
       stop_server
   } || rc=1
   stop_server
-  if EDGESITE_SITE=/no/such/site cargo build -q -p edgesite-native --target-dir target/site-override \
-    >"$LOGS/missing-site.log" 2>&1; then
-    echo "building with a missing site succeeded" >&2
-    rc=1
-  elif ! grep -q 'edgesite: the site directory /no/such/site does not exist' "$LOGS/missing-site.log"; then
-    echo "the build error does not name the missing site:" >&2
-    cat "$LOGS/missing-site.log" >&2
-    rc=1
-  else
-    echo "ok: a missing site fails the build: $(grep -o 'error: edgesite: [^(]*' "$LOGS/missing-site.log")"
-  fi
+  spa_fallback "$port" || rc=1
+  stop_server
+  expect_build_error 'the site directory /no/such/site does not exist' EDGESITE_SITE=/no/such/site || rc=1
+  expect_build_error 'tests/fixtures/bad.toml:3: unknown field `cleanurls`' EDGESITE_CONFIG=tests/fixtures/bad.toml || rc=1
   rm -rf "$site"
   return $rc
 }

@@ -68,6 +68,9 @@ fn to_web_sys(response: Response<'static>) -> Result<web_sys::Response, JsValue>
     for (name, value) in response.headers.iter() {
         headers.set(name, &value)?;
     }
+    // RFC 9110 §6.6.1: an origin server with a clock MUST send Date. The core has no clock; the
+    // runtime does not add one (bare workerd sends none). JS toUTCString() is an IMF-fixdate.
+    headers.set("date", &String::from(js_sys::Date::new_0().to_utc_string()))?;
     let init = ResponseInit::new();
     init.set_status(response.status);
     init.set_headers(&headers);
@@ -221,6 +224,54 @@ mod tests {
         );
         let text = String::from_utf8(body(&response).await).unwrap();
         assert!(text.contains("Content-Range: bytes 0-0/"), "{text}");
+    }
+
+    /// A request as Cloudflare delivers it: the client's own Accept-Encoding in `request.cf`.
+    fn with_cf_accept_encoding(url: &str, list: &str) -> web_sys::Request {
+        let req = request("GET", url, &[]);
+        let cf = js_sys::Object::new();
+        Reflect::set(&cf, &"clientAcceptEncoding".into(), &list.into()).unwrap();
+        Reflect::set(req.as_ref(), &"cf".into(), &cf).unwrap();
+        req
+    }
+
+    #[wasm_bindgen_test]
+    async fn the_clients_accept_encoding_from_request_cf_selects_a_precompressed_body() {
+        // RFC 9110 §12.5.3; the runtime rewrites the header, so cf.clientAcceptEncoding counts.
+        let response = handle(&with_cf_accept_encoding("http://localhost/", "gzip, br")).unwrap();
+        assert_eq!(response.status(), 200);
+        assert_eq!(
+            response.headers().get("content-encoding").unwrap().unwrap(),
+            "br"
+        );
+        assert_eq!(
+            response.headers().get("vary").unwrap().unwrap(),
+            "accept-encoding"
+        );
+        let stored = match &crate::SITE.route("/").unwrap().target {
+            edgesite_core::Target::Asset(asset) => asset
+                .representations
+                .iter()
+                .find(|r| r.coding.token() == "br")
+                .unwrap(),
+            edgesite_core::Target::Redirect(_) => unreachable!("/ is a page"),
+        };
+        assert_eq!(
+            response.headers().get("etag").unwrap().unwrap(),
+            stored.etag
+        );
+        // In a browser the Response body is what was stored; Workers send it as is (encodeBody manual).
+        assert_eq!(body(&response).await, stored.body);
+    }
+
+    #[wasm_bindgen_test]
+    fn nothing_acceptable_in_request_cf_is_406() {
+        let response = handle(&with_cf_accept_encoding(
+            "http://localhost/",
+            "identity;q=0",
+        ))
+        .unwrap();
+        assert_eq!(response.status(), 406);
     }
 
     #[wasm_bindgen_test]

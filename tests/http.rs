@@ -107,6 +107,31 @@ fn every_file_is_served_with_its_bytes_type_length_and_strong_etag() {
 }
 
 #[test]
+fn every_response_carries_a_date() {
+    // RFC 9110 §6.6.1: an origin server with a clock MUST send Date, as an IMF-fixdate (§5.6.7).
+    for (method, path) in [
+        ("GET", "/"),
+        ("GET", "/nope"),
+        ("HEAD", "/about"),
+        ("POST", "/"),
+        ("GET", "/guide"),
+    ] {
+        let reply = request(method, path, &[("content-length", "0")]);
+        let date = reply
+            .header("date")
+            .unwrap_or_else(|| panic!("{method} {path}: no Date"));
+        assert!(
+            httpdate::parse_http_date(date).is_ok(),
+            "{method} {path}: Date {date:?}"
+        );
+        assert!(
+            date.ends_with(" GMT") && date.len() == 29,
+            "{method} {path}: Date {date:?}"
+        );
+    }
+}
+
+#[test]
 fn root_serves_index_html() {
     let reply = get("/");
     assert_eq!(reply.status, 200);

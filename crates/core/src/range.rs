@@ -16,7 +16,9 @@
 //!   (§14.2: a server MAY ignore Range), never a 400 or 416;
 //! - unsatisfiable specs are dropped; if none is left: 416 with `Content-Range: bytes */LEN`
 //!   (§15.5.17);
-//! - overlapping and adjacent ranges are coalesced and sorted (§14.2 allows it);
+//! - overlapping and adjacent ranges are coalesced (§14.2 allows it); the parts keep the order
+//!   in which the request named them (§14.6: SHOULD), a coalesced part taking the place of its
+//!   first member;
 //! - DoS guard (§14.2 "many small ranges", "more than two overlapping ranges"): more than
 //!   [`MAX_RANGE_SPECS`] specs, or more than two overlaps, answer the full 200 instead.
 
@@ -46,7 +48,7 @@ impl ByteRange {
     }
 }
 
-/// Up to [`MAX_RANGE_SPECS`] sorted, disjoint, non-adjacent ranges.
+/// Up to [`MAX_RANGE_SPECS`] disjoint, non-adjacent ranges, in the order the request named them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RangeSet {
     ranges: [ByteRange; MAX_RANGE_SPECS],
@@ -54,7 +56,7 @@ pub struct RangeSet {
 }
 
 impl RangeSet {
-    /// The ranges, sorted by offset.
+    /// The ranges, in request order.
     pub fn as_slice(&self) -> &[ByteRange] {
         &self.ranges[..self.len]
     }
@@ -80,6 +82,8 @@ pub enum RangeRequest {
 /// use edgesite_core::{evaluate_range, ByteRange, RangeRequest};
 /// let RangeRequest::Satisfiable(set) = evaluate_range(b"bytes=0-99, 50-149, -10", 1000) else { panic!() };
 /// assert_eq!(set.as_slice(), [ByteRange { first: 0, last: 149 }, ByteRange { first: 990, last: 999 }]);
+/// let RangeRequest::Satisfiable(set) = evaluate_range(b"bytes=-10, 0-9", 1000) else { panic!() };
+/// assert_eq!(set.as_slice(), [ByteRange { first: 990, last: 999 }, ByteRange { first: 0, last: 9 }]);
 /// assert_eq!(evaluate_range(b"bytes=1000-", 1000), RangeRequest::Unsatisfiable);
 /// assert_eq!(evaluate_range(b"bytes=9-1", 1000), RangeRequest::Ignore);
 /// ```
@@ -114,28 +118,41 @@ pub fn evaluate_range(value: &[u8], length: u64) -> RangeRequest {
     }
 }
 
-/// Sorts and merges overlapping or adjacent ranges; too many overlaps ignore the field.
-fn coalesce(mut ranges: [ByteRange; MAX_RANGE_SPECS], len: usize) -> RangeRequest {
-    let slice = &mut ranges[..len];
-    slice.sort_unstable_by_key(|r| (r.first, r.last));
+/// Merges overlapping or adjacent ranges, then restores request order; too many overlaps ignore
+/// the field. Each range carries its position in the request.
+fn coalesce(ranges: [ByteRange; MAX_RANGE_SPECS], len: usize) -> RangeRequest {
+    let mut indexed = [(ByteRange { first: 0, last: 0 }, 0usize); MAX_RANGE_SPECS];
+    for (i, slot) in indexed[..len].iter_mut().enumerate() {
+        *slot = (ranges[i], i);
+    }
+    indexed[..len].sort_unstable_by_key(|(r, _)| (r.first, r.last));
     let (mut out, mut overlaps) = (0, 0);
     for i in 0..len {
-        let next = ranges[i];
-        if i > 0 && next.first <= ranges[out - 1].last.saturating_add(1) {
-            let current = &mut ranges[out - 1];
+        let (next, order) = indexed[i];
+        if out > 0 && next.first <= indexed[out - 1].0.last.saturating_add(1) {
+            let (current, first_order) = &mut indexed[out - 1];
             if next.first <= current.last {
                 overlaps += 1;
             }
             current.last = current.last.max(next.last);
+            *first_order = (*first_order).min(order);
         } else {
-            ranges[out] = next;
+            indexed[out] = (next, order);
             out += 1;
         }
     }
     if overlaps > MAX_OVERLAPS {
         return RangeRequest::Ignore;
     }
-    RangeRequest::Satisfiable(RangeSet { ranges, len: out })
+    indexed[..out].sort_unstable_by_key(|&(_, order)| order);
+    let mut set = RangeSet {
+        ranges: [ByteRange { first: 0, last: 0 }; MAX_RANGE_SPECS],
+        len: out,
+    };
+    for (slot, (range, _)) in set.ranges.iter_mut().zip(&indexed[..out]) {
+        *slot = *range;
+    }
+    RangeRequest::Satisfiable(set)
 }
 
 enum Spec {
@@ -242,9 +259,14 @@ mod tests {
     }
 
     #[test]
-    fn overlapping_and_adjacent_ranges_are_coalesced_and_sorted() {
+    fn overlapping_and_adjacent_ranges_are_coalesced_in_request_order() {
+        // RFC 9110 §14.6: parts SHOULD keep the order of the range-specs.
         assert_eq!(ranges("bytes=10-19,0-4,5-9", 100), [(0, 19)]);
-        assert_eq!(ranges("bytes=50-60,0-10,55-70", 100), [(0, 10), (50, 70)]);
+        assert_eq!(ranges("bytes=50-60,0-10,55-70", 100), [(50, 70), (0, 10)]);
+        assert_eq!(
+            ranges("bytes=90-99,0-0,50-50", 100),
+            [(90, 99), (0, 0), (50, 50)]
+        );
     }
 
     #[test]
@@ -306,8 +328,8 @@ mod tests {
             let _ = evaluate_range(&value, length);
         }
 
-        /// The coalesced set is sorted, disjoint, non-adjacent, inside the representation, and
-        /// covers exactly the bytes the satisfiable specs asked for.
+        /// The coalesced set is disjoint, non-adjacent, inside the representation, covers exactly
+        /// the bytes the satisfiable specs asked for, and keeps the order of first request.
         #[test]
         fn coalescing_keeps_exactly_the_requested_bytes(
             specs in proptest::collection::vec((0u64..120, 0u64..40), 1..6),
@@ -326,10 +348,19 @@ mod tests {
                     let got: std::collections::BTreeSet<u64> =
                         set.as_slice().iter().flat_map(|r| r.first..=r.last).collect();
                     prop_assert_eq!(got, wanted);
-                    for pair in set.as_slice().windows(2) {
+                    let mut sorted = set.as_slice().to_vec();
+                    sorted.sort_by_key(|r| r.first);
+                    for pair in sorted.windows(2) {
                         prop_assert!(pair[0].last + 1 < pair[1].first);
                     }
                     prop_assert!(set.as_slice().iter().all(|r| r.last < length));
+                    // The part holding each spec's first byte appears no later than the part of
+                    // any later spec.
+                    let part_of = |byte: u64| set.as_slice().iter().position(|r| r.first <= byte && byte <= r.last);
+                    let firsts: Vec<usize> = specs.iter().filter(|(a, _)| *a < length).filter_map(|(a, _)| part_of(*a)).collect();
+                    for (i, part) in firsts.iter().enumerate() {
+                        prop_assert!(firsts[..i].iter().any(|p| p == part) || firsts[..i].iter().all(|p| p < part));
+                    }
                 }
                 RangeRequest::Unsatisfiable => prop_assert!(wanted.is_empty()),
                 RangeRequest::Ignore => {} // the overlap guard

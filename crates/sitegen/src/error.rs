@@ -58,6 +58,15 @@ pub enum Error {
         /// The site directory.
         site: PathBuf,
     },
+    /// `edgesite.toml` is not valid: bad TOML, an unknown key, or a value of the wrong type.
+    Config {
+        /// The configuration file.
+        path: PathBuf,
+        /// The line (1-based) the problem is on.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
     /// `SOURCE_DATE_EPOCH` is set but is not a number of seconds.
     SourceDateEpoch {
         /// The value found.
@@ -71,7 +80,7 @@ impl fmt::Display for Error {
             Error::NotADirectory { path } => write!(
                 f,
                 "the site directory {} does not exist or is not a directory \
-                 (set EDGESITE_SITE to a folder of files, or create public/)",
+                 (create it, set site.dir in edgesite.toml, or set EDGESITE_SITE)",
                 path.display()
             ),
             Error::EmptySite { path } => write!(
@@ -103,6 +112,12 @@ impl fmt::Display for Error {
                 f,
                 "the SPA fallback {path} is not a file of the site {}; name an existing HTML file such as /index.html",
                 site.display()
+            ),
+            Error::Config { path, line, message } => write!(
+                f,
+                "{}:{line}: {}; see the keys and defaults in README.md, \"Configuration\"",
+                path.display(),
+                message.trim_end()
             ),
             Error::SourceDateEpoch { value } => write!(
                 f,

@@ -22,6 +22,7 @@
 mod boundary;
 mod codegen;
 mod compress;
+mod config;
 mod error;
 mod etag;
 mod mime;
@@ -29,6 +30,7 @@ mod modified;
 mod routes;
 mod walk;
 
+pub use config::{Config, SiteConfig};
 pub use error::Error;
 pub use modified::last_modified;
 
