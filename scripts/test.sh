@@ -5,10 +5,12 @@
 #                  in-process edgesite-native over loopback
 #   2. browser     wasm-pack test --headless --chrome: the Worker's fetch path in Chromium
 #   3. native      the HTTP suites against the edgesite-native binary
-#   4. workerd     the HTTP suites against the Worker under bare `workerd serve`
+#   4. workerd     the HTTP suites against the Worker under bare `workerd serve`, and the SPA
+#                  suite against a second Worker built with tests/fixtures/spa.toml
 #   5. wrangler    the HTTP suites against the Worker under `wrangler dev`
 #   6. site        EDGESITE_SITE serves another folder (absolute or relative); adding, changing and
-#                  deleting a file rebuilds; the SPA fallback of edgesite.toml; a missing folder and
+#                  deleting a file rebuilds; the SPA suite against the native twin built with
+#                  tests/fixtures/spa.toml; a missing folder and
 #                  an unknown config key fail the build naming them
 # The suites check the demo site, so EDGESITE_SITE is ignored here.
 set -uo pipefail
@@ -88,10 +90,13 @@ e2e_native() {
 }
 
 e2e_workerd() {
-  local port
+  local port rc=0
   port=$(free_port)
-  start_server workerd 900 "$port" scripts/workerd.sh "$port" && http_suite_against workerd "$port"
-  local rc=$?
+  { start_server workerd 900 "$port" scripts/workerd.sh "$port" && http_suite_against workerd "$port"; } || rc=1
+  stop_server
+  # The same Worker built with tests/fixtures/spa.toml, for the SPA suite.
+  { start_server workerd-spa 900 "$port" scripts/workerd.sh "$port" tests/fixtures/spa.toml &&
+    spa_suite_against workerd "$port"; } || rc=1
   stop_server
   return $rc
 }
@@ -123,17 +128,16 @@ build_and_serve() { # site port
     start_server site-override 30 "$2" target/site-override/debug/edgesite-native --listen "127.0.0.1:$2"
 }
 
-# The SPA fallback from tests/fixtures/spa.toml (site: the fixture site).
+# The SPA suite (tests/spa.rs, ignored in a plain cargo test) against a server on port $2.
+spa_suite_against() { # runtime port
+  EDGESITE_BASE_URL="http://127.0.0.1:$2" EDGESITE_RUNTIME=$1 cargo test -q --test spa -- --ignored
+}
+
+# The native twin built with tests/fixtures/spa.toml (the fixture site with an SPA fallback).
 spa_fallback() { # port
-  local index
-  index=$(cat tests/fixtures/site/index.html)
   EDGESITE_CONFIG=tests/fixtures/spa.toml cargo build -q -p edgesite-native --target-dir target/site-override &&
     start_server site-override 30 "$1" target/site-override/debug/edgesite-native --listen "127.0.0.1:$1" &&
-    expect "$1" /app/users/42 200 "$index" "Sec-Fetch-Mode: navigate" &&
-    expect "$1" /app/users/42 200 "$index" "Accept: text/html,application/xhtml+xml" &&
-    expect "$1" /app/users/42 404 "" "Sec-Fetch-Mode: cors" &&
-    expect "$1" /app/missing.js 404 "" "Sec-Fetch-Mode: navigate" &&
-    expect "$1" /hello.txt 200 "hello from the fixture site" &&
+    spa_suite_against native "$1" &&
     stop_server
 }
 
