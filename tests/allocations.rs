@@ -1,0 +1,129 @@
+//! The hot path allocates nothing: `decide` and `Decision::response` (and walking a multipart
+//! body) run with zero heap allocations for every kind of answer, on the real embedded site and
+//! with browser-like request headers. Measured per thread by a counting global allocator, so the
+//! test harness's own threads cannot disturb the count.
+#![cfg(not(target_arch = "wasm32"))]
+
+use edgesite::{respond, RequestHead, SITE};
+use edgesite_core::{decide, Body, Target};
+
+/// What Chrome sends for a page load, roughly.
+const BROWSER: [(&str, &str); 3] = [
+    ("accept-encoding", "gzip, deflate, br, zstd"),
+    (
+        "accept",
+        "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8",
+    ),
+    ("sec-fetch-mode", "navigate"),
+];
+
+fn etag_of(path: &str, coding: &str) -> &'static str {
+    let Target::Asset(asset) = &SITE.route(path).unwrap().target else {
+        panic!("{path} is a page");
+    };
+    asset
+        .representations
+        .iter()
+        .find(|r| r.coding.token() == coding)
+        .unwrap()
+        .etag
+}
+
+/// Runs `decide` + `response` (+ reading every header value and body chunk) and returns the
+/// status and how many allocations it made.
+fn allocations(method: &str, target: &str, fields: &[(&str, &str)]) -> (u16, u64) {
+    let mut head = RequestHead::new(method, target);
+    for (name, value) in fields {
+        head.set_field(name, value.as_bytes());
+    }
+    let mut status = 0;
+    let info = allocation_counter::measure(|| {
+        let response = respond(std::hint::black_box(&head));
+        let mut bytes = 0usize;
+        for (name, value) in response.headers.iter() {
+            bytes += name.len() + value.len();
+        }
+        match response.body {
+            Body::Multipart(multipart) => multipart.for_each_chunk(|chunk| bytes += chunk.len()),
+            Body::Bytes(body) => bytes += body.len(),
+            Body::Empty => {}
+        }
+        std::hint::black_box(bytes);
+        status = response.status;
+    });
+    (status, info.count_total)
+}
+
+#[test]
+fn the_counter_sees_allocations() {
+    // Guards against a vacuous pass: the allocator is installed and counting on this thread.
+    let info = allocation_counter::measure(|| {
+        std::hint::black_box(vec![1u8; 16]);
+    });
+    assert_eq!(info.count_total, 1);
+}
+
+/// (name, method, target, header fields, expected status)
+type Case<'a> = (&'a str, &'a str, &'a str, &'a [(&'a str, &'a str)], u16);
+
+#[test]
+fn decide_and_respond_allocate_nothing() {
+    let br_etag = etag_of("/", "br");
+    let identity_etag = etag_of("/", "identity");
+    let inm_br = [
+        BROWSER[0],
+        BROWSER[1],
+        BROWSER[2],
+        ("if-none-match", br_etag),
+    ];
+    let cases: [Case<'_>; 12] = [
+        ("200 identity", "GET", "/", &[("accept", BROWSER[1].1)], 200),
+        ("200 br", "GET", "/", &BROWSER, 200),
+        ("304", "GET", "/", &inm_br, 304),
+        (
+            "304 by date",
+            "GET",
+            "/app.js",
+            &[("if-modified-since", "Fri, 01 Jan 2100 00:00:00 GMT")],
+            304,
+        ),
+        ("206", "GET", "/app.js", &[("range", "bytes=0-99")], 206),
+        (
+            "206 multipart",
+            "GET",
+            "/app.js",
+            &[("range", "bytes=0-9, 50-59, -5")],
+            206,
+        ),
+        ("404", "GET", "/does/not/exist?x=1", &BROWSER, 404),
+        ("412", "GET", "/", &[("if-match", "\"nope\"")], 412),
+        ("416", "GET", "/app.js", &[("range", "bytes=999999-")], 416),
+        ("308", "GET", "/guide", &BROWSER, 308),
+        ("405", "POST", "/", &[], 405),
+        (
+            "HEAD 200, another page's tag",
+            "HEAD",
+            "/about",
+            &[("if-none-match", identity_etag)],
+            200,
+        ),
+    ];
+    for (name, method, target, fields, expected) in cases {
+        let (status, count) = allocations(method, target, fields);
+        assert_eq!(status, expected, "{name}");
+        assert_eq!(count, 0, "{name}: {count} allocations");
+    }
+}
+
+#[test]
+fn decide_alone_allocates_nothing_with_long_hostile_headers() {
+    let long_list = vec!["\"x\""; 1000].join(", ");
+    let ranges = format!("bytes={}", vec!["0-0"; 5000].join(","));
+    let mut head = RequestHead::new("GET", "/%2e%2e/guide/../app.js");
+    head.set_field("if-none-match", long_list.as_bytes());
+    head.set_field("range", ranges.as_bytes());
+    let info = allocation_counter::measure(|| {
+        std::hint::black_box(decide(&SITE, std::hint::black_box(&head)).response());
+    });
+    assert_eq!(info.count_total, 0);
+}
