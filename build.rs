@@ -58,8 +58,9 @@ fn build(
 
 fn compile_site(site_dir: &Path, config: &Config) -> Result<Manifest, Error> {
     let source_date_epoch = env::var("SOURCE_DATE_EPOCH").ok();
-    let mut options = Options::new(last_modified(source_date_epoch.as_deref(), site_dir)?);
-    options.clean_urls = config.site.clean_urls;
-    options.spa_fallback.clone_from(&config.site.spa_fallback);
+    let options = Options::from_config(
+        config,
+        last_modified(source_date_epoch.as_deref(), site_dir)?,
+    );
     compile(site_dir, &options)
 }

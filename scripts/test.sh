@@ -5,12 +5,12 @@
 #                  in-process edgesite-native over loopback
 #   2. browser     wasm-pack test --headless --chrome: the Worker's fetch path in Chromium
 #   3. native      the HTTP suites against the edgesite-native binary
-#   4. workerd     the HTTP suites against the Worker under bare `workerd serve`, and the SPA
-#                  suite against a second Worker built with tests/fixtures/spa.toml
+#   4. workerd     the HTTP suites against the Worker under bare `workerd serve`, and the
+#                  configured-site suite against a second Worker built with tests/fixtures/configured.toml
 #   5. wrangler    the HTTP suites against the Worker under `wrangler dev`
 #   6. site        EDGESITE_SITE serves another folder (absolute or relative); adding, changing and
-#                  deleting a file rebuilds; the SPA suite against the native twin built with
-#                  tests/fixtures/spa.toml; a missing folder and
+#                  deleting a file rebuilds; the configured-site suite against the native twin built with
+#                  tests/fixtures/configured.toml; a missing folder and
 #                  an unknown config key fail the build naming them
 # The suites check the demo site, so EDGESITE_SITE is ignored here.
 set -uo pipefail
@@ -94,9 +94,9 @@ e2e_workerd() {
   port=$(free_port)
   { start_server workerd 900 "$port" scripts/workerd.sh "$port" && http_suite_against workerd "$port"; } || rc=1
   stop_server
-  # The same Worker built with tests/fixtures/spa.toml, for the SPA suite.
-  { start_server workerd-spa 900 "$port" scripts/workerd.sh "$port" tests/fixtures/spa.toml &&
-    spa_suite_against workerd "$port"; } || rc=1
+  # The same Worker built with tests/fixtures/configured.toml, for the configured-site suite.
+  { start_server workerd-configured 900 "$port" scripts/workerd.sh "$port" tests/fixtures/configured.toml &&
+    configured_suite_against workerd "$port"; } || rc=1
   stop_server
   return $rc
 }
@@ -128,16 +128,16 @@ build_and_serve() { # site port
     start_server site-override 30 "$2" target/site-override/debug/edgesite-native --listen "127.0.0.1:$2"
 }
 
-# The SPA suite (tests/spa.rs, ignored in a plain cargo test) against a server on port $2.
-spa_suite_against() { # runtime port
-  EDGESITE_BASE_URL="http://127.0.0.1:$2" EDGESITE_RUNTIME=$1 cargo test -q --test spa -- --ignored
+# The configured-site suite (tests/configured.rs, ignored in a plain cargo test) on port $2.
+configured_suite_against() { # runtime port
+  EDGESITE_BASE_URL="http://127.0.0.1:$2" EDGESITE_RUNTIME=$1 cargo test -q --test configured -- --ignored
 }
 
-# The native twin built with tests/fixtures/spa.toml (the fixture site with an SPA fallback).
-spa_fallback() { # port
-  EDGESITE_CONFIG=tests/fixtures/spa.toml cargo build -q -p edgesite-native --target-dir target/site-override &&
+# The native twin built with tests/fixtures/configured.toml (every policy changed).
+configured_site() { # port
+  EDGESITE_CONFIG=tests/fixtures/configured.toml cargo build -q -p edgesite-native --target-dir target/site-override &&
     start_server site-override 30 "$1" target/site-override/debug/edgesite-native --listen "127.0.0.1:$1" &&
-    spa_suite_against native "$1" &&
+    configured_suite_against native "$1" &&
     stop_server
 }
 
@@ -181,7 +181,7 @@ site_override() {
       stop_server
   } || rc=1
   stop_server
-  spa_fallback "$port" || rc=1
+  configured_site "$port" || rc=1
   stop_server
   expect_build_error 'the site directory /no/such/site does not exist' EDGESITE_SITE=/no/such/site || rc=1
   expect_build_error 'tests/fixtures/bad.toml:3: unknown field `cleanurls`' EDGESITE_CONFIG=tests/fixtures/bad.toml || rc=1

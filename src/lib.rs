@@ -14,10 +14,10 @@ pub const SITE_DIR: &str = env!("EDGESITE_SITE_DIR");
 
 pub use edgesite_core::{decide, RequestHead, Response};
 
-/// The answer to `request` from the embedded [`SITE`]: status, header fields and body, all
-/// `'static`. Allocates nothing.
+/// The answer to `request` from the embedded [`SITE`]: status, header fields (the site's
+/// configured ones included) and body, all `'static`. Allocates nothing.
 pub fn respond(request: &RequestHead<'_>) -> Response<'static> {
-    decide(&SITE, request).response()
+    edgesite_core::respond(&SITE, request)
 }
 
 #[cfg(target_arch = "wasm32")]

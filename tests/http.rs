@@ -36,6 +36,17 @@ fn expected_content_type(path: &str) -> &'static str {
     }
 }
 
+/// The demo's caching policy (the defaults of edgesite.toml): `/assets/` holds fingerprinted files.
+fn expected_cache_control(path: &str) -> &'static str {
+    if path.starts_with("/assets/") {
+        "public, max-age=31536000, immutable"
+    } else if path.ends_with(".html") {
+        "no-cache"
+    } else {
+        "public, max-age=0, must-revalidate"
+    }
+}
+
 /// Content-Length must equal the body's length (RFC 9110 §8.6); `wrangler dev` drops it.
 fn assert_content_length(reply: &support::Reply, len: usize, what: &str) {
     match reply.header("content-length") {
@@ -101,8 +112,55 @@ fn every_file_is_served_with_its_bytes_type_length_and_strong_etag() {
                 .is_some_and(|v| v.ends_with(" GMT")),
             "{path}"
         );
-        assert_eq!(reply.header("cache-control"), Some("no-cache"), "{path}");
+        assert_eq!(
+            reply.header("cache-control"),
+            Some(expected_cache_control(&path)),
+            "{path}"
+        );
         assert_eq!(reply.header("accept-ranges"), Some("bytes"), "{path}");
+    }
+}
+
+#[test]
+fn fingerprinted_files_are_immutable_and_html_is_revalidated() {
+    // RFC 9111 §5.2.2: the caching policy compiled at build time; RFC 8246: immutable.
+    let fingerprinted = site_files()
+        .into_iter()
+        .find(|(p, _)| p.starts_with("/assets/stamp."))
+        .unwrap()
+        .0;
+    assert_eq!(
+        get(&fingerprinted).header("cache-control"),
+        Some("public, max-age=31536000, immutable")
+    );
+    assert_eq!(get("/").header("cache-control"), Some("no-cache"));
+    assert_eq!(
+        get("/style.css").header("cache-control"),
+        Some("public, max-age=0, must-revalidate")
+    );
+}
+
+#[test]
+fn security_headers_are_on_every_response() {
+    // edgesite.toml [headers] defaults: nosniff and a referrer policy, on 2xx, 3xx, 4xx alike.
+    for (method, path) in [
+        ("GET", "/"),
+        ("GET", "/nope"),
+        ("GET", "/guide"),
+        ("POST", "/"),
+        ("GET", "/%00"),
+    ] {
+        let reply = request(method, path, &[("content-length", "0")]);
+        assert_eq!(
+            reply.header("x-content-type-options"),
+            Some("nosniff"),
+            "{method} {path}"
+        );
+        assert_eq!(
+            reply.header("referrer-policy"),
+            Some("strict-origin-when-cross-origin"),
+            "{method} {path}"
+        );
     }
 }
 

@@ -107,6 +107,14 @@ pub enum Decision<'a> {
     Options,
 }
 
+/// The complete answer to `request` from `site`: [`decide`], then [`Decision::response`] with the
+/// site's configured fields (sent on every response). Allocates nothing and never panics.
+pub fn respond<'a>(site: &'a Site<'a>, request: &RequestHead<'_>) -> Response<'a> {
+    let mut response = decide(site, request).response();
+    response.headers.extend_site(site.headers);
+    response
+}
+
 /// Decides the answer to `request` from `site`. Allocates nothing and never panics.
 pub fn decide<'a>(site: &'a Site<'a>, request: &RequestHead<'_>) -> Decision<'a> {
     let head = match Method::from_token(request.method) {
@@ -434,10 +442,13 @@ fn resource_fields<'a>(h: &mut HeaderList<'a>, asset: &Asset<'a>, r: &Representa
     vary(h, asset);
 }
 
+/// The validators and caching fields a 200 carries and a 304 repeats (RFC 9110 §15.4.5), with the
+/// resource's configured fields (e.g. `cdn-cache-control`).
 fn validator_fields<'a>(h: &mut HeaderList<'a>, asset: &Asset<'a>, r: &Representation<'a>) {
     h.push("etag", r.etag);
     h.push("last-modified", asset.last_modified);
     h.push("cache-control", asset.cache_control);
+    h.extend_resource(asset.headers);
 }
 
 /// RFC 9110 §12.5.5: every response of a negotiable resource varies by Accept-Encoding,
@@ -478,6 +489,7 @@ mod tests {
         last_modified: DATE,
         last_modified_unix: UNIX,
         cache_control: "no-cache",
+        headers: &[],
         representations: &[
             Representation {
                 coding: ContentCoding::Identity,
@@ -498,6 +510,7 @@ mod tests {
         last_modified: DATE,
         last_modified_unix: UNIX,
         cache_control: "no-cache",
+        headers: &[("cdn-cache-control", "max-age=60")],
         representations: &[Representation {
             coding: ContentCoding::Identity,
             etag: "\"plain\"",
@@ -510,6 +523,7 @@ mod tests {
         last_modified: DATE,
         last_modified_unix: UNIX,
         cache_control: "no-cache",
+        headers: &[],
         representations: &[Representation {
             coding: ContentCoding::Identity,
             etag: "\"404\"",
@@ -522,6 +536,7 @@ mod tests {
         last_modified: DATE,
         last_modified_unix: UNIX,
         cache_control: "no-cache",
+        headers: &[],
         representations: &[Representation {
             coding: ContentCoding::Identity,
             etag: "\"docs-404\"",
@@ -561,6 +576,7 @@ mod tests {
         fallback: None,
         boundary: "BOUNDARY",
         multipart_content_type: "multipart/byteranges; boundary=BOUNDARY",
+        headers: &[("x-content-type-options", "nosniff")],
     };
     static SPA: Site<'static> = Site {
         routes: &[Route {
@@ -571,6 +587,7 @@ mod tests {
         fallback: Some(&PAGE),
         boundary: "B",
         multipart_content_type: "multipart/byteranges; boundary=B",
+        headers: &[],
     };
 
     fn respond<'r>(
@@ -706,6 +723,40 @@ mod tests {
         assert_eq!(
             (r.status, body(&r)),
             (404, NOT_FOUND.body.as_bytes().to_vec())
+        );
+    }
+
+    #[test]
+    fn site_fields_go_on_every_response_and_resource_fields_on_its_2xx_and_304() {
+        let cdn = |target: &str, fields: &[(&str, &str)]| {
+            let mut head = RequestHead::new("GET", target);
+            for (name, value) in fields {
+                head.set_field(name, value.as_bytes());
+            }
+            let r = super::respond(&SITE, &head);
+            assert_eq!(
+                r.header("x-content-type-options").unwrap(),
+                "nosniff",
+                "{target}"
+            );
+            (
+                r.status,
+                r.header("cdn-cache-control").map(|v| v.to_string()),
+            )
+        };
+        let sixty = Some("max-age=60".to_string());
+        assert_eq!(cdn("/plain.txt", &[]), (200, sixty.clone()));
+        assert_eq!(
+            cdn("/plain.txt", &[("if-none-match", "\"plain\"")]),
+            (304, sixty.clone())
+        );
+        assert_eq!(cdn("/plain.txt", &[("range", "bytes=0-0")]), (206, sixty));
+        assert_eq!(cdn("/nope", &[]), (404, None));
+        assert_eq!(cdn("/docs", &[]), (308, None));
+        let r = super::respond(&SITE, &RequestHead::new("DELETE", "/"));
+        assert_eq!(
+            (r.status, &*r.header("x-content-type-options").unwrap()),
+            (405, "nosniff")
         );
     }
 

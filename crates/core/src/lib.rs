@@ -12,13 +12,14 @@
 //! by `edgesite-sitegen` and arrives here as static tables.
 //!
 //! ```
-//! use edgesite_core::{decide, Asset, Body, ContentCoding, RequestHead, Representation, Route, Site, Target};
+//! use edgesite_core::{decide, respond, Asset, Body, ContentCoding, RequestHead, Representation, Route, Site, Target};
 //!
 //! static INDEX: Asset<'static> = Asset {
 //!     content_type: "text/html; charset=utf-8",
 //!     last_modified: "Sun, 29 Nov 2026 12:00:00 GMT",
 //!     last_modified_unix: 1_795_953_600,
 //!     cache_control: "no-cache",
+//!     headers: &[],
 //!     representations: &[Representation {
 //!         coding: ContentCoding::Identity,
 //!         etag: "\"abc\"",
@@ -32,10 +33,12 @@
 //!     fallback: None,
 //!     boundary: "b",
 //!     multipart_content_type: "multipart/byteranges; boundary=b",
+//!     headers: &[("x-content-type-options", "nosniff")],
 //! };
 //!
-//! let response = decide(&SITE, &RequestHead::new("GET", "/?utm=1")).response();
+//! let response = respond(&SITE, &RequestHead::new("GET", "/?utm=1"));
 //! assert_eq!(response.status, 200);
+//! assert_eq!(response.header("x-content-type-options").unwrap(), "nosniff");
 //! assert!(matches!(response.body, Body::Bytes(b"hello")));
 //! assert_eq!(response.header("etag").unwrap(), "\"abc\"");
 //!
@@ -59,7 +62,7 @@ mod response;
 mod site;
 
 pub use date::parse_http_date;
-pub use decision::{decide, Decision};
+pub use decision::{decide, respond, Decision};
 pub use etag::{strong_eq, weak_eq, EntityTagList, IfMatch, IfNoneMatch, IfRange};
 pub use negotiate::{select, AcceptEncoding};
 pub use path::{normalize, PathBuf, PathError, MAX_PATH_LEN};

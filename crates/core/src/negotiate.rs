@@ -200,6 +200,7 @@ mod tests {
         last_modified: "Thu, 01 Jan 1970 00:00:00 GMT",
         last_modified_unix: 0,
         cache_control: "no-cache",
+        headers: &[],
         representations: &[
             Representation {
                 coding: Identity,

@@ -24,11 +24,13 @@ enum Value<'a> {
     Unsatisfied(u64),
 }
 
-/// A fixed-capacity list of header fields (lower-case names), built without allocating.
+/// A fixed-capacity list of header fields (lower-case names), built without allocating, followed
+/// by up to two borrowed slices of configured fields (the resource's, then the site's).
 #[derive(Debug, Clone, Copy)]
 pub struct HeaderList<'a> {
     fields: [(&'static str, Value<'a>); CAPACITY],
     len: usize,
+    extra: [&'a [(&'a str, &'a str)]; 2],
 }
 
 impl<'a> HeaderList<'a> {
@@ -36,7 +38,18 @@ impl<'a> HeaderList<'a> {
         HeaderList {
             fields: [("", Value::Int(0)); CAPACITY],
             len: 0,
+            extra: [&[], &[]],
         }
+    }
+
+    /// Appends the resource's configured fields.
+    pub(crate) fn extend_resource(&mut self, fields: &'a [(&'a str, &'a str)]) {
+        self.extra[0] = fields;
+    }
+
+    /// Appends the site's configured fields (sent on every response).
+    pub(crate) fn extend_site(&mut self, fields: &'a [(&'a str, &'a str)]) {
+        self.extra[1] = fields;
     }
 
     fn push_value(&mut self, name: &'static str, value: Value<'a>) {
@@ -67,11 +80,23 @@ impl<'a> HeaderList<'a> {
         self.push_value("content-range", Value::Unsatisfied(complete));
     }
 
-    /// The fields in the order they were added.
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&'static str, FieldText<'a>)> + '_ {
-        self.fields[..self.len]
+    /// The fields in the order they were added, then the configured ones.
+    pub fn iter(&self) -> impl Iterator<Item = (&'a str, FieldText<'a>)> + '_ {
+        let own = self.fields[..self.len]
             .iter()
-            .map(|&(name, value)| (name, FieldText::from(value)))
+            .map(|&(name, value)| (name, FieldText::from(value)));
+        let extra = self.extra.iter().flat_map(|fields| fields.iter());
+        own.chain(extra.map(|&(name, value)| (name, FieldText::from(Value::Str(value)))))
+    }
+
+    /// How many fields there are.
+    pub fn len(&self) -> usize {
+        self.len + self.extra[0].len() + self.extra[1].len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 
     /// The value of the first field named `name` (lower case).

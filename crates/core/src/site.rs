@@ -19,6 +19,9 @@ pub struct Site<'a> {
     pub boundary: &'a str,
     /// `multipart/byteranges; boundary=...` (RFC 9110 §14.6).
     pub multipart_content_type: &'a str,
+    /// Fields sent on every response (security headers such as `x-content-type-options`),
+    /// names in lower case.
+    pub headers: &'a [(&'a str, &'a str)],
 }
 
 /// A folder's 404 page.
@@ -59,6 +62,9 @@ pub struct Asset<'a> {
     pub last_modified_unix: u64,
     /// Cache-Control field value (RFC 9111 §5.2).
     pub cache_control: &'a str,
+    /// More fields for this resource's 2xx and 304 responses (e.g. `cdn-cache-control`), names
+    /// in lower case.
+    pub headers: &'a [(&'a str, &'a str)],
     /// The stored representations; the first is always the identity one.
     pub representations: &'a [Representation<'a>],
 }

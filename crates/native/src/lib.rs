@@ -75,7 +75,7 @@ fn to_hyper(response: edgesite::Response<'static>) -> Response {
     *out.status_mut() =
         StatusCode::from_u16(response.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let headers = out.headers_mut();
-    headers.reserve(response.headers.iter().len() + 1);
+    headers.reserve(response.headers.len() + 1);
     for (name, value) in response.headers.iter() {
         // Names are lower-case literals of the core; values are visible ASCII, written by sitegen
         // at build time (sent without copying) or digits formatted by the core.

@@ -48,17 +48,27 @@ pub(crate) fn site_rs(manifest: &Manifest, encoded_dir: &Path) -> String {
         let _ = writeln!(
             out,
             "static ASSET_{i}: {CORE}::Asset<'static> = {CORE}::Asset {{ content_type: {:?}, \
-             last_modified: {:?}, last_modified_unix: {}, cache_control: {:?}, representations: &[{}] }};",
+             last_modified: {:?}, last_modified_unix: {}, cache_control: {:?}, headers: {}, representations: &[{}] }};",
             file.content_type,
             manifest.last_modified,
             manifest.last_modified_unix,
             file.cache_control,
+            fields(&file.headers),
             representations.join(", ")
         );
     }
     out.push_str(&site_static(manifest));
     out.push_str(&files_static(manifest));
     out
+}
+
+/// A `&[(name, value)]` literal.
+fn fields(fields: &[(&str, String)]) -> String {
+    let items: Vec<String> = fields
+        .iter()
+        .map(|(name, value)| format!("({name:?}, {value:?})"))
+        .collect();
+    format!("&[{}]", items.join(", "))
 }
 
 fn coding_variant(token: &str) -> &'static str {
@@ -99,9 +109,10 @@ fn site_static(manifest: &Manifest) -> String {
     };
     let _ = writeln!(
         out,
-        "    ],\n    fallback: {fallback},\n    boundary: {:?},\n    multipart_content_type: {:?},\n}};",
+        "    ],\n    fallback: {fallback},\n    boundary: {:?},\n    multipart_content_type: {:?},\n    headers: {},\n}};",
         manifest.boundary,
-        format!("multipart/byteranges; boundary={}", manifest.boundary)
+        format!("multipart/byteranges; boundary={}", manifest.boundary),
+        fields(&manifest.headers)
     );
     out
 }

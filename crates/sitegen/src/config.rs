@@ -24,6 +24,132 @@ pub struct Config {
     /// `[site]`
     #[serde(default)]
     pub site: SiteConfig,
+    /// `[cache]`
+    #[serde(default)]
+    pub cache: CacheConfig,
+    /// `[headers]`
+    #[serde(default)]
+    pub headers: HeadersConfig,
+}
+
+/// `[cache]`: the Cache-Control policy (see `cache.rs` for the order rules apply in).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CacheConfig {
+    /// HTML pages (default `no-cache`).
+    #[serde(default = "default_html")]
+    pub html: String,
+    /// Files whose name carries a verified content hash (default a year, `immutable`).
+    #[serde(default = "default_fingerprinted")]
+    pub fingerprinted: String,
+    /// Everything else (default `public, max-age=0, must-revalidate`).
+    #[serde(default = "default_cache")]
+    pub default: String,
+    /// If set, sent as `CDN-Cache-Control` with every file: the policy for Cloudflare's (and other
+    /// CDNs') shared cache, e.g. `public, max-age=86400, stale-while-revalidate=60`.
+    #[serde(default)]
+    pub cdn: Option<String>,
+    /// `[[cache.rules]]`: the first whose pattern matches wins over everything above.
+    #[serde(default)]
+    pub rules: Vec<CacheRule>,
+}
+
+/// `[[cache.rules]]`
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CacheRule {
+    /// A glob over the URL path: `*` within a segment, `**` across segments.
+    pub pattern: String,
+    /// The Cache-Control for matching files.
+    pub cache_control: String,
+}
+
+impl Default for CacheConfig {
+    fn default() -> Self {
+        CacheConfig {
+            html: default_html(),
+            fingerprinted: default_fingerprinted(),
+            default: default_cache(),
+            cdn: None,
+            rules: Vec::new(),
+        }
+    }
+}
+
+fn default_html() -> String {
+    "no-cache".into()
+}
+
+fn default_fingerprinted() -> String {
+    "public, max-age=31536000, immutable".into()
+}
+
+fn default_cache() -> String {
+    "public, max-age=0, must-revalidate".into()
+}
+
+/// `[headers]`: fields sent on every response. An empty string turns a default off.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HeadersConfig {
+    /// `X-Content-Type-Options: nosniff` (default on): browsers trust our Content-Type.
+    #[serde(default = "default_true")]
+    pub nosniff: bool,
+    /// `Referrer-Policy` (default `strict-origin-when-cross-origin`).
+    #[serde(default = "default_referrer_policy")]
+    pub referrer_policy: String,
+    /// `Content-Security-Policy` (opt-in).
+    #[serde(default)]
+    pub content_security_policy: String,
+    /// `Strict-Transport-Security` (opt-in), e.g. `max-age=63072000; includeSubDomains`.
+    #[serde(default)]
+    pub strict_transport_security: String,
+    /// `Access-Control-Allow-Origin` (CORS, opt-in), e.g. `*`.
+    #[serde(default)]
+    pub access_control_allow_origin: String,
+}
+
+impl Default for HeadersConfig {
+    fn default() -> Self {
+        HeadersConfig {
+            nosniff: true,
+            referrer_policy: default_referrer_policy(),
+            content_security_policy: String::new(),
+            strict_transport_security: String::new(),
+            access_control_allow_origin: String::new(),
+        }
+    }
+}
+
+fn default_referrer_policy() -> String {
+    "strict-origin-when-cross-origin".into()
+}
+
+impl HeadersConfig {
+    /// The configured fields, names in lower case, empty values left out.
+    pub fn fields(&self) -> Vec<(&'static str, String)> {
+        let nosniff = if self.nosniff { "nosniff" } else { "" };
+        [
+            ("x-content-type-options", nosniff),
+            ("referrer-policy", self.referrer_policy.as_str()),
+            (
+                "content-security-policy",
+                self.content_security_policy.as_str(),
+            ),
+            (
+                "strict-transport-security",
+                self.strict_transport_security.as_str(),
+            ),
+            (
+                "access-control-allow-origin",
+                self.access_control_allow_origin.as_str(),
+            ),
+        ]
+        .into_iter()
+        .filter(|(_, value)| !value.is_empty())
+        .map(|(name, value)| (name, value.to_string()))
+        .collect()
+    }
 }
 
 /// `[site]`: what to compile and how its URLs map to files.
@@ -133,6 +259,44 @@ mod tests {
     #[test]
     fn a_wrong_type_is_an_error_naming_file_and_line() {
         let err = parse("[site]\n\nclean_urls = \"yes\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("edgesite.toml:3:"), "{err}");
+    }
+
+    #[test]
+    fn cache_and_headers_sections_are_read() {
+        let config = parse(
+            "[cache]\ndefault = \"public, max-age=60\"\ncdn = \"max-age=600\"\n\n[[cache.rules]]\npattern = \"/fonts/**\"\ncache_control = \"public, max-age=604800\"\n\n[headers]\nnosniff = false\nreferrer_policy = \"\"\naccess_control_allow_origin = \"*\"\n",
+        )
+        .unwrap();
+        assert_eq!(config.cache.default, "public, max-age=60");
+        assert_eq!(config.cache.html, "no-cache");
+        assert_eq!(config.cache.cdn.as_deref(), Some("max-age=600"));
+        assert_eq!(config.cache.rules[0].pattern, "/fonts/**");
+        assert_eq!(
+            config.headers.fields(),
+            [("access-control-allow-origin", "*".to_string())]
+        );
+    }
+
+    #[test]
+    fn security_headers_default_to_nosniff_and_a_referrer_policy() {
+        assert_eq!(
+            Config::default().headers.fields(),
+            [
+                ("x-content-type-options", "nosniff".to_string()),
+                (
+                    "referrer-policy",
+                    "strict-origin-when-cross-origin".to_string()
+                )
+            ]
+        );
+    }
+
+    #[test]
+    fn an_unknown_key_in_a_rule_is_an_error_naming_its_line() {
+        let err = parse("[[cache.rules]]\npattern = \"/a\"\ncache-control = \"x\"\n")
             .unwrap_err()
             .to_string();
         assert!(err.starts_with("edgesite.toml:3:"), "{err}");

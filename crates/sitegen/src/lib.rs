@@ -20,27 +20,26 @@
 //! ```
 
 mod boundary;
+mod cache;
 mod codegen;
 mod compress;
 mod config;
 mod error;
 mod etag;
+mod glob;
 mod mime;
 mod modified;
 mod routes;
 mod walk;
 
-pub use config::{Config, SiteConfig};
+pub use cache::CacheReason;
+pub use config::{CacheConfig, CacheRule, Config, HeadersConfig, SiteConfig};
 pub use error::Error;
 pub use modified::last_modified;
 
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
-
-/// Cache-Control for every file: store, but revalidate before each use (RFC 9111 §5.2.2.4). With
-/// strong ETags a revalidation is a cheap 304, and a deploy is never hidden behind a stale copy.
-pub const DEFAULT_CACHE_CONTROL: &str = "no-cache";
 
 /// How to compile a site.
 #[derive(Debug, Clone)]
@@ -52,15 +51,26 @@ pub struct Options {
     /// The single-page-application fallback: the URL path of an HTML file (e.g. `/index.html`)
     /// sent with 200 to navigation requests for extension-less paths that match nothing.
     pub spa_fallback: Option<String>,
+    /// The Cache-Control policy.
+    pub cache: CacheConfig,
+    /// The fields sent on every response.
+    pub headers: HeadersConfig,
 }
 
 impl Options {
-    /// The defaults: clean URLs on, no SPA fallback.
+    /// The defaults: clean URLs on, no SPA fallback, the default caching policy and headers.
     pub fn new(last_modified: SystemTime) -> Self {
+        Options::from_config(&Config::default(), last_modified)
+    }
+
+    /// The options an `edgesite.toml` asks for.
+    pub fn from_config(config: &Config, last_modified: SystemTime) -> Self {
         Options {
             last_modified,
-            clean_urls: true,
-            spa_fallback: None,
+            clean_urls: config.site.clean_urls,
+            spa_fallback: config.site.spa_fallback.clone(),
+            cache: config.cache.clone(),
+            headers: config.headers.clone(),
         }
     }
 }
@@ -84,6 +94,8 @@ pub struct Manifest {
     pub fallback: Option<usize>,
     /// The `multipart/byteranges` boundary: occurs in no body of the site.
     pub boundary: String,
+    /// Fields sent on every response (security headers), names in lower case.
+    pub headers: Vec<(&'static str, String)>,
     /// Every directory and file read, for `cargo:rerun-if-changed`.
     #[serde(skip)]
     pub tracked: Vec<PathBuf>,
@@ -99,7 +111,11 @@ pub struct File {
     /// Content-Type field value.
     pub content_type: &'static str,
     /// Cache-Control field value.
-    pub cache_control: &'static str,
+    pub cache_control: String,
+    /// Why it got that Cache-Control.
+    pub cache_reason: CacheReason,
+    /// More fields for this file's 2xx and 304 responses (e.g. `cdn-cache-control`).
+    pub headers: Vec<(&'static str, String)>,
     /// Size in bytes.
     pub size: u64,
     /// SHA-256 of the bytes, lower-case hex.
@@ -160,7 +176,7 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
     let mut files = Vec::with_capacity(walked.files.len());
     for found in walked.files {
         tracked.push(found.source.clone());
-        files.push(compile_file(found)?);
+        files.push(compile_file(found, options)?);
     }
     let routes = routes::routes(&files, options.clean_urls);
     let not_found = files
@@ -193,6 +209,7 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
         ),
         last_modified_unix: since_epoch.as_secs(),
         boundary: boundary::choose(&files),
+        headers: options.headers.fields(),
         files,
         routes,
         not_found,
@@ -201,8 +218,8 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
     })
 }
 
-/// Reads, hashes and precompresses one file.
-fn compile_file(found: walk::Found) -> Result<File, Error> {
+/// Reads, hashes and precompresses one file, and decides its caching fields.
+fn compile_file(found: walk::Found, options: &Options) -> Result<File, Error> {
     if found.url_path.len() > edgesite_core::MAX_PATH_LEN - 1 {
         return Err(Error::Unservable {
             path: found.source,
@@ -222,9 +239,20 @@ fn compile_file(found: walk::Found) -> Result<File, Error> {
             Some(encoded.bytes.clone()),
         ));
     }
+    let content_type = mime::content_type(&found.url_path);
+    let (cache_control, cache_reason) =
+        cache::cache_control(&options.cache, &found.url_path, content_type, &bytes);
+    let headers = options
+        .cache
+        .cdn
+        .iter()
+        .map(|cdn| ("cdn-cache-control", cdn.clone()))
+        .collect();
     Ok(File {
-        content_type: mime::content_type(&found.url_path),
-        cache_control: DEFAULT_CACHE_CONTROL,
+        content_type,
+        cache_control: cache_control.to_string(),
+        cache_reason,
+        headers,
         size: identity.size,
         etag: identity.etag,
         sha256: identity.sha256,

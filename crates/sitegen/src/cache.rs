@@ -1,0 +1,151 @@
+//! The caching policy (RFC 9111 §5.2.2): which Cache-Control each file is sent with.
+//!
+//! In order, the first that applies:
+//! 1. a `[[cache.rules]]` entry whose `pattern` (a glob over the URL path) matches;
+//! 2. **fingerprinted** files: the name carries a content hash that sitegen verified against the
+//!    bytes (a dot- or dash-separated token of 8 or more characters that is a prefix of the
+//!    SHA-256, SHA-1 or MD5 of the file in hex, or of its SHA-256 in base64url): such a name
+//!    never changes content, so `public, max-age=31536000, immutable`;
+//! 3. HTML: `no-cache` (always revalidated, which the strong ETag makes a cheap 304);
+//! 4. everything else: the configured default, `public, max-age=0, must-revalidate`.
+//!
+//! A name that looks hashed but does not verify (e.g. a bundler that hashes something other than
+//! the output bytes) is not trusted; a `[[cache.rules]]` entry can opt such a folder in.
+
+use crate::config::CacheConfig;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine as _;
+use md5::Md5;
+use sha1::Sha1;
+use sha2::{Digest, Sha256};
+
+/// Why a file got its Cache-Control (shown in the build report).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CacheReason {
+    /// A `[[cache.rules]]` pattern matched.
+    Rule,
+    /// The name carries a verified content hash.
+    Fingerprinted,
+    /// An HTML page.
+    Html,
+    /// None of the above.
+    Default,
+}
+
+/// The Cache-Control for the file at `path` with these bytes and content type.
+pub(crate) fn cache_control<'c>(
+    config: &'c CacheConfig,
+    path: &str,
+    content_type: &str,
+    bytes: &[u8],
+) -> (&'c str, CacheReason) {
+    if let Some(rule) = config
+        .rules
+        .iter()
+        .find(|rule| crate::glob::matches(&rule.pattern, path))
+    {
+        return (&rule.cache_control, CacheReason::Rule);
+    }
+    if is_fingerprinted(path, bytes) {
+        return (&config.fingerprinted, CacheReason::Fingerprinted);
+    }
+    if content_type.starts_with("text/html") {
+        return (&config.html, CacheReason::Html);
+    }
+    (&config.default, CacheReason::Default)
+}
+
+/// Whether the file name carries a hash of `bytes` (see the module docs).
+pub(crate) fn is_fingerprinted(path: &str, bytes: &[u8]) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem);
+    let tokens: Vec<&str> = stem
+        .split(['.', '-', '_', '~'])
+        .filter(|t| t.len() >= 8)
+        .collect();
+    if tokens.is_empty() {
+        return false;
+    }
+    let sha256 = Sha256::digest(bytes);
+    let digests = [
+        crate::etag::hex(&sha256),
+        crate::etag::hex(&Sha1::digest(bytes)),
+        crate::etag::hex(&Md5::digest(bytes)),
+        URL_SAFE_NO_PAD.encode(sha256),
+    ];
+    tokens
+        .iter()
+        .any(|token| digests.iter().any(|digest| digest.starts_with(*token)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::CacheRule;
+
+    const JS: &str = "text/javascript; charset=utf-8";
+
+    fn name_for(bytes: &[u8], make: impl Fn(&str) -> String) -> String {
+        make(&crate::etag::hex(&Sha256::digest(bytes))[..10])
+    }
+
+    #[test]
+    fn a_verified_content_hash_in_the_name_is_fingerprinted() {
+        let bytes = b"console.log(1)";
+        assert!(is_fingerprinted(
+            &name_for(bytes, |h| format!("/assets/app.{h}.js")),
+            bytes
+        ));
+        assert!(is_fingerprinted(
+            &name_for(bytes, |h| format!("/assets/app-{h}.js")),
+            bytes
+        ));
+        let b64 = URL_SAFE_NO_PAD.encode(Sha256::digest(bytes));
+        assert!(is_fingerprinted(&format!("/index-{}.js", &b64[..8]), bytes));
+        let md5 = crate::etag::hex(&Md5::digest(bytes));
+        assert!(is_fingerprinted(&format!("/x.{}.js", &md5[..12]), bytes));
+    }
+
+    #[test]
+    fn a_hash_like_name_that_does_not_match_the_bytes_is_not() {
+        let bytes = b"console.log(1)";
+        let other = name_for(b"console.log(2)", |h| format!("/assets/app.{h}.js"));
+        assert!(!is_fingerprinted(&other, bytes));
+        assert!(!is_fingerprinted("/assets/app.js", bytes));
+        assert!(
+            !is_fingerprinted("/a.1234567.js", bytes),
+            "7 characters are too few"
+        );
+    }
+
+    #[test]
+    fn rules_then_fingerprints_then_html_then_the_default() {
+        let mut config = CacheConfig::default();
+        config.rules.push(CacheRule {
+            pattern: "/fonts/**".into(),
+            cache_control: "public, max-age=604800".into(),
+        });
+        let bytes = b"x";
+        assert_eq!(
+            cache_control(&config, "/fonts/a.woff2", "font/woff2", bytes),
+            ("public, max-age=604800", CacheReason::Rule)
+        );
+        let hashed = name_for(bytes, |h| format!("/app.{h}.js"));
+        assert_eq!(
+            cache_control(&config, &hashed, JS, bytes),
+            (
+                "public, max-age=31536000, immutable",
+                CacheReason::Fingerprinted
+            )
+        );
+        assert_eq!(
+            cache_control(&config, "/index.html", "text/html; charset=utf-8", bytes),
+            ("no-cache", CacheReason::Html)
+        );
+        assert_eq!(
+            cache_control(&config, "/app.js", JS, bytes),
+            ("public, max-age=0, must-revalidate", CacheReason::Default)
+        );
+    }
+}

@@ -1,0 +1,124 @@
+//! `edgesite.toml` policies over HTTP, against a server built with `tests/fixtures/configured.toml`
+//! (the fixture site with every policy changed). The tests are `#[ignore]`d in a plain
+//! `cargo test` (whose in-process server embeds the demo site with the default policies);
+//! `make test` runs them with `--ignored` against the native twin and the Worker under bare
+//! workerd, both built with that config. Covers:
+//!
+//! * the SPA fallback: a navigation (`Sec-Fetch-Mode: navigate`, or `Accept` listing
+//!   `text/html`) to an extension-less path that matches nothing gets the app with 200; a
+//!   non-navigation request, or a path with a file extension, still gets 404;
+//! * `[cache]`: a `[[cache.rules]]` pattern, the `default`, HTML's `no-cache`, and
+//!   `CDN-Cache-Control` from `cdn` on 200 and 304 (RFC 9111 §5.2.2);
+//! * `[headers]`: the opt-in CSP, HSTS and CORS fields and a changed Referrer-Policy, on every
+//!   response.
+#![cfg(not(target_arch = "wasm32"))]
+
+mod support;
+
+use support::{get, request};
+
+const FIXTURE_SITE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/site");
+
+fn fixture(path: &str) -> Vec<u8> {
+    std::fs::read(format!("{FIXTURE_SITE}{path}")).unwrap()
+}
+
+#[test]
+#[ignore = "needs a server built with tests/fixtures/configured.toml; make test runs it"]
+fn navigations_to_unknown_routes_get_the_app() {
+    for header in [
+        ("sec-fetch-mode", "navigate"),
+        ("accept", "text/html,application/xhtml+xml;q=0.9"),
+    ] {
+        let reply = request("GET", "/app/users/42?tab=1", &[header]);
+        assert_eq!(reply.status, 200, "{header:?}");
+        assert_eq!(reply.body, fixture("/index.html"), "{header:?}");
+        assert!(reply.header("etag").is_some(), "{header:?}");
+    }
+}
+
+#[test]
+#[ignore = "needs a server built with tests/fixtures/configured.toml; make test runs it"]
+fn other_requests_and_missing_files_stay_404() {
+    assert_eq!(
+        request("GET", "/app/users/42", &[("sec-fetch-mode", "cors")]).status,
+        404
+    );
+    assert_eq!(get("/app/users/42").status, 404);
+    // A missing script must not be answered with HTML.
+    let reply = request("GET", "/app/missing.js", &[("sec-fetch-mode", "navigate")]);
+    assert_eq!((reply.status, reply.body), (404, fixture("/404.html")));
+}
+
+#[test]
+#[ignore = "needs a server built with tests/fixtures/configured.toml; make test runs it"]
+fn files_are_served_as_usual() {
+    let reply = request("GET", "/hello.txt", &[("sec-fetch-mode", "navigate")]);
+    assert_eq!((reply.status, reply.body), (200, fixture("/hello.txt")));
+}
+
+#[test]
+#[ignore = "needs a server built with tests/fixtures/configured.toml; make test runs it"]
+fn cache_rules_default_html_and_the_cdn_policy() {
+    let cdn = Some("public, max-age=86400, stale-while-revalidate=60");
+    let rule = get("/docs/page");
+    assert_eq!(
+        (
+            rule.header("cache-control"),
+            rule.header("cdn-cache-control")
+        ),
+        (Some("public, max-age=600"), cdn)
+    );
+    let default = get("/hello.txt");
+    assert_eq!(
+        (
+            default.header("cache-control"),
+            default.header("cdn-cache-control")
+        ),
+        (Some("public, max-age=60"), cdn)
+    );
+    assert_eq!(get("/").header("cache-control"), Some("no-cache"));
+    // RFC 9110 §15.4.5: the 304 repeats the caching fields of the 200.
+    let etag = default.header("etag").unwrap();
+    let not_modified = request("GET", "/hello.txt", &[("if-none-match", etag)]);
+    assert_eq!(
+        (
+            not_modified.status,
+            not_modified.header("cdn-cache-control")
+        ),
+        (304, cdn)
+    );
+}
+
+#[test]
+#[ignore = "needs a server built with tests/fixtures/configured.toml; make test runs it"]
+fn configured_security_headers_are_on_every_response() {
+    for path in ["/", "/hello.txt", "/nope.txt", "/docs"] {
+        let reply = get(path);
+        assert_eq!(
+            reply.header("content-security-policy"),
+            Some("default-src 'self'"),
+            "{path}"
+        );
+        assert_eq!(
+            reply.header("strict-transport-security"),
+            Some("max-age=63072000; includeSubDomains"),
+            "{path}"
+        );
+        assert_eq!(
+            reply.header("access-control-allow-origin"),
+            Some("*"),
+            "{path}"
+        );
+        assert_eq!(
+            reply.header("referrer-policy"),
+            Some("no-referrer"),
+            "{path}"
+        );
+        assert_eq!(
+            reply.header("x-content-type-options"),
+            Some("nosniff"),
+            "{path}"
+        );
+    }
+}
