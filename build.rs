@@ -1,9 +1,10 @@
 //! Compiles the site into `$OUT_DIR/site.rs` with edgesite-sitegen. The only place that reads the
 //! environment: `EDGESITE_CONFIG` (default `edgesite.toml`), `EDGESITE_SITE` (overrides the
 //! config's `site.dir`, default `public/`) and `SOURCE_DATE_EPOCH`. A bad configuration or site
-//! fails the build with a message naming the file (and line).
+//! fails the build with a message naming the file (and line). At every build it prints the
+//! build report and writes it, with the integrity manifest, to `target/edgesite/`.
 
-use edgesite_sitegen::{compile, last_modified, Config, Error, Manifest, Options};
+use edgesite_sitegen::{budget_warnings, compile, last_modified, Config, Error, Manifest, Options};
 use std::env;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -31,7 +32,7 @@ fn main() -> ExitCode {
     }
 }
 
-/// Compiles the site and writes the tables; returns the site folder.
+/// Compiles the site, writes the tables and the report; returns the site folder.
 fn build(
     root: &Path,
     config_path: &Path,
@@ -45,7 +46,7 @@ fn build(
     };
     // Track the folder itself even if compiling fails, so fixing it triggers a rebuild.
     println!("cargo:rerun-if-changed={}", site_dir.display());
-    let manifest = compile_site(&site_dir, &config)?;
+    let manifest = compile_site(&site_dir, &config, out_dir)?;
     // Every folder (its mtime changes when an entry is added or removed) and every file.
     for path in &manifest.tracked {
         println!("cargo:rerun-if-changed={}", path.display());
@@ -53,14 +54,50 @@ fn build(
     manifest
         .write_rust(out_dir)
         .map_err(|e| format!("cannot write {}: {e}", out_dir.display()))?;
+    report(&manifest, out_dir);
     Ok(site_dir)
 }
 
-fn compile_site(site_dir: &Path, config: &Config) -> Result<Manifest, Error> {
+fn compile_site(site_dir: &Path, config: &Config, out_dir: &Path) -> Result<Manifest, Error> {
     let source_date_epoch = env::var("SOURCE_DATE_EPOCH").ok();
-    let options = Options::from_config(
+    let mut options = Options::from_config(
         config,
         last_modified(source_date_epoch.as_deref(), site_dir)?,
     );
+    // Encodings are cached across builds and profiles, keyed by content and settings.
+    options.cache_dir = Some(edgesite_dir(out_dir).join("cache"));
     compile(site_dir, &options)
+}
+
+/// The build report, at every build: as cargo warnings (the only build-script output cargo
+/// shows without -vv), and written with the integrity manifest to target/edgesite/.
+fn report(manifest: &Manifest, out_dir: &Path) {
+    let dir = edgesite_dir(out_dir);
+    let report = manifest.report();
+    let written = std::fs::create_dir_all(&dir)
+        .and_then(|()| std::fs::write(dir.join("manifest.json"), manifest.to_json()))
+        .and_then(|()| std::fs::write(dir.join("report.txt"), &report));
+    for line in report.lines() {
+        println!("cargo:warning={line}");
+    }
+    for warning in budget_warnings(&manifest.files, &manifest.budget) {
+        println!("cargo:warning=budget: {warning}");
+    }
+    match written {
+        Ok(()) => println!(
+            "cargo:warning=manifest.json and report.txt in {}",
+            dir.display()
+        ),
+        Err(e) => println!("cargo:warning=cannot write {}: {e}", dir.display()),
+    }
+}
+
+/// `target/edgesite`: the target directory is the nearest ancestor of OUT_DIR holding
+/// CACHEDIR.TAG (cargo writes one there); OUT_DIR itself if none does.
+fn edgesite_dir(out_dir: &Path) -> PathBuf {
+    let target = out_dir
+        .ancestors()
+        .find(|dir| dir.join("CACHEDIR.TAG").is_file())
+        .unwrap_or(out_dir);
+    target.join("edgesite")
 }

@@ -1,13 +1,20 @@
 //! Precompression at build time: every file that benefits is stored as brotli, zstd and gzip,
 //! each at its maximum practical setting, so a request only selects (RFC 9110 §8.4.1).
 //!
+//! Defaults (`[compression]` in edgesite.toml changes them):
 //! - brotli: quality 11, window 2^24 (the largest a browser decodes);
 //! - zstd: level 19, whose window stays within the 8 MiB browsers accept (RFC 9659 §3);
-//! - gzip: zopfli, the best deflate ratio (about 5% below `gzip -9`);
+//! - gzip: zopfli with 15 iterations, the best deflate ratio (about 5% below `gzip -9`);
 //! - a variant is kept only when it is at least 5% and 64 bytes smaller than identity;
 //! - types that are already compressed (images, fonts, media, archives) are not tried.
+//!
+//! Encoding is the slow part of a build, so results are kept in a cache folder (under `target/`)
+//! keyed by the SHA-256 of the input, the coding and its settings: a rebuild encodes only files
+//! whose bytes changed.
 
+use crate::config::CompressionConfig;
 use edgesite_core::ContentCoding;
+use std::path::Path;
 
 /// An encoded representation of a file.
 #[derive(Debug, Clone)]
@@ -16,25 +23,95 @@ pub(crate) struct Encoded {
     pub(crate) bytes: Vec<u8>,
 }
 
-/// The encodings of `bytes` worth storing, in the order br, zstd, gzip.
-pub(crate) fn precompress(file_name: &str, bytes: &[u8]) -> Vec<Encoded> {
-    if is_already_compressed(file_name) || bytes.len() < 64 {
-        return Vec::new();
-    }
-    [
-        (ContentCoding::Br, brotli(bytes)),
-        (ContentCoding::Zstd, zstd(bytes)),
-        (ContentCoding::Gzip, gzip(bytes)),
-    ]
-    .into_iter()
-    .filter(|(_, encoded)| worth_keeping(bytes.len(), encoded.len()))
-    .map(|(coding, bytes)| Encoded { coding, bytes })
-    .collect()
+/// How many encodings were computed, and how many came from the cache.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct EncodeCounts {
+    /// Encoded now.
+    pub encoded: usize,
+    /// Taken from the cache.
+    pub cached: usize,
 }
 
-/// At least 5% and 64 bytes smaller than identity.
-fn worth_keeping(identity: usize, encoded: usize) -> bool {
-    encoded + 64 <= identity && encoded * 100 <= identity * 95
+/// The encodings of `bytes` worth storing, in the order br, zstd, gzip (of those configured).
+pub(crate) fn precompress(
+    file_name: &str,
+    bytes: &[u8],
+    sha256_hex: &str,
+    config: &CompressionConfig,
+    cache_dir: Option<&Path>,
+    counts: &mut EncodeCounts,
+) -> Vec<Encoded> {
+    if is_already_compressed(file_name) || (bytes.len() as u64) < config.min_savings_bytes.max(1) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for coding in [ContentCoding::Br, ContentCoding::Zstd, ContentCoding::Gzip] {
+        if !config.codings.iter().any(|c| c == coding.token()) {
+            continue;
+        }
+        let key = format!("{sha256_hex}.{}", settings_key(coding, config));
+        let cached = cache_dir.and_then(|dir| std::fs::read(dir.join(&key)).ok());
+        let encoded = match cached {
+            Some(encoded) => {
+                counts.cached += 1;
+                encoded
+            }
+            None => {
+                counts.encoded += 1;
+                let encoded = encode(coding, bytes, config);
+                if let Some(dir) = cache_dir {
+                    // A failed cache write only costs a later re-encode.
+                    let _ = write_atomically(dir, &key, &encoded);
+                }
+                encoded
+            }
+        };
+        if worth_keeping(bytes.len() as u64, encoded.len() as u64, config) {
+            out.push(Encoded {
+                coding,
+                bytes: encoded,
+            });
+        }
+    }
+    out
+}
+
+/// Writes `dir/name` so that a concurrent reader (host and wasm builds run at once) sees either
+/// nothing or the whole file: a temporary file in the same folder, then a rename.
+fn write_atomically(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let tmp = dir.join(format!(
+        "{name}.{}.{:?}.tmp",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, dir.join(name))
+}
+
+/// The part of a cache key that names the coding and every setting that changes its output.
+fn settings_key(coding: ContentCoding, config: &CompressionConfig) -> String {
+    match coding {
+        ContentCoding::Br => format!("br-q{}-w24", config.brotli_quality),
+        ContentCoding::Zstd => format!("zstd-{}", config.zstd_level),
+        ContentCoding::Gzip => format!("gzip-zopfli-i{}", config.zopfli_iterations),
+        ContentCoding::Identity => "identity".into(),
+    }
+}
+
+fn encode(coding: ContentCoding, bytes: &[u8], config: &CompressionConfig) -> Vec<u8> {
+    match coding {
+        ContentCoding::Br => brotli(bytes, config.brotli_quality),
+        ContentCoding::Zstd => zstd(bytes, config.zstd_level),
+        ContentCoding::Gzip => gzip(bytes, config.zopfli_iterations),
+        ContentCoding::Identity => bytes.to_vec(),
+    }
+}
+
+/// At least `min_savings_percent`% and `min_savings_bytes` bytes smaller than identity.
+fn worth_keeping(identity: u64, encoded: u64, config: &CompressionConfig) -> bool {
+    encoded + config.min_savings_bytes <= identity
+        && encoded * 100 <= identity * (100 - config.min_savings_percent)
 }
 
 fn is_already_compressed(file_name: &str) -> bool {
@@ -75,10 +152,10 @@ fn is_already_compressed(file_name: &str) -> bool {
     )
 }
 
-fn brotli(bytes: &[u8]) -> Vec<u8> {
+fn brotli(bytes: &[u8], quality: u32) -> Vec<u8> {
     let mut out = Vec::new();
     let params = brotli::enc::BrotliEncoderParams {
-        quality: 11,
+        quality: quality as i32,
         lgwin: 24,
         size_hint: bytes.len(),
         ..Default::default()
@@ -88,19 +165,18 @@ fn brotli(bytes: &[u8]) -> Vec<u8> {
     out
 }
 
-fn zstd(bytes: &[u8]) -> Vec<u8> {
-    zstd::bulk::compress(bytes, 19).expect("zstd into a Vec cannot fail")
+fn zstd(bytes: &[u8], level: i32) -> Vec<u8> {
+    zstd::bulk::compress(bytes, level).expect("zstd into a Vec cannot fail")
 }
 
-fn gzip(bytes: &[u8]) -> Vec<u8> {
+fn gzip(bytes: &[u8], iterations: u64) -> Vec<u8> {
     let mut out = Vec::new();
-    zopfli::compress(
-        zopfli::Options::default(),
-        zopfli::Format::Gzip,
-        bytes,
-        &mut out,
-    )
-    .expect("zopfli into a Vec cannot fail");
+    let options = zopfli::Options {
+        iteration_count: std::num::NonZeroU64::new(iterations).unwrap_or(std::num::NonZeroU64::MIN),
+        ..zopfli::Options::default()
+    };
+    zopfli::compress(options, zopfli::Format::Gzip, bytes, &mut out)
+        .expect("zopfli into a Vec cannot fail");
     out
 }
 
@@ -113,6 +189,20 @@ mod tests {
         "edgesite compresses repetitive text very well. "
             .repeat(100)
             .into_bytes()
+    }
+
+    /// Default settings, no cache.
+    fn precompress(name: &str, bytes: &[u8]) -> Vec<Encoded> {
+        let sha = crate::etag::hex(&crate::etag::sha256(bytes));
+        let config = CompressionConfig::default();
+        super::precompress(
+            name,
+            bytes,
+            &sha,
+            &config,
+            None,
+            &mut EncodeCounts::default(),
+        )
     }
 
     #[test]
@@ -170,9 +260,65 @@ mod tests {
 
     #[test]
     fn the_threshold_is_5_percent_and_64_bytes() {
-        assert!(worth_keeping(1000, 936));
-        assert!(!worth_keeping(1000, 951));
-        assert!(!worth_keeping(100, 40));
-        assert!(worth_keeping(200, 136));
+        let c = CompressionConfig::default();
+        assert!(worth_keeping(1000, 936, &c));
+        assert!(!worth_keeping(1000, 951, &c));
+        assert!(!worth_keeping(100, 40, &c));
+        assert!(worth_keeping(200, 136, &c));
+    }
+
+    #[test]
+    fn the_cache_returns_what_was_encoded_and_is_keyed_by_settings() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = text();
+        let sha = crate::etag::hex(&crate::etag::sha256(&input));
+        let config = CompressionConfig::default();
+        let mut first = EncodeCounts::default();
+        let a = super::precompress("a.txt", &input, &sha, &config, Some(dir.path()), &mut first);
+        let mut second = EncodeCounts::default();
+        let b = super::precompress(
+            "a.txt",
+            &input,
+            &sha,
+            &config,
+            Some(dir.path()),
+            &mut second,
+        );
+        assert_eq!(
+            (first, second),
+            (
+                EncodeCounts {
+                    encoded: 3,
+                    cached: 0
+                },
+                EncodeCounts {
+                    encoded: 0,
+                    cached: 3
+                }
+            )
+        );
+        assert!(a.iter().zip(&b).all(|(x, y)| x.bytes == y.bytes));
+        let lighter = CompressionConfig {
+            brotli_quality: 5,
+            codings: vec!["br".into()],
+            ..config
+        };
+        let mut third = EncodeCounts::default();
+        super::precompress(
+            "a.txt",
+            &input,
+            &sha,
+            &lighter,
+            Some(dir.path()),
+            &mut third,
+        );
+        assert_eq!(
+            third,
+            EncodeCounts {
+                encoded: 1,
+                cached: 0
+            },
+            "another quality is another key"
+        );
     }
 }

@@ -30,6 +30,137 @@ pub struct Config {
     /// `[headers]`
     #[serde(default)]
     pub headers: HeadersConfig,
+    /// `[compression]`
+    #[serde(default)]
+    pub compression: CompressionConfig,
+    /// `[budget]`
+    #[serde(default)]
+    pub budget: BudgetConfig,
+}
+
+/// `[compression]`: which encodings are stored, and how hard each is tried.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompressionConfig {
+    /// The encodings to store, of `br`, `zstd`, `gzip` (default all three).
+    #[serde(default = "default_codings")]
+    pub codings: Vec<String>,
+    /// Brotli quality, 0-11 (default 11).
+    #[serde(default = "default_brotli_quality")]
+    pub brotli_quality: u32,
+    /// zstd level, 1-19 (default 19; higher levels need windows browsers may refuse).
+    #[serde(default = "default_zstd_level")]
+    pub zstd_level: i32,
+    /// zopfli iterations for gzip (default 15; more is slower and slightly smaller).
+    #[serde(default = "default_zopfli_iterations")]
+    pub zopfli_iterations: u64,
+    /// Keep an encoding only when at least this many percent smaller (default 5).
+    #[serde(default = "default_min_savings_percent")]
+    pub min_savings_percent: u64,
+    /// ... and at least this many bytes smaller (default 64).
+    #[serde(default = "default_min_savings_bytes")]
+    pub min_savings_bytes: u64,
+}
+
+impl Default for CompressionConfig {
+    fn default() -> Self {
+        CompressionConfig {
+            codings: default_codings(),
+            brotli_quality: default_brotli_quality(),
+            zstd_level: default_zstd_level(),
+            zopfli_iterations: default_zopfli_iterations(),
+            min_savings_percent: default_min_savings_percent(),
+            min_savings_bytes: default_min_savings_bytes(),
+        }
+    }
+}
+
+fn default_codings() -> Vec<String> {
+    vec!["br".into(), "zstd".into(), "gzip".into()]
+}
+fn default_brotli_quality() -> u32 {
+    11
+}
+fn default_zstd_level() -> i32 {
+    19
+}
+fn default_zopfli_iterations() -> u64 {
+    15
+}
+fn default_min_savings_percent() -> u64 {
+    5
+}
+fn default_min_savings_bytes() -> u64 {
+    64
+}
+
+/// `[budget]`: the build fails past these sizes, and warns past 80% of them.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct BudgetConfig {
+    /// The Worker bundle limit in bytes, uncompressed (default 64 MiB, Cloudflare's limit).
+    #[serde(default = "default_max_bundle_bytes")]
+    pub max_bundle_bytes: u64,
+    /// The largest single file in bytes (default 25 MiB).
+    #[serde(default = "default_max_file_bytes")]
+    pub max_file_bytes: u64,
+}
+
+impl Default for BudgetConfig {
+    fn default() -> Self {
+        BudgetConfig {
+            max_bundle_bytes: default_max_bundle_bytes(),
+            max_file_bytes: default_max_file_bytes(),
+        }
+    }
+}
+
+fn default_max_bundle_bytes() -> u64 {
+    64 * 1024 * 1024
+}
+fn default_max_file_bytes() -> u64 {
+    25 * 1024 * 1024
+}
+
+impl Config {
+    /// Checks values serde cannot (ranges, names), naming the key.
+    fn validate(self, path: &Path) -> Result<Config, Error> {
+        let c = &self.compression;
+        let bad = |key: &str, why: String| Error::Config {
+            path: path.to_path_buf(),
+            line: 0,
+            message: format!("{key}: {why}"),
+        };
+        if let Some(coding) = c
+            .codings
+            .iter()
+            .find(|c| !matches!(c.as_str(), "br" | "zstd" | "gzip"))
+        {
+            return Err(bad(
+                "compression.codings",
+                format!("unknown coding {coding:?}; use br, zstd or gzip"),
+            ));
+        }
+        if c.brotli_quality > 11 {
+            return Err(bad(
+                "compression.brotli_quality",
+                format!("{} is not in 0..=11", c.brotli_quality),
+            ));
+        }
+        if !(1..=19).contains(&c.zstd_level) {
+            return Err(bad(
+                "compression.zstd_level",
+                format!("{} is not in 1..=19", c.zstd_level),
+            ));
+        }
+        if c.zopfli_iterations == 0 || c.min_savings_percent > 100 {
+            return Err(bad(
+                "compression",
+                "zopfli_iterations must be > 0 and min_savings_percent <= 100".into(),
+            ));
+        }
+        Ok(self)
+    }
 }
 
 /// `[cache]`: the Cache-Control policy (see `cache.rs` for the order rules apply in).
@@ -206,12 +337,34 @@ impl Config {
     /// # Errors
     /// Invalid TOML, an unknown key or a wrong type, naming file and line.
     pub fn parse(text: &str, path: &Path) -> Result<Config, Error> {
-        toml::from_str(text).map_err(|e| Error::Config {
+        let config: Config = toml::from_str(text).map_err(|e| Error::Config {
             path: path.to_path_buf(),
             line: e
                 .span()
                 .map_or(1, |span| text[..span.start].matches('\n').count() + 1),
             message: e.message().to_string(),
+        })?;
+        config.validate(path).map_err(|e| match e {
+            // A range error names its key (`compression.brotli_quality: ...`): find its line.
+            Error::Config { path, message, .. } => {
+                let key = message
+                    .split(':')
+                    .next()
+                    .unwrap_or("")
+                    .rsplit('.')
+                    .next()
+                    .unwrap_or("");
+                let line = text
+                    .lines()
+                    .position(|l| l.trim_start().starts_with(key))
+                    .map_or(1, |i| i + 1);
+                Error::Config {
+                    path,
+                    line,
+                    message,
+                }
+            }
+            other => other,
         })
     }
 }
@@ -300,6 +453,30 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.starts_with("edgesite.toml:3:"), "{err}");
+    }
+
+    #[test]
+    fn compression_and_budget_values_are_checked_naming_key_and_line() {
+        let err = parse("[compression]\ncodings = [\"br\", \"lzma\"]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("edgesite.toml:2: compression.codings: unknown coding \"lzma\""),
+            "{err}"
+        );
+        let err = parse("[compression]\n\nbrotli_quality = 12\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("edgesite.toml:3: compression.brotli_quality"),
+            "{err}"
+        );
+        let config =
+            parse("[compression]\ncodings = [\"br\"]\n[budget]\nmax_bundle_bytes = 1000\n")
+                .unwrap();
+        assert_eq!(config.compression.codings, ["br"]);
+        assert_eq!(config.budget.max_bundle_bytes, 1000);
+        assert_eq!(config.budget.max_file_bytes, 25 * 1024 * 1024);
     }
 
     #[test]

@@ -67,6 +67,11 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// A size budget is exceeded.
+    Budget {
+        /// What is too big, with the largest files.
+        message: String,
+    },
     /// `SOURCE_DATE_EPOCH` is set but is not a number of seconds.
     SourceDateEpoch {
         /// The value found.
@@ -119,6 +124,7 @@ impl fmt::Display for Error {
                 path.display(),
                 message.trim_end()
             ),
+            Error::Budget { message } => write!(f, "{message}"),
             Error::SourceDateEpoch { value } => write!(
                 f,
                 "SOURCE_DATE_EPOCH={value:?} is not a number of seconds since 1970; unset it or fix it"

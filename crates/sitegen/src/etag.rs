@@ -18,6 +18,14 @@ pub(crate) fn strong_etag(sha256: &[u8; 32]) -> String {
     format!("\"{}\"", URL_SAFE_NO_PAD.encode(&sha256[..16]))
 }
 
+/// The Subresource Integrity string (W3C SRI) for `bytes`: `sha384-` and the base64 digest.
+pub(crate) fn sri_sha384(bytes: &[u8]) -> String {
+    format!(
+        "sha384-{}",
+        base64::engine::general_purpose::STANDARD.encode(sha2::Sha384::digest(bytes))
+    )
+}
+
 /// Lower-case hex.
 pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
@@ -34,6 +42,15 @@ mod tests {
         assert_eq!(tag, "\"LPJNul-wow4m6Dsqxbning\"");
         assert!(!tag.starts_with("W/"));
         assert_ne!(tag, strong_etag(&sha256(b"hello!")));
+    }
+
+    #[test]
+    fn sri_is_sha384_in_standard_base64() {
+        // `echo -n hello | openssl dgst -sha384 -binary | base64`
+        assert_eq!(
+            sri_sha384(b"hello"),
+            "sha384-WeF0h3dEjGnea4ANejO7+5/xtGPkQ1TDVTvNucZm+pASWjx5+QOXvfX2oT3oKGhP"
+        );
     }
 
     #[test]

@@ -20,6 +20,7 @@
 //! ```
 
 mod boundary;
+mod budget;
 mod cache;
 mod codegen;
 mod compress;
@@ -29,17 +30,24 @@ mod etag;
 mod glob;
 mod mime;
 mod modified;
+mod report;
 mod routes;
 mod walk;
 
+pub use budget::{bundle_bytes, warnings as budget_warnings, CODE_ESTIMATE_BYTES};
 pub use cache::CacheReason;
-pub use config::{CacheConfig, CacheRule, Config, HeadersConfig, SiteConfig};
+pub use compress::EncodeCounts;
+pub use config::{
+    BudgetConfig, CacheConfig, CacheRule, CompressionConfig, Config, HeadersConfig, SiteConfig,
+};
 pub use error::Error;
 pub use modified::last_modified;
 
 use serde::Serialize;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// How to compile a site.
 #[derive(Debug, Clone)]
@@ -55,6 +63,13 @@ pub struct Options {
     pub cache: CacheConfig,
     /// The fields sent on every response.
     pub headers: HeadersConfig,
+    /// Which encodings to store, and their settings.
+    pub compression: CompressionConfig,
+    /// The size limits.
+    pub budget: BudgetConfig,
+    /// Where encoded files are cached between builds (keyed by content and settings); `None`
+    /// encodes everything every time.
+    pub cache_dir: Option<PathBuf>,
 }
 
 impl Options {
@@ -71,6 +86,9 @@ impl Options {
             spa_fallback: config.site.spa_fallback.clone(),
             cache: config.cache.clone(),
             headers: config.headers.clone(),
+            compression: config.compression.clone(),
+            budget: config.budget.clone(),
+            cache_dir: None,
         }
     }
 }
@@ -96,9 +114,27 @@ pub struct Manifest {
     pub boundary: String,
     /// Fields sent on every response (security headers), names in lower case.
     pub headers: Vec<(&'static str, String)>,
+    /// What the build did and how long it took (in the report, not in `manifest.json`, which
+    /// stays identical across builds of the same tree).
+    #[serde(skip)]
+    pub stats: BuildStats,
+    /// The size limits it was checked against.
+    #[serde(skip)]
+    pub budget: BudgetConfig,
     /// Every directory and file read, for `cargo:rerun-if-changed`.
     #[serde(skip)]
     pub tracked: Vec<PathBuf>,
+}
+
+/// What one compile did.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct BuildStats {
+    /// Files compiled.
+    pub files: usize,
+    /// Encodings computed now, and taken from the cache.
+    pub encodings: EncodeCounts,
+    /// Wall time of the compile, in milliseconds.
+    pub wall_time_ms: u64,
 }
 
 /// One file of the site.
@@ -120,6 +156,8 @@ pub struct File {
     pub size: u64,
     /// SHA-256 of the bytes, lower-case hex.
     pub sha256: String,
+    /// Subresource Integrity of the bytes (`sha384-...`, W3C SRI), for `<script integrity>`.
+    pub integrity: String,
     /// The strong ETag, quoted.
     pub etag: String,
     /// The stored representations: identity first, then the encodings worth keeping.
@@ -166,6 +204,7 @@ pub enum RouteTarget {
 /// # Errors
 /// A missing, empty or unreadable site, a name no URL can reach, or a bad option (see [`Error`]).
 pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
+    let started = Instant::now();
     let walked = walk::walk(site_dir)?;
     if walked.files.is_empty() {
         return Err(Error::EmptySite {
@@ -173,11 +212,9 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
         });
     }
     let mut tracked = walked.dirs;
-    let mut files = Vec::with_capacity(walked.files.len());
-    for found in walked.files {
-        tracked.push(found.source.clone());
-        files.push(compile_file(found, options)?);
-    }
+    tracked.extend(walked.files.iter().map(|f| f.source.clone()));
+    let (files, counts) = compile_files(walked.files, options)?;
+    budget::check(&files, &options.budget)?;
     let routes = routes::routes(&files, options.clean_urls);
     let not_found = files
         .iter()
@@ -210,6 +247,12 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
         last_modified_unix: since_epoch.as_secs(),
         boundary: boundary::choose(&files),
         headers: options.headers.fields(),
+        stats: BuildStats {
+            files: files.len(),
+            encodings: counts,
+            wall_time_ms: started.elapsed().as_millis() as u64,
+        },
+        budget: options.budget.clone(),
         files,
         routes,
         not_found,
@@ -218,8 +261,52 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
     })
 }
 
+/// One file's result, with the encodings it computed or found in the cache.
+type Compiled = Result<(File, EncodeCounts), Error>;
+
+/// Compiles every file on all cores (encoding dominates a build), keeping the walk's order.
+fn compile_files(
+    found: Vec<walk::Found>,
+    options: &Options,
+) -> Result<(Vec<File>, EncodeCounts), Error> {
+    let total = found.len();
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(total.max(1));
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<Compiled>>> = (0..total).map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(file) = found.get(i) else { break };
+                let result = compile_file(file.clone(), options);
+                *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
+                let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
+                if total >= 100 && finished % (total / 10) == 0 {
+                    // Progress for large sites (build-script stderr: `cargo build -vv` shows it).
+                    eprintln!("edgesite: compiled {finished}/{total} files");
+                }
+            });
+        }
+    });
+    let mut files = Vec::with_capacity(total);
+    let mut counts = EncodeCounts::default();
+    for slot in slots {
+        let (file, c) = slot
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner())
+            .expect("every index was compiled")?;
+        counts.encoded += c.encoded;
+        counts.cached += c.cached;
+        files.push(file);
+    }
+    Ok((files, counts))
+}
+
 /// Reads, hashes and precompresses one file, and decides its caching fields.
-fn compile_file(found: walk::Found, options: &Options) -> Result<File, Error> {
+fn compile_file(found: walk::Found, options: &Options) -> Result<(File, EncodeCounts), Error> {
     if found.url_path.len() > edgesite_core::MAX_PATH_LEN - 1 {
         return Err(Error::Unservable {
             path: found.source,
@@ -232,7 +319,16 @@ fn compile_file(found: walk::Found, options: &Options) -> Result<File, Error> {
     })?;
     let identity = variant("identity", &bytes, None);
     let mut representations = vec![identity.clone()];
-    for encoded in compress::precompress(&found.url_path, &bytes) {
+    let mut counts = EncodeCounts::default();
+    let cache_dir = options.cache_dir.as_deref();
+    for encoded in compress::precompress(
+        &found.url_path,
+        &bytes,
+        &identity.sha256,
+        &options.compression,
+        cache_dir,
+        &mut counts,
+    ) {
         representations.push(variant(
             encoded.coding.token(),
             &encoded.bytes,
@@ -248,7 +344,7 @@ fn compile_file(found: walk::Found, options: &Options) -> Result<File, Error> {
         .iter()
         .map(|cdn| ("cdn-cache-control", cdn.clone()))
         .collect();
-    Ok(File {
+    let file = File {
         content_type,
         cache_control: cache_control.to_string(),
         cache_reason,
@@ -256,10 +352,12 @@ fn compile_file(found: walk::Found, options: &Options) -> Result<File, Error> {
         size: identity.size,
         etag: identity.etag,
         sha256: identity.sha256,
+        integrity: etag::sri_sha384(&bytes),
         representations,
         path: found.url_path,
         source: found.source,
-    })
+    };
+    Ok((file, counts))
 }
 
 fn variant(coding: &'static str, bytes: &[u8], owned: Option<Vec<u8>>) -> Variant {
@@ -293,7 +391,13 @@ impl Manifest {
             }
         }
         std::fs::write(out_dir.join("site.rs"), codegen::site_rs(self, &encoded))?;
-        let json = serde_json::to_string_pretty(self).expect("a Manifest always serializes");
-        std::fs::write(out_dir.join("manifest.json"), json)
+        std::fs::write(out_dir.join("manifest.json"), self.to_json())?;
+        std::fs::write(out_dir.join("report.txt"), self.report())
+    }
+
+    /// The integrity manifest: every file with its path, sizes and ETags per encoding, SHA-256
+    /// and SRI `sha384-` hash, as JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a Manifest always serializes")
     }
 }

@@ -95,6 +95,7 @@ mod tests {
             headers: Vec::new(),
             size: 0,
             sha256: String::new(),
+            integrity: String::new(),
             etag: String::new(),
             representations: Vec::new(),
         }

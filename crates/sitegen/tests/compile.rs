@@ -6,6 +6,9 @@
 //! * the tables: Content-Type, strong ETags from SHA-256, routes for folders, the 404 page;
 //! * precompression: br, zstd and gzip kept only where they pay, each with its own strong ETag;
 //! * the SPA fallback option and the multipart boundary;
+//! * the compression cache: a rebuild of a 200-file site after touching one file encodes only
+//!   that file; budgets (per file, per bundle, the 80% warning); the manifest's SRI hashes and
+//!   the report;
 //! * determinism: two compiles of one tree write identical `site.rs`;
 //! * every error, each naming the offending path: missing or empty site, a file as the site,
 //!   unreadable entry, non-UTF-8 name, backslash in a name, over-long path, symbolic link outside
@@ -334,4 +337,119 @@ fn a_symbolic_link_loop_is_an_error() {
 fn a_bad_source_date_epoch_is_an_error() {
     let err = last_modified(Some("not-a-number"), Path::new(FIXTURE_SITE)).unwrap_err();
     assert!(matches!(err, Error::SourceDateEpoch { .. }));
+}
+
+/// A site of `n` compressible text files.
+fn generated_site(n: usize) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..n {
+        let text =
+            format!("<p>page {i}: edgesite compiles, compresses and caches every file.</p>\n")
+                .repeat(20);
+        fs::write(dir.path().join(format!("page-{i:03}.html")), text).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn a_rebuild_after_touching_one_file_encodes_only_that_file() {
+    let site = generated_site(200);
+    let cache = tempfile::tempdir().unwrap();
+    let mut options = options();
+    options.cache_dir = Some(cache.path().to_path_buf());
+    // Light settings keep the test fast; the cache does not depend on them.
+    options.compression.brotli_quality = 5;
+    options.compression.zopfli_iterations = 1;
+    let cold = compile(site.path(), &options).unwrap();
+    assert_eq!(
+        (cold.stats.encodings.encoded, cold.stats.encodings.cached),
+        (600, 0),
+        "3 encodings x 200 files"
+    );
+    fs::write(
+        site.path().join("page-042.html"),
+        "<p>changed</p>\n".repeat(40),
+    )
+    .unwrap();
+    let warm = compile(site.path(), &options).unwrap();
+    assert_eq!(
+        (warm.stats.encodings.encoded, warm.stats.encodings.cached),
+        (3, 597)
+    );
+    let report = warm.report();
+    assert!(
+        report.contains("3 encodings computed, 597 from the cache"),
+        "{report}"
+    );
+    eprintln!(
+        "cold {} ms, warm {} ms",
+        cold.stats.wall_time_ms, warm.stats.wall_time_ms
+    );
+}
+
+#[test]
+fn a_file_over_the_per_file_budget_fails_the_build_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("big.bin"), vec![7u8; 5000]).unwrap();
+    let mut options = options();
+    options.budget.max_file_bytes = 4096;
+    let err = compile(dir.path(), &options).unwrap_err().to_string();
+    assert!(
+        err.contains("big.bin") && err.contains("max_file_bytes"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_bundle_over_budget_fails_naming_the_largest_files_and_80_percent_warns() {
+    let site = generated_site(20);
+    let mut options = options();
+    options.budget.max_bundle_bytes = edgesite_sitegen::CODE_ESTIMATE_BYTES + 1000;
+    let err = compile(site.path(), &options).unwrap_err().to_string();
+    assert!(
+        err.contains("over the limit") && err.contains("/page-"),
+        "{err}"
+    );
+    let manifest = compile_ok(site.path());
+    let total = edgesite_sitegen::bundle_bytes(&manifest.files);
+    let mut tight = options.budget.clone();
+    tight.max_bundle_bytes = total * 100 / 90;
+    let warnings = edgesite_sitegen::budget_warnings(&manifest.files, &tight);
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("90%") || w.contains("89%")),
+        "{warnings:?}"
+    );
+    assert!(
+        edgesite_sitegen::budget_warnings(&manifest.files, &Options::new(UNIX_EPOCH).budget)
+            .is_empty()
+    );
+}
+
+#[test]
+fn the_manifest_lists_sizes_etags_and_sri_and_the_report_has_a_row_per_file() {
+    let manifest = compile_ok(Path::new(FIXTURE_SITE));
+    let json: serde_json::Value = serde_json::from_str(&manifest.to_json()).unwrap();
+    let index = json["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == "/index.html")
+        .unwrap();
+    assert!(index["integrity"].as_str().unwrap().starts_with("sha384-"));
+    assert_eq!(index["representations"][0]["coding"], "identity");
+    assert!(index["representations"][0]["etag"]
+        .as_str()
+        .unwrap()
+        .starts_with('"'));
+    let report = manifest.report();
+    for file in &manifest.files {
+        assert!(
+            report.contains(&file.path),
+            "{} missing from\n{report}",
+            file.path
+        );
+    }
+    assert!(report.contains("bundle estimate"), "{report}");
 }
