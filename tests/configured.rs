@@ -7,6 +7,7 @@
 //! * the SPA fallback: a navigation (`Sec-Fetch-Mode: navigate`, or `Accept` listing
 //!   `text/html`) to an extension-less path that matches nothing gets the app with 200; a
 //!   non-navigation request, or a path with a file extension, still gets 404;
+//! * `site.trailing_slash = "never"`: `/docs` serves the folder's index, `/docs/` redirects 308;
 //! * `[cache]`: a `[[cache.rules]]` pattern, the `default`, HTML's `no-cache`, and
 //!   `CDN-Cache-Control` from `cdn` on 200 and 304 (RFC 9111 §5.2.2);
 //! * `[headers]`: the opt-in CSP, HSTS and CORS fields and a changed Referrer-Policy, on every
@@ -121,4 +122,19 @@ fn configured_security_headers_are_on_every_response() {
             "{path}"
         );
     }
+}
+
+#[test]
+#[ignore = "needs a server built with tests/fixtures/configured.toml; make test runs it"]
+fn trailing_slash_never_serves_folders_without_the_slash() {
+    let reply = get("/docs");
+    assert_eq!(
+        (reply.status, reply.body),
+        (200, fixture("/docs/index.html"))
+    );
+    let redirect = get("/docs/");
+    assert_eq!(
+        (redirect.status, redirect.header("location")),
+        (308, Some("/docs"))
+    );
 }

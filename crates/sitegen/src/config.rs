@@ -296,6 +296,21 @@ pub struct SiteConfig {
     /// The SPA fallback's URL path, e.g. `/index.html` (default: none).
     #[serde(default)]
     pub spa_fallback: Option<String>,
+    /// Folder URLs: `always` (default) serves `/docs/` and redirects `/docs` to it; `never` serves
+    /// `/docs` and redirects `/docs/` to it.
+    #[serde(default)]
+    pub trailing_slash: TrailingSlash,
+}
+
+/// `site.trailing_slash`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum TrailingSlash {
+    /// `/docs/` is canonical (relative links in the folder's index resolve against the folder).
+    #[default]
+    Always,
+    /// `/docs` is canonical.
+    Never,
 }
 
 impl Default for SiteConfig {
@@ -304,6 +319,7 @@ impl Default for SiteConfig {
             dir: default_dir(),
             clean_urls: true,
             spa_fallback: None,
+            trailing_slash: TrailingSlash::Always,
         }
     }
 }
@@ -477,6 +493,24 @@ mod tests {
         assert_eq!(config.compression.codings, ["br"]);
         assert_eq!(config.budget.max_bundle_bytes, 1000);
         assert_eq!(config.budget.max_file_bytes, 25 * 1024 * 1024);
+    }
+
+    #[test]
+    fn trailing_slash_is_always_or_never() {
+        assert_eq!(
+            parse("[site]\ntrailing_slash = \"never\"\n")
+                .unwrap()
+                .site
+                .trailing_slash,
+            TrailingSlash::Never
+        );
+        let err = parse("[site]\ntrailing_slash = \"sometimes\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("edgesite.toml:2:") && err.contains("sometimes"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -39,6 +39,7 @@ pub use cache::CacheReason;
 pub use compress::EncodeCounts;
 pub use config::{
     BudgetConfig, CacheConfig, CacheRule, CompressionConfig, Config, HeadersConfig, SiteConfig,
+    TrailingSlash,
 };
 pub use error::Error;
 pub use modified::last_modified;
@@ -56,6 +57,8 @@ pub struct Options {
     pub last_modified: SystemTime,
     /// Clean URLs: `/about` serves `about.html`, and `/about.html` redirects (308) to `/about`.
     pub clean_urls: bool,
+    /// Whether folder URLs end with a slash.
+    pub trailing_slash: TrailingSlash,
     /// The single-page-application fallback: the URL path of an HTML file (e.g. `/index.html`)
     /// sent with 200 to navigation requests for extension-less paths that match nothing.
     pub spa_fallback: Option<String>,
@@ -83,6 +86,7 @@ impl Options {
         Options {
             last_modified,
             clean_urls: config.site.clean_urls,
+            trailing_slash: config.site.trailing_slash,
             spa_fallback: config.site.spa_fallback.clone(),
             cache: config.cache.clone(),
             headers: config.headers.clone(),
@@ -215,7 +219,7 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
     tracked.extend(walked.files.iter().map(|f| f.source.clone()));
     let (files, counts) = compile_files(walked.files, options)?;
     budget::check(&files, &options.budget)?;
-    let routes = routes::routes(&files, options.clean_urls);
+    let routes = routes::routes(&files, options.clean_urls, options.trailing_slash);
     let not_found = files
         .iter()
         .enumerate()

@@ -3,7 +3,8 @@
 //! - every file at its own path (`/app.js`);
 //! - a folder's `index.html` at the folder's path with a trailing slash (`/docs/`, `/`), and the
 //!   folder's path without the slash (`/docs`) as a 308 redirect to it, so relative links in the
-//!   page resolve against the folder;
+//!   page resolve against the folder; with `trailing_slash = "never"` the other way round
+//!   (`/docs` serves, `/docs/` redirects);
 //! - with clean URLs (the default): `/about` serves `about.html`, and `/about.html` redirects
 //!   (308) to `/about`; `/docs/index.html` redirects to `/docs/`. One URL per page, as Cloudflare
 //!   Pages does. An exact file always wins over a redirect or a clean URL.
@@ -11,10 +12,14 @@
 //! Redirect locations are percent-encoded. The table is sorted by path (byte order) for
 //! `edgesite_core::Site::route`'s binary search.
 
-use crate::{File, Route, RouteTarget};
+use crate::{File, Route, RouteTarget, TrailingSlash};
 use std::collections::{BTreeMap, BTreeSet};
 
-pub(crate) fn routes(files: &[File], clean_urls: bool) -> Vec<Route> {
+pub(crate) fn routes(
+    files: &[File],
+    clean_urls: bool,
+    trailing_slash: TrailingSlash,
+) -> Vec<Route> {
     let mut table = BTreeMap::new();
     let exact: BTreeSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
     // Files whose own path became a redirect to their clean URL.
@@ -26,18 +31,32 @@ pub(crate) fn routes(files: &[File], clean_urls: bool) -> Vec<Route> {
             .strip_suffix("index.html")
             .filter(|f| f.ends_with('/'))
         {
-            table.insert(folder.to_string(), RouteTarget::File(index));
-            if folder != "/" {
-                let bare = folder.trim_end_matches('/');
-                table.insert(
-                    bare.to_string(),
-                    RouteTarget::Redirect(percent_encode_path(folder)),
-                );
-            }
+            let bare = folder.trim_end_matches('/');
+            // The canonical folder URL serves the index; the other spelling redirects to it.
+            let canonical = match trailing_slash {
+                TrailingSlash::Never if folder != "/" => {
+                    table.insert(bare.to_string(), RouteTarget::File(index));
+                    table.insert(
+                        folder.to_string(),
+                        RouteTarget::Redirect(percent_encode_path(bare)),
+                    );
+                    bare
+                }
+                _ => {
+                    table.insert(folder.to_string(), RouteTarget::File(index));
+                    if folder != "/" {
+                        table.insert(
+                            bare.to_string(),
+                            RouteTarget::Redirect(percent_encode_path(folder)),
+                        );
+                    }
+                    folder
+                }
+            };
             if clean_urls {
                 table.insert(
                     file.path.clone(),
-                    RouteTarget::Redirect(percent_encode_path(folder)),
+                    RouteTarget::Redirect(percent_encode_path(canonical)),
                 );
                 canonicalized.insert(index);
             }
@@ -102,7 +121,7 @@ mod tests {
     }
 
     fn table(files: &[File], clean_urls: bool) -> Vec<(String, RouteTarget)> {
-        routes(files, clean_urls)
+        routes(files, clean_urls, TrailingSlash::Always)
             .into_iter()
             .map(|r| (r.path, r.target))
             .collect()
@@ -169,9 +188,28 @@ mod tests {
     }
 
     #[test]
+    fn trailing_slash_never_makes_the_bare_folder_canonical() {
+        let files = [file("/docs/index.html"), file("/index.html")];
+        let table: Vec<_> = routes(&files, true, TrailingSlash::Never)
+            .into_iter()
+            .map(|r| (r.path, r.target))
+            .collect();
+        assert_eq!(
+            table,
+            [
+                ("/".into(), RouteTarget::File(1)),
+                ("/docs".into(), RouteTarget::File(0)),
+                ("/docs/".into(), redirect("/docs")),
+                ("/docs/index.html".into(), redirect("/docs")),
+                ("/index.html".into(), redirect("/")),
+            ]
+        );
+    }
+
+    #[test]
     fn a_file_named_like_the_folder_wins_over_the_redirect() {
         let files = [file("/docs"), file("/docs/index.html")];
-        let docs = routes(&files, true)
+        let docs = routes(&files, true, TrailingSlash::Always)
             .into_iter()
             .find(|r| r.path == "/docs")
             .unwrap();
