@@ -4,7 +4,7 @@ ENV := . scripts/env.sh &&
 PORT ?= 8787
 LISTEN ?= 127.0.0.1:8080
 
-.PHONY: setup dev native test lint size deploy clean
+.PHONY: setup dev native test lint bench size deploy clean
 
 ## Install the toolchain and tools (idempotent; seconds when done).
 setup:
@@ -25,6 +25,10 @@ test: setup
 ## Formatting and clippy, host and wasm32, warnings denied.
 lint: setup
 	@scripts/lint.sh
+
+## Criterion micro-benchmarks (bounded: ~2-3 s each): decide per scenario, the encoders.
+bench: setup
+	$(ENV) cargo bench -p edgesite-bench
 
 ## The deploy bundle's size (wrangler deploy --dry-run, offline).
 size: setup

@@ -99,7 +99,8 @@ fn settings_key(coding: ContentCoding, config: &CompressionConfig) -> String {
     }
 }
 
-fn encode(coding: ContentCoding, bytes: &[u8], config: &CompressionConfig) -> Vec<u8> {
+/// Encodes `bytes` with `coding` at the configured settings (identity: a copy).
+pub fn encode(coding: ContentCoding, bytes: &[u8], config: &CompressionConfig) -> Vec<u8> {
     match coding {
         ContentCoding::Br => brotli(bytes, config.brotli_quality),
         ContentCoding::Zstd => zstd(bytes, config.zstd_level),

@@ -36,7 +36,7 @@ mod walk;
 
 pub use budget::{bundle_bytes, warnings as budget_warnings, CODE_ESTIMATE_BYTES};
 pub use cache::CacheReason;
-pub use compress::EncodeCounts;
+pub use compress::{encode, EncodeCounts};
 pub use config::{
     BudgetConfig, CacheConfig, CacheRule, CompressionConfig, Config, HeadersConfig, SiteConfig,
     TrailingSlash,

@@ -1,0 +1,147 @@
+//! `decide` + `response` per scenario, in ns: the pure core on the real embedded demo site with
+//! browser-like request headers, and the route lookup on a generated 10,000-file site (binary
+//! search over the sorted table, hit and miss). No I/O, no allocation (tests/allocations.rs
+//! proves that); what is measured is parsing the header fields, the lookup and the rendering.
+//! Run with `make bench`.
+#![allow(missing_docs)] // criterion's macros generate undocumented items
+
+use criterion::{black_box, criterion_group, criterion_main, Criterion};
+use edgesite_core::{
+    respond, Asset, ContentCoding, Representation, RequestHead, Route, Site, Target,
+};
+use std::time::Duration;
+
+const CHROME_ACCEPT: &str = "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8";
+const CHROME_AE: &str = "gzip, deflate, br, zstd";
+
+fn head<'a>(target: &'a str, fields: &[(&'a str, &'a str)]) -> RequestHead<'a> {
+    let mut head = RequestHead::new("GET", target);
+    for (name, value) in fields {
+        head.set_field(name, value.as_bytes());
+    }
+    head
+}
+
+fn etag(site: &Site<'_>, path: &str, coding: &str) -> String {
+    let Target::Asset(asset) = &site.route(path).unwrap().target else {
+        panic!("{path}")
+    };
+    asset
+        .representations
+        .iter()
+        .find(|r| r.coding.token() == coding)
+        .unwrap()
+        .etag
+        .to_string()
+}
+
+fn demo(c: &mut Criterion) {
+    let site = &edgesite::SITE;
+    let br_etag = etag(site, "/", "br");
+    let browser = [
+        ("accept-encoding", CHROME_AE),
+        ("accept", CHROME_ACCEPT),
+        ("sec-fetch-mode", "navigate"),
+    ];
+    let revalidate = [
+        browser[0],
+        browser[1],
+        browser[2],
+        ("if-none-match", br_etag.as_str()),
+    ];
+    let scenarios: Vec<(&str, RequestHead<'_>)> = vec![
+        (
+            "200 identity (no Accept-Encoding)",
+            head("/", &[("accept", CHROME_ACCEPT)]),
+        ),
+        ("200 br (browser headers)", head("/", &browser)),
+        (
+            "304 (browser headers + If-None-Match)",
+            head("/", &revalidate),
+        ),
+        (
+            "206 single range",
+            head("/app.js", &[("range", "bytes=0-99")]),
+        ),
+        (
+            "206 multipart, 3 ranges",
+            head("/app.js", &[("range", "bytes=0-9,50-59,-5")]),
+        ),
+        ("404 (browser headers)", head("/does/not/exist", &browser)),
+    ];
+    let mut group = c.benchmark_group("demo site");
+    for (name, request) in &scenarios {
+        group.bench_function(*name, |b| b.iter(|| respond(site, black_box(request))));
+    }
+    group.finish();
+}
+
+fn leak<T: ?Sized>(value: Box<T>) -> &'static T {
+    Box::leak(value)
+}
+
+/// A generated site of `n` small pages in 100 folders, as the route table sitegen would build
+/// (clean URLs, sorted by path), leaked to `'static`.
+fn generated_site(n: usize) -> &'static Site<'static> {
+    let text = |s: String| leak(s.into_boxed_str());
+    let assets: Vec<Asset<'static>> = (0..n)
+        .map(|i| {
+            let body = text(format!("<p>page {i}</p>"));
+            Asset {
+                content_type: "text/html; charset=utf-8",
+                last_modified: "Tue, 14 Nov 2023 22:13:20 GMT",
+                last_modified_unix: 1_700_000_000,
+                cache_control: "no-cache",
+                headers: &[],
+                representations: leak(Box::new([Representation {
+                    coding: ContentCoding::Identity,
+                    etag: text(format!("\"etag-{i:05}\"")),
+                    content_length: text(body.len().to_string()),
+                    body: body.as_bytes(),
+                }])),
+            }
+        })
+        .collect();
+    let assets: &'static [Asset<'static>] = leak(assets.into_boxed_slice());
+    let mut routes: Vec<Route<'static>> = (0..n)
+        .map(|i| Route {
+            path: text(format!("/section-{:02}/page-{i:05}", i % 100)),
+            target: Target::Asset(&assets[i]),
+        })
+        .collect();
+    routes.sort_by(|a, b| a.path.cmp(b.path));
+    leak(Box::new(Site {
+        routes: leak(routes.into_boxed_slice()),
+        not_found: &[],
+        fallback: None,
+        boundary: "b",
+        multipart_content_type: "multipart/byteranges; boundary=b",
+        headers: &[],
+    }))
+}
+
+fn large(c: &mut Criterion) {
+    let site = generated_site(10_000);
+    let browser = [("accept-encoding", CHROME_AE), ("accept", CHROME_ACCEPT)];
+    let hit = head("/section-42/page-05042", &browser);
+    let miss = head("/section-42/page-99999", &browser);
+    let mut group = c.benchmark_group(format!("generated site, {} routes", site.routes.len()));
+    group.bench_function("200 (lookup hit)", |b| {
+        b.iter(|| respond(site, black_box(&hit)));
+    });
+    group.bench_function("404 (lookup miss)", |b| {
+        b.iter(|| respond(site, black_box(&miss)));
+    });
+    group.bench_function("route lookup alone", |b| {
+        b.iter(|| site.route(black_box("/section-42/page-05042")));
+    });
+    group.finish();
+}
+
+criterion_group! {
+    name = benches;
+    // Bounded in time: about 2 s of measurement per benchmark.
+    config = Criterion::default().warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
+    targets = demo, large
+}
+criterion_main!(benches);
