@@ -16,7 +16,7 @@
 use crate::date::parse_http_date;
 use crate::etag::{EntityTagList, IfMatch, IfNoneMatch, IfRange};
 use crate::negotiate::select;
-use crate::path::{normalize, PathError, MAX_PATH_LEN};
+use crate::path::{canonical_path, normalize, PathBuf, PathError, MAX_PATH_LEN};
 use crate::range::{evaluate_range, ByteRange, RangeRequest, RangeSet};
 use crate::request::{Method, RequestHead};
 use crate::response::{Body, HeaderList, Multipart, Response, ALLOW};
@@ -123,8 +123,17 @@ pub fn decide<'a>(site: &'a Site<'a>, request: &RequestHead<'_>) -> Decision<'a>
         Some(Method::Options) => return Decision::Options,
         None => return Decision::MethodNotAllowed,
     };
-    let mut buf = [0; MAX_PATH_LEN];
-    let path = match normalize(request.target, &mut buf) {
+    // Most targets are canonical already: look them up as they are, with no copy; only the
+    // others are decoded into a stack buffer.
+    let mut buf: PathBuf;
+    let normalized = match canonical_path(request.target) {
+        Some(path) => Ok(path),
+        None => {
+            buf = [0; MAX_PATH_LEN];
+            normalize(request.target, &mut buf)
+        }
+    };
+    let path = match normalized {
         Ok(path) => path,
         Err(PathError::BadRequest) => return Decision::BadRequest { head },
         // Longer than any route: nothing can match; the root's 404 page.

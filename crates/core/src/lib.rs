@@ -65,7 +65,7 @@ pub use date::parse_http_date;
 pub use decision::{decide, respond, Decision};
 pub use etag::{strong_eq, weak_eq, EntityTagList, IfMatch, IfNoneMatch, IfRange};
 pub use negotiate::{select, AcceptEncoding};
-pub use path::{normalize, PathBuf, PathError, MAX_PATH_LEN};
+pub use path::{canonical_path, normalize, PathBuf, PathError, MAX_PATH_LEN};
 pub use range::{evaluate_range, ByteRange, RangeRequest, RangeSet, MAX_RANGE_SPECS};
 pub use request::{Method, RequestHead, REQUEST_FIELDS};
 pub use response::{Body, FieldText, HeaderList, Multipart, Response, ALLOW};

@@ -27,11 +27,32 @@ const MAX_QUALITY: u16 = 1000;
 /// The quality of an identity the field does not mention: acceptable, least preferred.
 const IMPLICIT_IDENTITY: u16 = 1;
 
-/// A syntactically valid Accept-Encoding field value.
+/// The qualities an Accept-Encoding field gives each coding edgesite stores, from one pass over
+/// the field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct AcceptEncoding<'a>(&'a [u8]);
+pub struct AcceptEncoding {
+    /// Indexed by [`coding_index`]: identity, br, zstd, gzip; in thousandths.
+    qualities: [u16; 4],
+}
 
-impl<'a> AcceptEncoding<'a> {
+/// The codings in the order of [`AcceptEncoding`]'s table.
+const CODINGS: [ContentCoding; 4] = [
+    ContentCoding::Identity,
+    ContentCoding::Br,
+    ContentCoding::Zstd,
+    ContentCoding::Gzip,
+];
+
+fn coding_index(coding: ContentCoding) -> usize {
+    match coding {
+        ContentCoding::Identity => 0,
+        ContentCoding::Br => 1,
+        ContentCoding::Zstd => 2,
+        ContentCoding::Gzip => 3,
+    }
+}
+
+impl AcceptEncoding {
     /// Parses a field value; `None` when malformed (then treated as absent).
     ///
     /// ```
@@ -44,28 +65,35 @@ impl<'a> AcceptEncoding<'a> {
     /// assert_eq!(AcceptEncoding::parse(b"gzip;q=0.5").unwrap().quality(ContentCoding::Identity), 1);
     /// assert_eq!(AcceptEncoding::parse(b"gzip;q=2"), None);
     /// ```
-    pub fn parse(value: &'a [u8]) -> Option<Self> {
-        Elements(value)
-            .all(|element| element.is_some())
-            .then_some(AcceptEncoding(value))
+    pub fn parse(value: &[u8]) -> Option<Self> {
+        let mut explicit: [Option<u16>; 4] = [None; 4];
+        let mut star = None;
+        for element in Elements(value) {
+            let (name, q) = element?;
+            if name == b"*" {
+                star.get_or_insert(q);
+                continue;
+            }
+            for (slot, coding) in explicit.iter_mut().zip(CODINGS) {
+                if slot.is_none() && names(coding, name) {
+                    *slot = Some(q);
+                }
+            }
+        }
+        let mut qualities = [0; 4];
+        for (i, (quality, coding)) in qualities.iter_mut().zip(CODINGS).enumerate() {
+            *quality = match (explicit[i], star, coding) {
+                (Some(q), _, _) | (None, Some(q), _) => q,
+                (None, None, ContentCoding::Identity) => IMPLICIT_IDENTITY,
+                (None, None, _) => 0,
+            };
+        }
+        Some(AcceptEncoding { qualities })
     }
 
     /// The quality of `coding`, in thousandths (0 = not acceptable).
     pub fn quality(&self, coding: ContentCoding) -> u16 {
-        let mut star = None;
-        for (name, q) in Elements(self.0).flatten() {
-            if names(coding, name) {
-                return q;
-            }
-            if name == b"*" && star.is_none() {
-                star = Some(q);
-            }
-        }
-        match (coding, star) {
-            (_, Some(q)) => q,
-            (ContentCoding::Identity, None) => IMPLICIT_IDENTITY,
-            (_, None) => 0,
-        }
+        self.qualities[coding_index(coding)]
     }
 }
 
@@ -81,10 +109,16 @@ pub fn select<'a>(
     asset: &'a Asset<'a>,
     accept_encoding: Option<&[u8]>,
 ) -> Option<&'a Representation<'a>> {
-    let accept = match accept_encoding.map(AcceptEncoding::parse) {
-        Some(Some(accept)) if !accept.0.iter().all(|b| matches!(b, b' ' | b'\t')) => accept,
-        // Absent, empty (§12.5.3: wants no coding) or malformed: identity only.
-        _ => return Some(asset.identity()),
+    let accept = match accept_encoding {
+        // Empty (§12.5.3: wants no coding): identity only.
+        Some(value) if !value.iter().all(|b| matches!(b, b' ' | b'\t')) => {
+            AcceptEncoding::parse(value)
+        }
+        _ => None,
+    };
+    // Absent, empty or malformed: identity only.
+    let Some(accept) = accept else {
+        return Some(asset.identity());
     };
     let mut best: Option<(&'a Representation<'a>, u16)> = None;
     for representation in asset.representations {

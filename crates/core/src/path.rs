@@ -30,6 +30,33 @@ pub enum PathError {
     TooLong,
 }
 
+/// The lookup key of `target` when it is already canonical, without copying: an absolute path
+/// with no `%`, backslash, empty segment or dot segment (what browsers send for site links).
+/// `None` means [`normalize`] must do the work.
+///
+/// ```
+/// use edgesite_core::canonical_path;
+/// assert_eq!(canonical_path("/guide/intro?x=1"), Some("/guide/intro"));
+/// assert_eq!(canonical_path("/a/../b"), None);
+/// assert_eq!(canonical_path("/caf%C3%A9"), None);
+/// ```
+pub fn canonical_path(target: &str) -> Option<&str> {
+    let end = target.find(['?', '#']).unwrap_or(target.len());
+    let path = &target[..end];
+    let rest = path.strip_prefix('/')?;
+    if path.len() > MAX_PATH_LEN || path.contains(['%', '\\']) {
+        return None;
+    }
+    let mut segments = rest.split('/').peekable();
+    while let Some(segment) = segments.next() {
+        let last = segments.peek().is_none();
+        if matches!(segment, "." | "..") || (segment.is_empty() && !last) {
+            return None;
+        }
+    }
+    Some(path)
+}
+
 /// Normalizes `target` (origin form, percent-encoded) into `buf` and returns the lookup key.
 ///
 /// ```
@@ -190,7 +217,39 @@ mod tests {
         assert_eq!(norm(&fits).unwrap().len(), MAX_PATH_LEN);
     }
 
+    #[test]
+    fn the_fast_path_agrees_with_normalize() {
+        for target in [
+            "/",
+            "/a",
+            "/a/",
+            "/a/b.html?q",
+            "/a//b",
+            "/a/./b",
+            "/a/../b",
+            "/%61",
+            "/a\\b",
+            "//",
+            "/.",
+            "a",
+        ] {
+            if let Some(key) = canonical_path(target) {
+                assert_eq!(norm(target).as_deref(), Ok(key), "{target:?}");
+            }
+        }
+        assert_eq!(canonical_path("/docs/"), Some("/docs/"));
+        assert_eq!(canonical_path("//"), None);
+    }
+
     proptest! {
+        /// The fast path, when it answers, gives exactly what `normalize` gives.
+        #[test]
+        fn canonical_path_is_normalize_when_it_answers(target in "/[a-z./%?]{0,24}") {
+            if let Some(key) = canonical_path(&target) {
+                prop_assert_eq!(norm(&target), Ok(key.into()));
+            }
+        }
+
         /// Totality: any string yields Ok or Err, never a panic.
         #[test]
         fn normalize_is_total(target in ".{0,64}") {
