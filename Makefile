@@ -32,7 +32,9 @@ bench: setup
 
 ## The deploy bundle's size (wrangler deploy --dry-run, offline).
 size: setup
-	$(ENV) wrangler deploy --dry-run --outdir dist | grep -E 'Total Upload|gzip'
+	rm -rf dist
+	$(ENV) wrangler deploy --dry-run --outdir dist | grep -E '^Total Upload'
+	@ls -l dist/*.wasm | awk '{ print "wasm module (code + embedded site): " $$5 " bytes" }'
 
 ## Deploy to Cloudflare (needs CLOUDFLARE_API_TOKEN, or `wrangler login`).
 deploy: setup
