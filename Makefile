@@ -4,7 +4,7 @@ ENV := . scripts/env.sh &&
 PORT ?= 8787
 LISTEN ?= 127.0.0.1:8080
 
-.PHONY: setup dev native test lint bench size deploy clean
+.PHONY: setup dev native test lint bench loadtest size deploy clean
 
 ## Install the toolchain and tools (idempotent; seconds when done).
 setup:
@@ -29,6 +29,10 @@ lint: setup
 ## Criterion micro-benchmarks (bounded: ~2-3 s each): decide per scenario, the encoders.
 bench: setup
 	$(ENV) cargo bench -p edgesite-bench
+
+## Load benchmark on loopback: edgesite-native vs a fixed-response hyper ceiling (wrk, bounded).
+loadtest: setup
+	@bench/loadtest.sh
 
 ## The deploy bundle's size (wrangler deploy --dry-run, offline).
 size: setup

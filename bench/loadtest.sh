@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# `make loadtest`: edgesite-native against the ceiling (edgesite-ceiling: one fixed response,
+# given exactly the status, fields and bytes edgesite sends), on loopback. The server is pinned
+# to core 0 and wrk to core 1; every run is bounded (DURATION seconds, default 10, after a 2 s
+# warm-up). For each scenario the ceiling runs right before edgesite, and the ratio is taken
+# between the two.
+#   S1  GET /                      identity (no Accept-Encoding)
+#   S2  GET /                      Accept-Encoding: gzip, deflate, br, zstd  (br)
+#   S3  GET /                      If-None-Match: the current ETag           (304)
+#   S4  GET /big.js                a 200 KB script, identity
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/env.sh
+. "$ROOT/scripts/env.sh"
+cd "$ROOT"
+DURATION=${DURATION:-10}
+CONNECTIONS=${CONNECTIONS:-50}
+WORK="$ROOT/target/loadtest"
+NATIVE_PORT=18181
+CEILING_PORT=18182
+mkdir -p "$WORK"
+
+# The demo site plus a 200 KB script, built into a native binary of its own.
+rm -rf "$WORK/site" && cp -r public "$WORK/site"
+python3 - "$WORK/site/big.js" <<'PY'
+import sys
+lines = [f"export function f{i}(x) {{ return x * {i} + {i % 7}; }} // generated for the load test\n" for i in range(3000)]
+open(sys.argv[1], "w").write("".join(lines)[:200_000])
+PY
+EDGESITE_SITE="$WORK/site" cargo build -q --release -p edgesite-native -p edgesite-ceiling --target-dir "$WORK/cargo"
+NATIVE="$WORK/cargo/release/edgesite-native"
+CEILING="$WORK/cargo/release/edgesite-ceiling"
+CLK_TCK=$(getconf CLK_TCK)
+
+pids=()
+cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; }
+trap cleanup EXIT
+
+wait_port() { for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$1/" && return 0; sleep 0.05; done; return 1; }
+
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
+# run PID PORT PATH HEADER... -> "req/s p50 p99 cpu_us_per_request"
+run() {
+  local pid=$1 port=$2 path=$3
+  shift 3
+  local args=()
+  for h in "$@"; do args+=(-H "$h"); done
+  taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d2s "${args[@]}" "http://127.0.0.1:$port$path" >/dev/null
+  local before after out
+  before=$(cpu_ticks "$pid")
+  out=$(taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency "${args[@]}" "http://127.0.0.1:$port$path")
+  after=$(cpu_ticks "$pid")
+  awk -v ticks=$((after - before)) -v hz="$CLK_TCK" '
+    /requests in/ { requests = $1 }
+    /^Requests\/sec:/ { rps = $2 }
+    /^ +50%/ { p50 = $2 }
+    /^ +99%/ { p99 = $2 }
+    /Non-2xx or 3xx/ { bad = $5 }
+    END { printf "%.0f %s %s %.1f %s\n", rps, p50, p99, ticks / hz * 1e6 / requests, (bad ? bad : 0) }' <<<"$out"
+}
+
+taskset -c 0 "$NATIVE" --listen "127.0.0.1:$NATIVE_PORT" >/dev/null &
+native_pid=$!
+pids+=("$native_pid")
+wait_port "$NATIVE_PORT"
+etag=$(curl -s -D - -o /dev/null "http://127.0.0.1:$NATIVE_PORT/" | tr -d '\r' | awk -F': ' 'tolower($1) == "etag" { print $2 }')
+
+printf '\n%s, %s connections, %s s per run, %s\n' "$(date -u +%Y-%m-%d)" "$CONNECTIONS" "$DURATION" "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
+printf '| scenario | server | req/s | p50 | p99 | CPU per request | vs ceiling |\n|---|---|---|---|---|---|---|\n'
+scenario() { # name path header...
+  local name=$1 path=$2
+  shift 2
+  local args=()
+  for h in "$@"; do args+=(-H "$h"); done
+  # The ceiling gets exactly edgesite's answer: status, fields (but Date and Content-Length,
+  # which hyper writes itself) and body.
+  local status
+  status=$(curl -s "${args[@]}" -D "$WORK/head" -o "$WORK/body" -w '%{http_code}' "http://127.0.0.1:$NATIVE_PORT$path")
+  local ceiling_args=(--listen "127.0.0.1:$CEILING_PORT" --status "$status" --body "$WORK/body")
+  while IFS= read -r line; do
+    case "${line,,}" in http/* | date:* | content-length:* | "") ;; *) ceiling_args+=(--header "$line") ;; esac
+  done < <(tr -d '\r' <"$WORK/head")
+  taskset -c 0 "$CEILING" "${ceiling_args[@]}" &
+  local ceiling_pid=$!
+  pids+=("$ceiling_pid")
+  wait_port "$CEILING_PORT"
+  read -r c_rps c_p50 c_p99 c_cpu c_bad < <(run "$ceiling_pid" "$CEILING_PORT" "$path" "$@")
+  kill "$ceiling_pid"
+  wait "$ceiling_pid" 2>/dev/null || true
+  read -r n_rps n_p50 n_p99 n_cpu n_bad < <(run "$native_pid" "$NATIVE_PORT" "$path" "$@")
+  printf '| %s | ceiling | %s | %s | %s | %s µs | 1.00x |\n' "$name ($status)" "$c_rps" "$c_p50" "$c_p99" "$c_cpu"
+  printf '| %s | edgesite-native | %s | %s | %s | %s µs | %.2fx |\n' "$name ($status)" "$n_rps" "$n_p50" "$n_p99" "$n_cpu" \
+    "$(awk -v a="$n_rps" -v b="$c_rps" 'BEGIN { print a / b }')"
+  if [ "$n_bad$c_bad" != "00" ] && [ "$status" != 304 ]; then echo "unexpected statuses: native $n_bad, ceiling $c_bad" >&2; fi
+}
+scenario "S1 GET / identity" / 
+scenario "S2 GET / br" / "Accept-Encoding: gzip, deflate, br, zstd"
+scenario "S3 GET / If-None-Match" / "If-None-Match: $etag"
+scenario "S4 GET /big.js (200 KB)" /big.js
