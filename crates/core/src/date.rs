@@ -14,6 +14,8 @@
 //! past century; the core has no clock, so `70`–`99` are 19xx and `00`–`69` are 20xx (a fixed
 //! pivot, as httpdate and Go's net/http use).
 
+use crate::ows::trim;
+
 const MONTHS: [&[u8; 3]; 12] = [
     b"Jan", b"Feb", b"Mar", b"Apr", b"May", b"Jun", b"Jul", b"Aug", b"Sep", b"Oct", b"Nov", b"Dec",
 ];
@@ -145,17 +147,6 @@ fn days_from_civil(year: u64, month: u64, day: u64) -> u64 {
     let doy = (153 * mp + 2) / 5 + day - 1;
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
     era * 146_097 + doe - 719_468
-}
-
-fn trim(s: &[u8]) -> &[u8] {
-    let start = s.iter().take_while(|b| matches!(b, b' ' | b'\t')).count();
-    let end = s.len()
-        - s[start..]
-            .iter()
-            .rev()
-            .take_while(|b| matches!(b, b' ' | b'\t'))
-            .count();
-    &s[start..end]
 }
 
 #[cfg(test)]

@@ -21,6 +21,8 @@
 //! ```
 //! A field value that does not match this grammar is ignored, as if it were absent.
 
+use crate::ows::{trim, trim_start};
+
 /// A list of entity-tags or `*`, as If-Match and If-None-Match carry (RFC 9110 §13.1.1-2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EntityTagList<'a> {
@@ -40,7 +42,7 @@ impl<'a> EntityTagList<'a> {
     /// assert_eq!(EntityTagList::parse(b"unquoted"), None);
     /// ```
     pub fn parse(value: &'a [u8]) -> Option<Self> {
-        if trim_ows(value) == b"*" {
+        if trim(value) == b"*" {
             return Some(EntityTagList::Any);
         }
         let mut count = 0;
@@ -97,7 +99,7 @@ pub enum IfRange<'a> {
 impl<'a> IfRange<'a> {
     /// Parses a field value; `None` when it is neither one entity-tag nor a valid HTTP-date.
     pub fn parse(value: &'a [u8]) -> Option<Self> {
-        let value = trim_ows(value);
+        let value = trim(value);
         if value.starts_with(b"\"") || value.starts_with(b"W/") {
             return (entity_tag_len(value) == Some(value.len()))
                 .then_some(IfRange::EntityTag(value));
@@ -153,7 +155,7 @@ impl<'a> Iterator for EntityTags<'a> {
             return Some(None);
         };
         let (tag, after) = rest.split_at(len);
-        let after = trim_ows_start(after);
+        let after = trim_start(after);
         if !(after.is_empty() || after[0] == b',') {
             self.0 = b"";
             return Some(None);
@@ -184,21 +186,6 @@ fn skip_separators(s: &[u8]) -> &[u8] {
         .take_while(|&&b| matches!(b, b' ' | b'\t' | b','))
         .count();
     &s[n..]
-}
-
-fn trim_ows_start(s: &[u8]) -> &[u8] {
-    let n = s.iter().take_while(|&&b| matches!(b, b' ' | b'\t')).count();
-    &s[n..]
-}
-
-fn trim_ows(s: &[u8]) -> &[u8] {
-    let s = trim_ows_start(s);
-    let n = s
-        .iter()
-        .rev()
-        .take_while(|&&b| matches!(b, b' ' | b'\t'))
-        .count();
-    &s[..s.len() - n]
 }
 
 #[cfg(test)]

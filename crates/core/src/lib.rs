@@ -55,6 +55,7 @@ mod date;
 mod decision;
 mod etag;
 mod negotiate;
+mod ows;
 mod path;
 mod range;
 mod request;

@@ -20,6 +20,7 @@
 //!   qualities the fewest bytes (browsers send no weights, so this is the smallest body);
 //! - nothing acceptable: 406 Not Acceptable.
 
+use crate::ows::trim;
 use crate::site::{Asset, ContentCoding, Representation};
 
 /// The highest quality, 1.000, in thousandths.
@@ -204,17 +205,6 @@ fn qvalue(s: &[u8]) -> Option<u16> {
 /// tchar (RFC 9110 §5.6.2).
 fn is_tchar(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
-}
-
-fn trim(s: &[u8]) -> &[u8] {
-    let start = s.iter().take_while(|b| matches!(b, b' ' | b'\t')).count();
-    let end = s.len()
-        - s[start..]
-            .iter()
-            .rev()
-            .take_while(|b| matches!(b, b' ' | b'\t'))
-            .count();
-    &s[start..end]
 }
 
 #[cfg(test)]

@@ -22,6 +22,8 @@
 //! - DoS guard (§14.2 "many small ranges", "more than two overlapping ranges"): more than
 //!   [`MAX_RANGE_SPECS`] specs, or more than two overlaps, answer the full 200 instead.
 
+use crate::ows::trim;
+
 /// The most range-specs a request may list before the Range field is ignored.
 pub const MAX_RANGE_SPECS: usize = 16;
 /// The most overlapping ranges tolerated before the Range field is ignored.
@@ -209,17 +211,6 @@ fn number(s: &[u8]) -> Option<u64> {
     Some(s.iter().fold(0u64, |n, &d| {
         n.saturating_mul(10).saturating_add(u64::from(d - b'0'))
     }))
-}
-
-fn trim(s: &[u8]) -> &[u8] {
-    let start = s.iter().take_while(|b| matches!(b, b' ' | b'\t')).count();
-    let end = s.len()
-        - s[start..]
-            .iter()
-            .rev()
-            .take_while(|b| matches!(b, b' ' | b'\t'))
-            .count();
-    &s[start..end]
 }
 
 #[cfg(test)]
