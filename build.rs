@@ -83,6 +83,9 @@ fn report(manifest: &Manifest, out_dir: &Path) {
     for warning in budget_warnings(&manifest.files, &manifest.budget) {
         println!("cargo:warning=budget: {warning}");
     }
+    for warning in &manifest.warnings {
+        println!("cargo:warning={warning}");
+    }
     match written {
         Ok(()) => println!(
             "cargo:warning=manifest.json and report.txt in {}",

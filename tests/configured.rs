@@ -10,6 +10,8 @@
 //! * `site.trailing_slash = "never"`: `/docs` serves the folder's index, `/docs/` redirects 308;
 //! * `[cache]`: a `[[cache.rules]]` pattern, the `default`, HTML's `no-cache`, and
 //!   `CDN-Cache-Control` from `cdn` on 200 and 304 (RFC 9111 §5.2.2);
+//! * `_headers` (Pages syntax): a splat substituted into a value, `! Referrer-Policy` removing a
+//!   default, a placeholder, and a `Cache-Control` override, on 200 and 304;
 //! * `[headers]`: the opt-in CSP, HSTS and CORS fields and a changed Referrer-Policy, on every
 //!   response.
 #![cfg(not(target_arch = "wasm32"))]
@@ -136,5 +138,32 @@ fn trailing_slash_never_serves_folders_without_the_slash() {
     assert_eq!(
         (redirect.status, redirect.header("location")),
         (308, Some("/docs"))
+    );
+}
+
+#[test]
+#[ignore = "needs a server built with tests/fixtures/configured.toml; make test runs it"]
+fn headers_file_rules_take_effect() {
+    // tests/fixtures/site/_headers
+    let page = get("/docs/page");
+    assert_eq!(page.status, 200);
+    assert_eq!(page.header("x-docs-page"), Some("page"));
+    assert_eq!(
+        page.header("referrer-policy"),
+        None,
+        "! Referrer-Policy removes the default"
+    );
+    assert_eq!(page.header("x-content-type-options"), Some("nosniff"));
+    let data = get("/data.json");
+    assert_eq!(data.header("x-data-file"), Some("data"));
+    assert_eq!(data.header("cache-control"), Some("public, max-age=30"));
+    // RFC 9110 §15.4.5: the 304 repeats what the 200 carried.
+    let etag = data.header("etag").unwrap();
+    let not_modified = request("GET", "/data.json", &[("if-none-match", etag)]);
+    assert_eq!(not_modified.status, 304);
+    assert_eq!(not_modified.header("x-data-file"), Some("data"));
+    assert_eq!(
+        not_modified.header("cache-control"),
+        Some("public, max-age=30")
     );
 }

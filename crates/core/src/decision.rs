@@ -108,10 +108,14 @@ pub enum Decision<'a> {
 }
 
 /// The complete answer to `request` from `site`: [`decide`], then [`Decision::response`] with the
-/// site's configured fields (sent on every response). Allocates nothing and never panics.
+/// configured fields: a resource's own list on its 2xx and 304 (sitegen includes the site's
+/// defaults in it, less what `_headers` removed), the site's on every other response.
+/// Allocates nothing and never panics.
 pub fn respond<'a>(site: &'a Site<'a>, request: &RequestHead<'_>) -> Response<'a> {
     let mut response = decide(site, request).response();
-    response.headers.extend_site(site.headers);
+    if !response.headers.has_resource_fields() {
+        response.headers.extend_site(site.headers);
+    }
     response
 }
 
@@ -736,6 +740,17 @@ mod tests {
     }
 
     #[test]
+    fn a_resources_fields_replace_the_sites() {
+        let r = super::respond(&SITE, &RequestHead::new("GET", "/plain.txt"));
+        let names: std::vec::Vec<&str> = r.headers.iter().map(|(n, _)| n).collect();
+        assert!(names.contains(&"cdn-cache-control"));
+        assert!(
+            !names.contains(&"x-content-type-options"),
+            "the resource's list stands alone: {names:?}"
+        );
+    }
+
+    #[test]
     fn site_fields_go_on_every_response_and_resource_fields_on_its_2xx_and_304() {
         let cdn = |target: &str, fields: &[(&str, &str)]| {
             let mut head = RequestHead::new("GET", target);
@@ -743,9 +758,11 @@ mod tests {
                 head.set_field(name, value.as_bytes());
             }
             let r = super::respond(&SITE, &head);
+            // The site's fields exactly on the responses that are not the resource's own.
+            let site_fields = r.header("x-content-type-options").is_some();
             assert_eq!(
-                r.header("x-content-type-options").unwrap(),
-                "nosniff",
+                site_fields,
+                r.header("cdn-cache-control").is_none(),
                 "{target}"
             );
             (

@@ -38,7 +38,9 @@
 //!
 //! let response = respond(&SITE, &RequestHead::new("GET", "/?utm=1"));
 //! assert_eq!(response.status, 200);
-//! assert_eq!(response.header("x-content-type-options").unwrap(), "nosniff");
+//! // The site's fields go on responses that are not a resource's own, such as a 404.
+//! let missing = respond(&SITE, &RequestHead::new("GET", "/nope"));
+//! assert_eq!((missing.status, &*missing.header("x-content-type-options").unwrap()), (404, "nosniff"));
 //! assert!(matches!(response.body, Body::Bytes(b"hello")));
 //! assert_eq!(response.header("etag").unwrap(), "\"abc\"");
 //!

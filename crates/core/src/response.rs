@@ -31,6 +31,7 @@ pub struct HeaderList<'a> {
     fields: [(&'static str, Value<'a>); CAPACITY],
     len: usize,
     extra: [&'a [(&'a str, &'a str)]; 2],
+    resource_fields: bool,
 }
 
 impl<'a> HeaderList<'a> {
@@ -39,12 +40,20 @@ impl<'a> HeaderList<'a> {
             fields: [("", Value::Int(0)); CAPACITY],
             len: 0,
             extra: [&[], &[]],
+            resource_fields: false,
         }
     }
 
-    /// Appends the resource's configured fields.
+    /// Appends the resource's configured fields, which replace the site's (so a `_headers`
+    /// rule can remove a default such as `referrer-policy` for one resource).
     pub(crate) fn extend_resource(&mut self, fields: &'a [(&'a str, &'a str)]) {
         self.extra[0] = fields;
+        self.resource_fields = true;
+    }
+
+    /// Whether the resource's configured fields were added (then the site's are not).
+    pub(crate) fn has_resource_fields(&self) -> bool {
+        self.resource_fields
     }
 
     /// Appends the site's configured fields (sent on every response).

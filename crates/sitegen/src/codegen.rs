@@ -63,10 +63,10 @@ pub(crate) fn site_rs(manifest: &Manifest, encoded_dir: &Path) -> String {
 }
 
 /// A `&[(name, value)]` literal.
-fn fields(fields: &[(&str, String)]) -> String {
+fn fields(fields: &[(impl AsRef<str>, String)]) -> String {
     let items: Vec<String> = fields
         .iter()
-        .map(|(name, value)| format!("({name:?}, {value:?})"))
+        .map(|(name, value)| format!("({:?}, {value:?})", name.as_ref()))
         .collect();
     format!("&[{}]", items.join(", "))
 }

@@ -67,6 +67,13 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// The site uses something edgesite does not support yet.
+    Unsupported {
+        /// The file.
+        path: PathBuf,
+        /// What and why.
+        reason: &'static str,
+    },
     /// A size budget is exceeded.
     Budget {
         /// What is too big, with the largest files.
@@ -120,11 +127,12 @@ impl fmt::Display for Error {
             ),
             Error::Config { path, line, message } => write!(
                 f,
-                "{}:{line}: {}; see the keys and defaults in README.md, \"Configuration\"",
+                "{}:{line}: {}; see README.md, \"Configuration\"",
                 path.display(),
                 message.trim_end()
             ),
             Error::Budget { message } => write!(f, "{message}"),
+            Error::Unsupported { path, reason } => write!(f, "{}: {reason}", path.display()),
             Error::SourceDateEpoch { value } => write!(
                 f,
                 "SOURCE_DATE_EPOCH={value:?} is not a number of seconds since 1970; unset it or fix it"

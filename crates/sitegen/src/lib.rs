@@ -28,6 +28,7 @@ mod config;
 mod error;
 mod etag;
 mod glob;
+mod headers_file;
 mod mime;
 mod modified;
 mod report;
@@ -125,6 +126,9 @@ pub struct Manifest {
     /// The size limits it was checked against.
     #[serde(skip)]
     pub budget: BudgetConfig,
+    /// Things worth a look that do not fail the build (e.g. a `_headers` rule that matches no file).
+    #[serde(skip)]
+    pub warnings: Vec<String>,
     /// Every directory and file read, for `cargo:rerun-if-changed`.
     #[serde(skip)]
     pub tracked: Vec<PathBuf>,
@@ -154,8 +158,9 @@ pub struct File {
     pub cache_control: String,
     /// Why it got that Cache-Control.
     pub cache_reason: CacheReason,
-    /// More fields for this file's 2xx and 304 responses (e.g. `cdn-cache-control`).
-    pub headers: Vec<(&'static str, String)>,
+    /// The configured fields of this file's 2xx and 304 responses: the `[headers]` defaults,
+    /// `cdn-cache-control`, and what `_headers` adds or removes.
+    pub headers: Vec<(String, String)>,
     /// Size in bytes.
     pub size: u64,
     /// SHA-256 of the bytes, lower-case hex.
@@ -217,9 +222,23 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
     }
     let mut tracked = walked.dirs;
     tracked.extend(walked.files.iter().map(|f| f.source.clone()));
-    let (files, counts) = compile_files(walked.files, options)?;
+    let redirects_file = site_dir.join("_redirects");
+    if redirects_file.exists() {
+        return Err(Error::Unsupported {
+            path: redirects_file,
+            reason: "edgesite does not read _redirects files yet, and serving the site without its redirects would break links",
+        });
+    }
+    let (mut files, counts) = compile_files(walked.files, options)?;
     budget::check(&files, &options.budget)?;
     let routes = routes::routes(&files, options.clean_urls, options.trailing_slash);
+    let headers_file = site_dir.join("_headers");
+    let warnings = if headers_file.is_file() {
+        tracked.push(headers_file.clone());
+        apply_headers_file(&headers_file, &mut files, &routes)?
+    } else {
+        Vec::new()
+    };
     let not_found = files
         .iter()
         .enumerate()
@@ -257,6 +276,7 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
             wall_time_ms: started.elapsed().as_millis() as u64,
         },
         budget: options.budget.clone(),
+        warnings,
         files,
         routes,
         not_found,
@@ -309,6 +329,70 @@ fn compile_files(
     Ok((files, counts))
 }
 
+/// The configured fields every file starts with: `[headers]`, then `cache.cdn`.
+fn default_fields(options: &Options) -> Vec<(String, String)> {
+    let cdn = options
+        .cache
+        .cdn
+        .iter()
+        .map(|cdn| ("cdn-cache-control", cdn.clone()));
+    options
+        .headers
+        .fields()
+        .into_iter()
+        .chain(cdn)
+        .map(|(n, v)| (n.to_string(), v))
+        .collect()
+}
+
+/// Applies `_headers` to every file, matched against the URLs the file is served at; returns a
+/// warning for each rule that matched nothing.
+fn apply_headers_file(
+    path: &Path,
+    files: &mut [File],
+    routes: &[Route],
+) -> Result<Vec<String>, Error> {
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let rules = headers_file::HeaderRules::parse(&text, path)?;
+    let mut used = std::collections::BTreeSet::new();
+    for (i, file) in files.iter_mut().enumerate() {
+        let mut paths: Vec<&str> = routes
+            .iter()
+            .filter(|r| r.target == RouteTarget::File(i))
+            .map(|r| r.path.as_str())
+            .collect();
+        if paths.is_empty() {
+            paths.push(&file.path);
+        }
+        let mut cache_control = file.cache_control.clone();
+        let applied = rules
+            .apply(&paths, &mut file.headers, &mut cache_control)
+            .map_err(|(line, message)| Error::Config {
+                path: path.to_path_buf(),
+                line,
+                message,
+            })?;
+        used.extend(applied);
+        if cache_control != file.cache_control {
+            file.cache_control = cache_control;
+            file.cache_reason = CacheReason::Rule;
+        }
+    }
+    Ok(rules
+        .rules()
+        .filter(|(line, _)| !used.contains(line))
+        .map(|(line, pattern)| {
+            format!(
+                "{}:{line}: the rule {pattern} matches no file",
+                path.display()
+            )
+        })
+        .collect())
+}
+
 /// Reads, hashes and precompresses one file, and decides its caching fields.
 fn compile_file(found: walk::Found, options: &Options) -> Result<(File, EncodeCounts), Error> {
     if found.url_path.len() > edgesite_core::MAX_PATH_LEN - 1 {
@@ -342,12 +426,7 @@ fn compile_file(found: walk::Found, options: &Options) -> Result<(File, EncodeCo
     let content_type = mime::content_type(&found.url_path);
     let (cache_control, cache_reason) =
         cache::cache_control(&options.cache, &found.url_path, content_type, &bytes);
-    let headers = options
-        .cache
-        .cdn
-        .iter()
-        .map(|cdn| ("cdn-cache-control", cdn.clone()))
-        .collect();
+    let headers = default_fields(options);
     let file = File {
         content_type,
         cache_control: cache_control.to_string(),

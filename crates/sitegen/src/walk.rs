@@ -1,7 +1,8 @@
 //! The walk: every file of the site, in a deterministic order, with `/`-separated URL paths.
 //!
 //! - Entries are sorted by name (bytes), so two builds of one tree emit identical tables.
-//! - Dotfiles and dot-directories are skipped, except `.well-known/` (RFC 8615).
+//! - Dotfiles and dot-directories are skipped, except `.well-known/` (RFC 8615), and so are the
+//!   root's `_headers` and `_redirects` files, which configure the site.
 //! - Symbolic links are followed only when they lead inside the site; a link outside it, or one
 //!   that leads back to a parent directory (a loop), is a build error.
 
@@ -65,6 +66,10 @@ fn visit(
             .into_string()
             .map_err(|_| Error::NotUtf8 { path: path.clone() })?;
         if name.starts_with('.') && name != ".well-known" {
+            continue;
+        }
+        // Configuration files in the site's root (Cloudflare Pages conventions), not content.
+        if url_dir.is_empty() && (name == "_headers" || name == "_redirects") {
             continue;
         }
         if name.contains(['\\', '\0']) {

@@ -453,3 +453,84 @@ fn the_manifest_lists_sizes_etags_and_sri_and_the_report_has_a_row_per_file() {
     }
     assert!(report.contains("bundle estimate"), "{report}");
 }
+
+#[test]
+fn headers_file_rules_apply_at_build_time() {
+    let manifest = compile_ok(Path::new(FIXTURE_SITE));
+    let file = |p: &str| manifest.files.iter().find(|f| f.path == p).unwrap();
+    let field = |f: &edgesite_sitegen::File, name: &str| {
+        f.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+    };
+    let page = file("/docs/page.html");
+    assert_eq!(
+        field(page, "x-docs-page"),
+        Some("page".into()),
+        "matched at its clean URL /docs/page"
+    );
+    assert_eq!(
+        field(page, "referrer-policy"),
+        None,
+        "! Referrer-Policy removes the default"
+    );
+    assert_eq!(
+        field(page, "x-content-type-options"),
+        Some("nosniff".into())
+    );
+    let data = file("/data.json");
+    assert_eq!(field(data, "x-data-file"), Some("data".into()));
+    assert_eq!(data.cache_control, "public, max-age=30");
+    assert_eq!(
+        field(file("/hello.txt"), "referrer-policy"),
+        Some("strict-origin-when-cross-origin".into())
+    );
+    assert!(manifest.warnings.is_empty(), "{:?}", manifest.warnings);
+}
+
+#[test]
+fn a_headers_rule_that_matches_nothing_is_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("a.txt"), "a").unwrap();
+    fs::write(
+        dir.path().join("_headers"),
+        "/a.txt\n  X-A: 1\n/nothing/*\n  X-B: 2\n",
+    )
+    .unwrap();
+    let manifest = compile_ok(dir.path());
+    assert_eq!(manifest.warnings.len(), 1, "{:?}", manifest.warnings);
+    assert!(
+        manifest.warnings[0].contains("_headers:3: the rule /nothing/* matches no file"),
+        "{:?}",
+        manifest.warnings
+    );
+    assert!(
+        !manifest.files.iter().any(|f| f.path == "/_headers"),
+        "_headers is not served"
+    );
+}
+
+#[test]
+fn a_bad_headers_file_fails_the_build_naming_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("a.txt"), "a").unwrap();
+    fs::write(dir.path().join("_headers"), "/a.txt\n  ETag: \"mine\"\n").unwrap();
+    let err = compile_err(dir.path()).to_string();
+    assert!(
+        err.contains("_headers:2:") && err.contains("computed by edgesite"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_redirects_file_is_refused_rather_than_ignored() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("a.txt"), "a").unwrap();
+    fs::write(dir.path().join("_redirects"), "/old /a.txt 301\n").unwrap();
+    let err = compile_err(dir.path()).to_string();
+    assert!(
+        err.contains("_redirects") && err.contains("does not read _redirects files yet"),
+        "{err}"
+    );
+}

@@ -1,0 +1,369 @@
+//! `_headers` in the site's root folder: extra response fields per URL pattern, in Cloudflare
+//! Pages syntax, compiled into each file's fields at build time (nothing is matched at run time).
+//!
+//! ```text
+//! # a comment
+//! /assets/*
+//!   Cache-Control: public, max-age=604800
+//!   X-Robots-Tag: noindex
+//! /docs/:page
+//!   Link: </docs/:page.pdf>; rel="alternate"
+//!   ! Referrer-Policy
+//! ```
+//! - A line that starts at column 0 is a URL pattern (it must start with `/`); the indented lines
+//!   under it are its fields: `Name: value` adds a field, `! Name` removes one, whether set by an
+//!   earlier rule or by edgesite's defaults (`[headers]`, `cache.cdn`).
+//! - `*` matches any characters (a splat, also across `/`), `:name` one path segment; both can
+//!   be used in values as `:splat` and `:name`.
+//! - Every rule that matches a file's URL applies, in file order; a field set by several rules
+//!   gets their values joined with `, `. `Cache-Control` replaces the caching policy's value.
+//! - Build errors naming file and line: a field before any pattern, a pattern that does not start
+//!   with `/`, a malformed field line or name, a value with control or non-ASCII characters, and
+//!   fields edgesite computes itself (Content-Type, Content-Length, Content-Encoding, ETag, ...).
+//!   A rule that matches no file is reported as a warning.
+
+use crate::error::Error;
+use std::path::Path;
+
+/// Fields edgesite computes for every response; `_headers` may not set or remove them.
+const MANAGED: [&str; 13] = [
+    "accept-ranges",
+    "allow",
+    "connection",
+    "content-encoding",
+    "content-length",
+    "content-range",
+    "content-type",
+    "date",
+    "etag",
+    "last-modified",
+    "location",
+    "transfer-encoding",
+    "vary",
+];
+
+/// The parsed rules of a `_headers` file.
+#[derive(Debug, Default)]
+pub(crate) struct HeaderRules {
+    rules: Vec<Rule>,
+}
+
+#[derive(Debug)]
+struct Rule {
+    line: usize,
+    pattern: String,
+    edits: Vec<Edit>,
+}
+
+#[derive(Debug)]
+enum Edit {
+    Set { name: String, value: String },
+    Remove { name: String },
+}
+
+impl HeaderRules {
+    /// Parses the text of `path`.
+    pub(crate) fn parse(text: &str, path: &Path) -> Result<Self, Error> {
+        let error = |line: usize, message: String| Error::Config {
+            path: path.to_path_buf(),
+            line,
+            message,
+        };
+        let mut rules: Vec<Rule> = Vec::new();
+        for (i, raw) in text.lines().enumerate() {
+            let line = i + 1;
+            let trimmed = raw.trim();
+            if trimmed.is_empty() || trimmed.starts_with('#') {
+                continue;
+            }
+            if !raw.starts_with([' ', '\t']) {
+                if !trimmed.starts_with('/') {
+                    return Err(error(
+                        line,
+                        format!("{trimmed:?} is not a URL pattern; patterns start with `/`"),
+                    ));
+                }
+                rules.push(Rule {
+                    line,
+                    pattern: trimmed.to_string(),
+                    edits: Vec::new(),
+                });
+                continue;
+            }
+            let rule = rules
+                .last_mut()
+                .ok_or_else(|| error(line, "a field line before any URL pattern".into()))?;
+            rule.edits
+                .push(parse_edit(trimmed).map_err(|message| error(line, message))?);
+        }
+        Ok(HeaderRules { rules })
+    }
+
+    /// Applies every rule matching one of `paths` (the URLs a file is served at) to `fields`
+    /// and `cache_control`; returns the lines of the rules that applied, or the line and problem
+    /// of a value that a substitution made invalid.
+    pub(crate) fn apply(
+        &self,
+        paths: &[&str],
+        fields: &mut Vec<(String, String)>,
+        cache_control: &mut String,
+    ) -> Result<Vec<usize>, (usize, String)> {
+        let mut applied = Vec::new();
+        for rule in &self.rules {
+            let Some(captures) = paths.iter().find_map(|path| capture(&rule.pattern, path)) else {
+                continue;
+            };
+            applied.push(rule.line);
+            let mut set_here: Vec<&str> = Vec::new();
+            for edit in &rule.edits {
+                match edit {
+                    Edit::Remove { name } => fields.retain(|(n, _)| n != name),
+                    Edit::Set { name, value } => {
+                        let value = substitute(value, &captures);
+                        if let Some(c) = value
+                            .chars()
+                            .find(|c| !(c.is_ascii_graphic() || *c == ' ' || *c == '\t'))
+                        {
+                            return Err((rule.line, format!("for {}, the value of {name} would contain {c:?}; values must be visible ASCII", paths[0])));
+                        }
+                        if name == "cache-control" {
+                            *cache_control = value;
+                        } else if let Some(existing) = fields
+                            .iter_mut()
+                            .find(|(n, _)| n == name)
+                            .filter(|_| !set_here.contains(&name.as_str()))
+                        {
+                            // A later rule adds to the value an earlier rule (or a default) set.
+                            existing.1 = format!("{}, {value}", existing.1);
+                        } else {
+                            fields.push((name.clone(), value));
+                        }
+                        set_here.push(name);
+                    }
+                }
+            }
+        }
+        Ok(applied)
+    }
+
+    /// The line and pattern of every rule.
+    pub(crate) fn rules(&self) -> impl Iterator<Item = (usize, &str)> {
+        self.rules.iter().map(|r| (r.line, r.pattern.as_str()))
+    }
+}
+
+fn parse_edit(line: &str) -> Result<Edit, String> {
+    if let Some(name) = line.strip_prefix('!') {
+        let name = checked_name(name.trim())?;
+        return Ok(Edit::Remove { name });
+    }
+    let (name, value) = line
+        .split_once(':')
+        .ok_or_else(|| format!("{line:?} is neither `Name: value` nor `! Name`"))?;
+    let name = checked_name(name.trim())?;
+    let value = value.trim();
+    if value.is_empty() {
+        return Err(format!(
+            "{name} has an empty value; to remove a field, write `! {name}`"
+        ));
+    }
+    if let Some(c) = value
+        .chars()
+        .find(|c| !(c.is_ascii_graphic() || *c == ' ' || *c == '\t'))
+    {
+        return Err(format!(
+            "the value of {name} contains {c:?}; values must be visible ASCII"
+        ));
+    }
+    Ok(Edit::Set {
+        name,
+        value: value.to_string(),
+    })
+}
+
+/// A field name in lower case, if it is a token (RFC 9110 §5.1) edgesite lets `_headers` set.
+fn checked_name(name: &str) -> Result<String, String> {
+    if name.is_empty()
+        || !name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+    {
+        return Err(format!("{name:?} is not a field name"));
+    }
+    let lower = name.to_ascii_lowercase();
+    if MANAGED.contains(&lower.as_str()) {
+        return Err(format!(
+            "{name} is computed by edgesite for every response and cannot be set in _headers"
+        ));
+    }
+    Ok(lower)
+}
+
+/// The captures when `path` matches `pattern`: `:name` one non-empty segment, `*` anything.
+fn capture<'p>(pattern: &str, path: &'p str) -> Option<Vec<(String, &'p str)>> {
+    let mut captures = Vec::new();
+    matches(pattern.as_bytes(), path, 0, &mut captures).then_some(captures)
+}
+
+fn matches<'p>(
+    pattern: &[u8],
+    path: &'p str,
+    at: usize,
+    captures: &mut Vec<(String, &'p str)>,
+) -> bool {
+    let rest = &path.as_bytes()[at..];
+    match pattern {
+        [] => rest.is_empty(),
+        [b'*', tail @ ..] => (at..=path.len())
+            .rev()
+            .filter(|&end| path.is_char_boundary(end))
+            .any(|end| {
+                let mark = captures.len();
+                captures.push(("splat".into(), &path[at..end]));
+                matches(tail, path, end, captures) || {
+                    captures.truncate(mark);
+                    false
+                }
+            }),
+        [b':', tail @ ..] => {
+            let name_len = tail
+                .iter()
+                .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+                .count();
+            let (name, tail) = tail.split_at(name_len);
+            let segment = rest.iter().take_while(|&&b| b != b'/').count();
+            if name.is_empty() || segment == 0 {
+                return false;
+            }
+            (1..=segment)
+                .rev()
+                .filter(|&len| path.is_char_boundary(at + len))
+                .any(|len| {
+                    let mark = captures.len();
+                    captures.push((
+                        String::from_utf8_lossy(name).into_owned(),
+                        &path[at..at + len],
+                    ));
+                    matches(tail, path, at + len, captures) || {
+                        captures.truncate(mark);
+                        false
+                    }
+                })
+        }
+        [c, tail @ ..] => rest.first() == Some(c) && matches(tail, path, at + 1, captures),
+    }
+}
+
+/// `value` with `:name` and `:splat` replaced by their captures (longest names first).
+fn substitute(value: &str, captures: &[(String, &str)]) -> String {
+    let mut sorted: Vec<&(String, &str)> = captures.iter().collect();
+    sorted.sort_by_key(|(name, _)| std::cmp::Reverse(name.len()));
+    let mut out = value.to_string();
+    for (name, text) in sorted {
+        out = out.replace(&format!(":{name}"), text);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<HeaderRules, Error> {
+        HeaderRules::parse(text, Path::new("public/_headers"))
+    }
+
+    fn apply(rules: &HeaderRules, path: &str) -> (Vec<(String, String)>, String) {
+        let mut fields = vec![(
+            "referrer-policy".to_string(),
+            "strict-origin-when-cross-origin".to_string(),
+        )];
+        let mut cache_control = "no-cache".to_string();
+        rules
+            .apply(&[path], &mut fields, &mut cache_control)
+            .unwrap();
+        (fields, cache_control)
+    }
+
+    #[test]
+    fn splats_placeholders_removal_joining_and_cache_control() {
+        let rules = parse(
+            "# comment\n/assets/*\n  X-Robots-Tag: noindex\n  Cache-Control: public, max-age=60\n\n/docs/:page\n  Link: </pdf/:page.pdf>\n  ! Referrer-Policy\n/*\n  X-Robots-Tag: nosnippet\n",
+        )
+        .unwrap();
+        let (fields, cc) = apply(&rules, "/assets/a/b.js");
+        assert_eq!(cc, "public, max-age=60");
+        assert!(
+            fields.contains(&("x-robots-tag".into(), "noindex, nosnippet".into())),
+            "{fields:?}"
+        );
+        let (fields, _) = apply(&rules, "/docs/intro");
+        assert!(
+            fields.contains(&("link".into(), "</pdf/intro.pdf>".into())),
+            "{fields:?}"
+        );
+        assert!(
+            !fields.iter().any(|(n, _)| n == "referrer-policy"),
+            "removed: {fields:?}"
+        );
+        let (fields, _) = apply(&rules, "/docs/a/b");
+        assert!(
+            !fields.iter().any(|(n, _)| n == "link"),
+            ":page is one segment"
+        );
+    }
+
+    #[test]
+    fn captures_end_on_character_boundaries() {
+        let rules = parse("/:name.txt\n  X-A: 1\n/*.txt\n  X-B: 2\n").unwrap();
+        let (fields, _) = apply(&rules, "/caf\u{e9} menu.txt");
+        assert!(
+            fields.iter().any(|(n, _)| n == "x-a") && fields.iter().any(|(n, _)| n == "x-b"),
+            "{fields:?}"
+        );
+    }
+
+    #[test]
+    fn the_splat_can_be_used_in_values() {
+        let rules = parse("/blog/*\n  X-Post: :splat\n").unwrap();
+        assert!(apply(&rules, "/blog/2024/hello")
+            .0
+            .contains(&("x-post".into(), "2024/hello".into())));
+    }
+
+    #[test]
+    fn a_substitution_that_makes_a_value_invalid_is_reported() {
+        let rules = parse("/*\n  X-Path: :splat\n").unwrap();
+        let (mut fields, mut cc) = (Vec::new(), String::new());
+        let err = rules
+            .apply(&["/caf\u{e9}"], &mut fields, &mut cc)
+            .unwrap_err();
+        assert_eq!(err.0, 1);
+        assert!(err.1.contains("visible ASCII"), "{}", err.1);
+    }
+
+    #[test]
+    fn errors_name_the_file_and_line() {
+        let cases = [
+            ("  X-A: b\n", 1, "before any URL pattern"),
+            ("/a\nX-A: b\n", 2, "not a URL pattern"),
+            ("/a\n  X-A b\n", 2, "neither"),
+            ("/a\n  X A: b\n", 2, "not a field name"),
+            (
+                "/a\n\n  Content-Type: text/plain\n",
+                3,
+                "computed by edgesite",
+            ),
+            ("/a\n  X-A:\n", 2, "empty value"),
+            ("/a\n  X-A: caf\u{e9}\n", 2, "visible ASCII"),
+            ("https://example.com/*\n  X-A: b\n", 1, "not a URL pattern"),
+        ];
+        for (text, line, needle) in cases {
+            let err = parse(text).unwrap_err().to_string();
+            assert!(
+                err.starts_with(&format!("public/_headers:{line}:")) && err.contains(needle),
+                "{text:?}: {err}"
+            );
+        }
+    }
+}
