@@ -95,12 +95,14 @@ fn report(manifest: &Manifest, out_dir: &Path) {
     }
 }
 
-/// `target/edgesite`: the target directory is the nearest ancestor of OUT_DIR holding
-/// CACHEDIR.TAG (cargo writes one there); OUT_DIR itself if none does.
+/// `target/edgesite`: the target directory is the outermost ancestor of OUT_DIR holding
+/// CACHEDIR.TAG (cargo writes one there, and another in each `target/<triple>/`, which must not
+/// split host and wasm32 builds); OUT_DIR itself if none does.
 fn edgesite_dir(out_dir: &Path) -> PathBuf {
     let target = out_dir
         .ancestors()
-        .find(|dir| dir.join("CACHEDIR.TAG").is_file())
+        .filter(|dir| dir.join("CACHEDIR.TAG").is_file())
+        .last()
         .unwrap_or(out_dir);
     target.join("edgesite")
 }

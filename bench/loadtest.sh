@@ -8,12 +8,18 @@
 #   S2  GET /                      Accept-Encoding: gzip, deflate, br, zstd  (br)
 #   S3  GET /                      If-None-Match: the current ETag           (304)
 #   S4  GET /big.js                a 200 KB script, identity
+# Then the same scenarios under bare `workerd serve` (pinned the same way) for three workers: the
+# edgesite Worker, the workerd floor (a JS worker answering every request with one prebuilt
+# response: exactly edgesite's answer for the scenario) and a small JS worker serving the same
+# site from an in-memory map with ETags and brotli variants (bench/workers/generate.mjs).
+# PART=native or PART=workers runs one half.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/env.sh
 . "$ROOT/scripts/env.sh"
 cd "$ROOT"
 DURATION=${DURATION:-10}
+PART=${PART:-all}
 CONNECTIONS=${CONNECTIONS:-50}
 WORK="$ROOT/target/loadtest"
 NATIVE_PORT=18181
@@ -60,6 +66,7 @@ run() {
     END { printf "%.0f %s %s %.1f %s\n", rps, p50, p99, ticks / hz * 1e6 / requests, (bad ? bad : 0) }' <<<"$out"
 }
 
+native_half() {
 taskset -c 0 "$NATIVE" --listen "127.0.0.1:$NATIVE_PORT" >/dev/null &
 native_pid=$!
 pids+=("$native_pid")
@@ -98,3 +105,93 @@ scenario "S1 GET / identity" /
 scenario "S2 GET / br" / "Accept-Encoding: gzip, deflate, br, zstd"
 scenario "S3 GET / If-None-Match" / "If-None-Match: $etag"
 scenario "S4 GET /big.js (200 KB)" /big.js
+kill "$native_pid"
+}
+
+# ---- the Worker under bare workerd -----------------------------------------------------------
+WORKER_PORT=18183
+JS_PORT=18184
+
+# Serves one JS module under bare workerd on $2 (background); prints the workerd PID.
+serve_js() { # module port
+  local dir
+  dir=$(dirname "$1")
+  cat >"$1.capnp" <<CAPNP
+using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [(name = "w", worker = (modules = [(name = "worker.mjs", esModule = embed "$(basename "$1")")], compatibilityDate = "2026-05-01"))],
+  sockets = [(name = "http", address = "127.0.0.1:$2", http = (), service = "w")],
+);
+CAPNP
+  (cd "$dir" && exec taskset -c 0 workerd serve "$(basename "$1").capnp" >"$1.log" 2>&1) &
+  echo $!
+}
+
+workers_half() {
+  printf '[site]\ndir = "site"\n' >"$WORK/edgesite.toml"
+  # scripts/workerd.sh builds the Worker for this site in its own target dir, then execs workerd.
+  scripts/workerd.sh "$WORKER_PORT" "$WORK/edgesite.toml" >"$WORK/worker.log" 2>&1 &
+  WORKER_PID=$!
+  pids+=("$WORKER_PID")
+  local up=0
+  for _ in $(seq 1 900); do
+    if curl -s -o /dev/null "http://127.0.0.1:$WORKER_PORT/"; then up=1; break; fi
+    kill -0 "$WORKER_PID" 2>/dev/null || break
+    sleep 1
+  done
+  if [ $up = 0 ]; then echo "the edgesite Worker did not come up; see $WORK/worker.log" >&2; exit 1; fi
+  taskset -a -pc 0 "$WORKER_PID" >/dev/null
+  node bench/workers/generate.mjs inmemory "$WORK/site" "$WORK/inmemory.mjs"
+  INMEMORY_PID=$(serve_js "$WORK/inmemory.mjs" "$JS_PORT")
+  pids+=("$INMEMORY_PID")
+  wait_port "$JS_PORT" || { echo "the in-memory JS worker did not come up; see $WORK/inmemory.mjs.log" >&2; exit 1; }
+  local etag
+  etag=$(curl -s -D - -o /dev/null "http://127.0.0.1:$WORKER_PORT/" | tr -d '\r' | awk -F': ' 'tolower($1) == "etag" { print $2 }')
+  local js_etag
+  js_etag=$(curl -s -D - -o /dev/null "http://127.0.0.1:$JS_PORT/" | tr -d '\r' | awk -F': ' 'tolower($1) == "etag" { print $2 }')
+  printf '\nUnder bare workerd (server pinned to core 0, wrk on core 1), %s connections, %s s per run\n' "$CONNECTIONS" "$DURATION"
+  printf '| scenario | worker | req/s | p50 | p99 | CPU per request | edgesite vs floor |\n|---|---|---|---|---|---|---|\n'
+  worker_scenario "S1 GET / identity" / "" ""
+  worker_scenario "S2 GET / br" / "Accept-Encoding: gzip, deflate, br, zstd" "Accept-Encoding: gzip, deflate, br, zstd"
+  worker_scenario "S3 GET / If-None-Match" / "If-None-Match: $etag" "If-None-Match: $js_etag"
+  worker_scenario "S4 GET /big.js (200 KB)" /big.js "" ""
+}
+
+worker_scenario() { # name path header-for-edgesite header-for-the-js-worker
+  local name=$1 path=$2 header=$3 js_header=$4
+  local args=()
+  [ -n "$header" ] && args=(-H "$header")
+  # The floor gets exactly the Worker's answer (but Date and framing fields).
+  local status
+  status=$(curl -s "${args[@]}" -D "$WORK/whead" -o "$WORK/wbody" -w '%{http_code}' "http://127.0.0.1:$WORKER_PORT$path")
+  python3 - "$WORK/whead" "$WORK/wbody" "$status" >"$WORK/fixed.json" <<'PY'
+import base64, json, sys
+head, body, status = sys.argv[1:]
+headers = []
+for line in open(head, encoding="latin-1").read().split("\r\n")[1:]:
+    if ":" in line:
+        name, value = line.split(":", 1)
+        if name.lower() not in ("date", "content-length", "transfer-encoding", "connection"):
+            headers.append([name, value.strip()])
+print(json.dumps({"status": int(status), "headers": headers, "body": base64.b64encode(open(body, "rb").read()).decode()}))
+PY
+  node bench/workers/generate.mjs floor "$WORK/fixed.json" "$WORK/floor.mjs"
+  local floor_pid
+  floor_pid=$(serve_js "$WORK/floor.mjs" 18185)
+  pids+=("$floor_pid")
+  wait_port 18185
+  read -r f_rps f_p50 f_p99 f_cpu f_bad < <(run "$floor_pid" 18185 "$path" ${header:+"$header"})
+  kill "$floor_pid"
+  wait "$floor_pid" 2>/dev/null || true
+  read -r e_rps e_p50 e_p99 e_cpu e_bad < <(run "$WORKER_PID" "$WORKER_PORT" "$path" ${header:+"$header"})
+  read -r j_rps j_p50 j_p99 j_cpu j_bad < <(run "$INMEMORY_PID" "$JS_PORT" "$path" ${js_header:+"$js_header"})
+  printf '| %s | floor (JS, fixed) | %s | %s | %s | %s µs | 1.00x |\n' "$name ($status)" "$f_rps" "$f_p50" "$f_p99" "$f_cpu"
+  printf '| %s | edgesite Worker | %s | %s | %s | %s µs | %.2fx |\n' "$name ($status)" "$e_rps" "$e_p50" "$e_p99" "$e_cpu" "$(awk -v a="$e_rps" -v b="$f_rps" 'BEGIN { print a / b }')"
+  printf '| %s | JS in-memory | %s | %s | %s | %s µs | |\n' "$name ($status)" "$j_rps" "$j_p50" "$j_p99" "$j_cpu"
+}
+
+case "$PART" in
+  native) native_half ;;
+  workers) workers_half ;;
+  *) native_half; workers_half ;;
+esac
