@@ -17,7 +17,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use md5::Md5;
 use sha1::Sha1;
-use sha2::{Digest, Sha256};
+use sha2::Digest;
 
 /// Why a file got its Cache-Control (shown in the build report).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -33,12 +33,14 @@ pub enum CacheReason {
     Default,
 }
 
-/// The Cache-Control for the file at `path` with these bytes and content type.
+/// The Cache-Control for the file at `path` with these bytes (whose SHA-256 the caller already
+/// has) and content type.
 pub(crate) fn cache_control<'c>(
     config: &'c CacheConfig,
     path: &str,
     content_type: &str,
     bytes: &[u8],
+    sha256: &[u8; 32],
 ) -> (&'c str, CacheReason) {
     if let Some(rule) = config
         .rules
@@ -47,7 +49,7 @@ pub(crate) fn cache_control<'c>(
     {
         return (&rule.cache_control, CacheReason::Rule);
     }
-    if is_fingerprinted(path, bytes) {
+    if is_fingerprinted(path, bytes, sha256) {
         return (&config.fingerprinted, CacheReason::Fingerprinted);
     }
     if content_type.starts_with("text/html") {
@@ -56,8 +58,8 @@ pub(crate) fn cache_control<'c>(
     (&config.default, CacheReason::Default)
 }
 
-/// Whether the file name carries a hash of `bytes` (see the module docs).
-pub(crate) fn is_fingerprinted(path: &str, bytes: &[u8]) -> bool {
+/// Whether the file name carries a hash of `bytes` (see the module docs); `sha256` is theirs.
+pub(crate) fn is_fingerprinted(path: &str, bytes: &[u8], sha256: &[u8; 32]) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
     let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem);
     let tokens: Vec<&str> = stem
@@ -67,9 +69,8 @@ pub(crate) fn is_fingerprinted(path: &str, bytes: &[u8]) -> bool {
     if tokens.is_empty() {
         return false;
     }
-    let sha256 = Sha256::digest(bytes);
     let digests = [
-        crate::etag::hex(&sha256),
+        crate::etag::hex(sha256),
         crate::etag::hex(&Sha1::digest(bytes)),
         crate::etag::hex(&Md5::digest(bytes)),
         URL_SAFE_NO_PAD.encode(sha256),
@@ -83,6 +84,26 @@ pub(crate) fn is_fingerprinted(path: &str, bytes: &[u8]) -> bool {
 mod tests {
     use super::*;
     use crate::config::CacheRule;
+    use sha2::Sha256;
+
+    fn is_fingerprinted(path: &str, bytes: &[u8]) -> bool {
+        super::is_fingerprinted(path, bytes, &Sha256::digest(bytes).into())
+    }
+
+    fn cache_control<'c>(
+        config: &'c CacheConfig,
+        path: &str,
+        content_type: &str,
+        bytes: &[u8],
+    ) -> (&'c str, CacheReason) {
+        super::cache_control(
+            config,
+            path,
+            content_type,
+            bytes,
+            &Sha256::digest(bytes).into(),
+        )
+    }
 
     const JS: &str = "text/javascript; charset=utf-8";
 

@@ -405,7 +405,8 @@ fn compile_file(found: walk::Found, options: &Options) -> Result<(File, EncodeCo
         path: found.source.clone(),
         source,
     })?;
-    let identity = variant("identity", &bytes, None);
+    let digest = etag::sha256(&bytes);
+    let identity = variant("identity", &digest, bytes.len(), None);
     let mut representations = vec![identity.clone()];
     let mut counts = EncodeCounts::default();
     let cache_dir = options.cache_dir.as_deref();
@@ -417,15 +418,23 @@ fn compile_file(found: walk::Found, options: &Options) -> Result<(File, EncodeCo
         cache_dir,
         &mut counts,
     ) {
+        let encoded_digest = etag::sha256(&encoded.bytes);
+        let size = encoded.bytes.len();
         representations.push(variant(
             encoded.coding.token(),
-            &encoded.bytes,
-            Some(encoded.bytes.clone()),
+            &encoded_digest,
+            size,
+            Some(encoded.bytes),
         ));
     }
     let content_type = mime::content_type(&found.url_path);
-    let (cache_control, cache_reason) =
-        cache::cache_control(&options.cache, &found.url_path, content_type, &bytes);
+    let (cache_control, cache_reason) = cache::cache_control(
+        &options.cache,
+        &found.url_path,
+        content_type,
+        &bytes,
+        &digest,
+    );
     let headers = default_fields(options);
     let file = File {
         content_type,
@@ -443,14 +452,19 @@ fn compile_file(found: walk::Found, options: &Options) -> Result<(File, EncodeCo
     Ok((file, counts))
 }
 
-fn variant(coding: &'static str, bytes: &[u8], owned: Option<Vec<u8>>) -> Variant {
-    let digest = etag::sha256(bytes);
+/// A representation of `size` bytes with this SHA-256; `bytes` are kept for encoded ones.
+fn variant(
+    coding: &'static str,
+    digest: &[u8; 32],
+    size: usize,
+    bytes: Option<Vec<u8>>,
+) -> Variant {
     Variant {
         coding,
-        size: bytes.len() as u64,
-        sha256: etag::hex(&digest),
-        etag: etag::strong_etag(&digest),
-        bytes: owned,
+        size: size as u64,
+        sha256: etag::hex(digest),
+        etag: etag::strong_etag(digest),
+        bytes,
     }
 }
 
