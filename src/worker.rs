@@ -65,7 +65,9 @@ fn origin_form(url: &str) -> &str {
 /// Copies the core's response into a JS Response: the fields as they are, the body in one copy.
 fn to_web_sys(response: Response<'static>) -> Result<web_sys::Response, JsValue> {
     let headers = Headers::new()?;
+    let mut encoded = false;
     for (name, value) in response.headers.iter() {
+        encoded |= name == "content-encoding";
         headers.set(name, &value)?;
     }
     // RFC 9110 §6.6.1: an origin server with a clock MUST send Date. The core has no clock; the
@@ -74,7 +76,7 @@ fn to_web_sys(response: Response<'static>) -> Result<web_sys::Response, JsValue>
     let init = ResponseInit::new();
     init.set_status(response.status);
     init.set_headers(&headers);
-    if response.header("content-encoding").is_some() {
+    if encoded {
         // The body is already encoded (precompressed at build time). With the default
         // `encodeBody: "automatic"` the runtime would compress it again per Content-Encoding;
         // "manual" sends it as it is (workers-rs `EncodeBody::Manual`).
