@@ -20,5 +20,11 @@ pub fn respond(request: &RequestHead<'_>) -> Response<'static> {
     edgesite_core::respond(&SITE, request)
 }
 
+/// [`respond`], written into `response` in place: what the adapters call, since a [`Response`]
+/// (with room for a written Location) costs more to move than to fill.
+pub fn respond_into(request: &RequestHead<'_>, response: &mut Response<'static>) {
+    edgesite_core::respond_into(&SITE, request, response);
+}
+
 #[cfg(target_arch = "wasm32")]
 mod worker;

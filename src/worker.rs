@@ -1,7 +1,7 @@
 //! The Cloudflare Worker: translates a fetch event's `Request` into a [`RequestHead`], and the
 //! core's [`Response`] into a `web_sys::Response`. It makes no HTTP decision of its own.
 
-use crate::{respond, RequestHead};
+use crate::{respond_into, RequestHead};
 use edgesite_core::{Body, Response, REQUEST_FIELDS};
 use js_sys::{Reflect, Uint8Array};
 use wasm_bindgen::JsValue;
@@ -40,7 +40,9 @@ pub(crate) fn handle(request: &web_sys::Request) -> Result<web_sys::Response, Js
     if let Some(list) = &client_accept_encoding {
         head.set_field("accept-encoding", list.as_bytes());
     }
-    to_web_sys(respond(&head))
+    let mut response = Response::new();
+    respond_into(&head, &mut response);
+    to_web_sys(&response)
 }
 
 /// The client's own Accept-Encoding: Cloudflare rewrites the request's header at the edge and
@@ -63,7 +65,7 @@ fn origin_form(url: &str) -> &str {
 }
 
 /// Copies the core's response into a JS Response: the fields as they are, the body in one copy.
-fn to_web_sys(response: Response<'static>) -> Result<web_sys::Response, JsValue> {
+fn to_web_sys(response: &Response<'static>) -> Result<web_sys::Response, JsValue> {
     let headers = Headers::new()?;
     let mut encoded = false;
     for (name, value) in response.headers.iter() {
@@ -87,9 +89,9 @@ fn to_web_sys(response: Response<'static>) -> Result<web_sys::Response, JsValue>
         )?;
     }
     // A null body for 204/304 and HEAD: the Response constructor rejects a body with 204 and 304.
-    let body = match response.body {
+    let body = match &response.body {
         Body::Empty => None,
-        Body::Bytes(bytes) => Some(Uint8Array::from(bytes)),
+        Body::Bytes(bytes) => Some(Uint8Array::from(*bytes)),
         Body::Multipart(multipart) => {
             let mut assembled = Vec::with_capacity(multipart.len() as usize);
             multipart.for_each_chunk(|chunk| assembled.extend_from_slice(chunk));
@@ -178,6 +180,18 @@ mod tests {
         let response = handle(&request("GET", "http://localhost/nope", &[])).unwrap();
         assert_eq!(response.status(), 404);
         assert_eq!(body(&response).await, file("404.html"));
+    }
+
+    #[wasm_bindgen_test]
+    fn a_redirects_rule_answers_with_its_status_and_a_written_location() {
+        // RFC 9110 §15.4.2; public/_redirects `/docs/* /guide/:splat 301`, the query kept.
+        let response = handle(&request("GET", "http://localhost/docs/a%20b?x=1", &[])).unwrap();
+        assert_eq!(response.status(), 301);
+        assert_eq!(
+            response.headers().get("location").unwrap().unwrap(),
+            "/guide/a%20b?x=1"
+        );
+        assert!(response.body().is_none());
     }
 
     #[wasm_bindgen_test]

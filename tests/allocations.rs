@@ -76,7 +76,7 @@ fn decide_and_respond_allocate_nothing() {
         BROWSER[2],
         ("if-none-match", br_etag),
     ];
-    let cases: [Case<'_>; 12] = [
+    let cases: [Case<'_>; 17] = [
         ("200 identity", "GET", "/", &[("accept", BROWSER[1].1)], 200),
         ("200 br", "GET", "/", &BROWSER, 200),
         ("304", "GET", "/", &inm_br, 304),
@@ -99,6 +99,41 @@ fn decide_and_respond_allocate_nothing() {
         ("412", "GET", "/", &[("if-match", "\"nope\"")], 412),
         ("416", "GET", "/app.js", &[("range", "bytes=999999-")], 416),
         ("308", "GET", "/guide", &BROWSER, 308),
+        (
+            "308 with the query kept",
+            "GET",
+            "/guide?a=1",
+            &BROWSER,
+            308,
+        ),
+        (
+            "301 `_redirects` fixed",
+            "GET",
+            "/home?from=x",
+            &BROWSER,
+            301,
+        ),
+        (
+            "302 `_redirects` placeholders",
+            "GET",
+            "/blog/2024/hello",
+            &BROWSER,
+            302,
+        ),
+        (
+            "301 `_redirects` splat",
+            "GET",
+            "/docs/a/b?c",
+            &BROWSER,
+            301,
+        ),
+        (
+            "200 `_redirects` rewrite",
+            "GET",
+            "/app/settings",
+            &BROWSER,
+            200,
+        ),
         ("405", "POST", "/", &[], 405),
         (
             "HEAD 200, another page's tag",
@@ -123,7 +158,7 @@ fn decide_alone_allocates_nothing_with_long_hostile_headers() {
     head.set_field("if-none-match", long_list.as_bytes());
     head.set_field("range", ranges.as_bytes());
     let info = allocation_counter::measure(|| {
-        std::hint::black_box(decide(&SITE, std::hint::black_box(&head)).response());
+        std::hint::black_box(decide(&SITE, std::hint::black_box(&head)).response(&head));
     });
     assert_eq!(info.count_total, 0);
 }

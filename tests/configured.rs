@@ -13,7 +13,10 @@
 //! * `_headers` (Pages syntax): a splat substituted into a value, `! Referrer-Policy` removing a
 //!   default, a placeholder, and a `Cache-Control` override, on 200 and 304;
 //! * `[headers]`: the opt-in CSP, HSTS and CORS fields and a changed Referrer-Policy, on every
-//!   response.
+//!   response;
+//! * `_redirects` (Pages syntax): a fixed 301, a splat under the `never` trailing-slash policy,
+//!   a placeholder substituted into a destination's query (which replaces the request's), and a
+//!   200 rewrite.
 #![cfg(not(target_arch = "wasm32"))]
 
 mod support;
@@ -166,4 +169,30 @@ fn headers_file_rules_take_effect() {
         not_modified.header("cache-control"),
         Some("public, max-age=30")
     );
+}
+
+#[test]
+#[ignore = "needs a server built with tests/fixtures/configured.toml; make test runs it"]
+fn the_fixture_redirects_take_effect() {
+    let location = |target: &str| {
+        let reply = get(target);
+        (
+            reply.status,
+            reply.header("location").unwrap_or_default().to_string(),
+        )
+    };
+    // RFC 9110 §15.4.2, the request's query kept.
+    assert_eq!(location("/old-hello?a=1"), (301, "/hello.txt?a=1".into()));
+    // RFC 9110 §15.4.9; the splat is the rest of the path.
+    assert_eq!(location("/docs/v1/page"), (308, "/docs/page".into()));
+    // RFC 9110 §15.4.3: the destination's own query replaces the request's.
+    assert_eq!(
+        location("/hi/ann%20b?x=1"),
+        (302, "/hello.txt?greet=ann%20b".into())
+    );
+    // A 200 rewrite: data.json's bytes and validator at another URL.
+    let reply = get("/data/anything");
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.body, fixture("/data.json"));
+    assert_eq!(reply.header("etag"), get("/data.json").header("etag"));
 }

@@ -40,8 +40,18 @@ fn every_route_of_the_compiled_site_is_embedded_with_the_same_target() {
                     file.path
                 );
             }
-            (Target::Redirect(location), RouteTarget::Redirect(expected)) => {
-                assert_eq!(location, expected);
+            (
+                Target::Redirect(redirect),
+                RouteTarget::Redirect {
+                    status,
+                    location,
+                    query_at,
+                },
+            ) => {
+                assert_eq!(
+                    (redirect.status.code(), redirect.location, redirect.query_at),
+                    (*status, location.as_str(), *query_at)
+                );
             }
             (embedded, compiled) => {
                 panic!("{}: {embedded:?} vs {compiled:?}", compiled_path(compiled))

@@ -213,7 +213,7 @@ pub fn canonical(path: &str) -> String {
 }
 
 /// The files of the site this build embedded (`EDGESITE_SITE_DIR`, set by build.rs): URL path
-/// and bytes, dotfiles skipped as sitegen skips them.
+/// and bytes, dotfiles and the configuration files skipped as sitegen skips them.
 pub fn site_files() -> Vec<(String, Vec<u8>)> {
     fn visit(dir: &std::path::Path, url: &str, out: &mut Vec<(String, Vec<u8>)>) {
         let mut entries: Vec<_> = std::fs::read_dir(dir)
@@ -224,6 +224,10 @@ pub fn site_files() -> Vec<(String, Vec<u8>)> {
         for entry in entries {
             let name = entry.file_name().into_string().unwrap();
             if name.starts_with('.') && name != ".well-known" {
+                continue;
+            }
+            // The root's `_headers` and `_redirects` configure the site; they are not served.
+            if url.is_empty() && (name == "_headers" || name == "_redirects") {
                 continue;
             }
             let path = format!("{url}/{name}");

@@ -4,8 +4,11 @@
 //! 1. the method (RFC 9110 §9): GET and HEAD are served, OPTIONS answers 204 with Allow, any
 //!    other method 405 with Allow (§15.5.6: a 405 MUST carry Allow);
 //! 2. the path ([`normalize`]): malformed → 400, too long → 404;
-//! 3. the route: a resource, a 308 redirect, the SPA fallback for navigations, or 404 with the
-//!    nearest folder's `404.html`;
+//! 3. the route: a resource or a redirect (a fixed `_redirects` rule, or a URL's canonical
+//!    spelling, 308); else the first `_redirects` rule with placeholders or a splat that matches
+//!    (a redirect, or a 200 rewrite to another resource); else the SPA fallback for navigations,
+//!    or 404 with the nearest folder's `404.html`. A redirect keeps the request's query unless its
+//!    destination has one;
 //! 4. negotiation (§12.5.3, [`select`]): the representation to send, or 406;
 //! 5. preconditions, only for a resource that would be 2xx (§13.2.1), in the order of §13.2.2:
 //!    If-Match (strong) → 412; else If-Unmodified-Since → 412; If-None-Match (weak) → 304;
@@ -18,9 +21,10 @@ use crate::etag::{EntityTagList, IfMatch, IfNoneMatch, IfRange};
 use crate::negotiate::select;
 use crate::path::{canonical_path, normalize, PathBuf, PathError, MAX_PATH_LEN};
 use crate::range::{evaluate_range, ByteRange, RangeRequest, RangeSet};
+use crate::redirect::{location_len, rewrite_path, Destination, LOCATION_CAPACITY};
 use crate::request::{Method, RequestHead};
 use crate::response::{Body, HeaderList, Multipart, Response, ALLOW};
-use crate::site::{Asset, ContentCoding, Representation, Site, Target};
+use crate::site::{Action, Asset, ContentCoding, RedirectStatus, Representation, Site, Target};
 
 /// What to answer. Validators and fields are computed once in [`Decision::response`]; HEAD
 /// differs from GET only in whether the content is attached (RFC 9110 §9.3.2).
@@ -63,10 +67,12 @@ pub enum Decision<'a> {
         /// The representation the 200 would have sent.
         representation: &'a Representation<'a>,
     },
-    /// 308 Permanent Redirect (RFC 9110 §15.4.9), e.g. `/docs` → `/docs/`.
-    PermanentRedirect {
-        /// The Location field value.
-        location: &'a str,
+    /// A redirect (RFC 9110 §15.4): 301, 302, 303, 307 or 308, with a Location.
+    Redirect {
+        /// The status.
+        status: RedirectStatus,
+        /// Where to: the Location is written by [`Decision::response`].
+        destination: Destination<'a>,
     },
     /// 400 Bad Request (RFC 9110 §15.5.1): the request target is malformed.
     BadRequest {
@@ -86,6 +92,12 @@ pub enum Decision<'a> {
     NotAcceptable {
         /// The resource.
         asset: &'a Asset<'a>,
+        /// HEAD: the same fields, no content.
+        head: bool,
+    },
+    /// 414 URI Too Long (RFC 9110 §15.5.15): a redirect's Location would be longer than
+    /// [`LOCATION_CAPACITY`].
+    UriTooLong {
         /// HEAD: the same fields, no content.
         head: bool,
     },
@@ -112,11 +124,23 @@ pub enum Decision<'a> {
 /// defaults in it, less what `_headers` removed), the site's on every other response.
 /// Allocates nothing and never panics.
 pub fn respond<'a>(site: &'a Site<'a>, request: &RequestHead<'_>) -> Response<'a> {
-    let mut response = decide(site, request).response();
+    let mut response = Response::new();
+    respond_into(site, request, &mut response);
+    response
+}
+
+/// [`respond`], written into `response` (whatever it held before is replaced). A [`Response`]
+/// has room for a written Location, which makes it large: adapters build one in place and let
+/// this fill it rather than move one around.
+pub fn respond_into<'a>(
+    site: &'a Site<'a>,
+    request: &RequestHead<'_>,
+    response: &mut Response<'a>,
+) {
+    decide(site, request).write_response(request, response);
     if !response.headers.has_resource_fields() {
         response.headers.extend_site(site.headers);
     }
-    response
 }
 
 /// Decides the answer to `request` from `site`. Allocates nothing and never panics.
@@ -150,7 +174,49 @@ pub fn decide<'a>(site: &'a Site<'a>, request: &RequestHead<'_>) -> Decision<'a>
     };
     match site.route(path).map(|route| &route.target) {
         Some(Target::Asset(asset)) => resource(site, asset, request, head),
-        Some(Target::Redirect(location)) => Decision::PermanentRedirect { location },
+        Some(Target::Redirect(r)) => redirect(
+            r.status,
+            Destination::Fixed {
+                location: r.location,
+                query_at: r.query_at,
+            },
+            path,
+            request,
+            head,
+        ),
+        None => rules(site, path, request, head),
+    }
+}
+
+/// A path that matches no route: the first matching `_redirects` rule, the SPA fallback, or 404.
+fn rules<'a>(
+    site: &'a Site<'a>,
+    path: &str,
+    request: &RequestHead<'_>,
+    head: bool,
+) -> Decision<'a> {
+    let matched = site
+        .rules
+        .iter()
+        .find_map(|rule| Some((rule, rule.captures(path)?)));
+    match matched {
+        Some((rule, captures)) => match &rule.action {
+            Action::Redirect { status, .. } => {
+                redirect(*status, Destination::Rule(rule), path, request, head)
+            }
+            Action::Rewrite { destination } => {
+                let mut buf = [0; MAX_PATH_LEN];
+                let target = rewrite_path(destination, &captures, &mut buf)
+                    .and_then(|rewritten| site.route(rewritten));
+                match target.map(|route| &route.target) {
+                    Some(Target::Asset(asset)) => resource(site, asset, request, head),
+                    _ => Decision::NotFound {
+                        page: site.not_found_page(path),
+                        head,
+                    },
+                }
+            }
+        },
         None => match site.fallback {
             Some(app) if request.is_navigation() && !has_extension(path) => {
                 resource(site, app, request, head)
@@ -160,6 +226,24 @@ pub fn decide<'a>(site: &'a Site<'a>, request: &RequestHead<'_>) -> Decision<'a>
                 head,
             },
         },
+    }
+}
+
+/// A redirect, or 414 when its Location would not fit. Out of line, off the path of a 200.
+#[inline(never)]
+fn redirect<'a>(
+    status: RedirectStatus,
+    destination: Destination<'a>,
+    path: &str,
+    request: &RequestHead<'_>,
+    head: bool,
+) -> Decision<'a> {
+    if location_len(&destination, path, request.target) > LOCATION_CAPACITY {
+        return Decision::UriTooLong { head };
+    }
+    Decision::Redirect {
+        status,
+        destination,
     }
 }
 
@@ -309,6 +393,10 @@ const NOT_ACCEPTABLE: Text = Text {
     body: "406 Not Acceptable: no stored encoding of this resource is acceptable\n",
     content_length: "70",
 };
+const URI_TOO_LONG: Text = Text {
+    body: "414 URI Too Long\n",
+    content_length: "17",
+};
 const PRECONDITION_FAILED: Text = Text {
     body: "412 Precondition Failed\n",
     content_length: "24",
@@ -326,28 +414,39 @@ impl<'a> Decision<'a> {
             Decision::Options => 204,
             Decision::PartialContent { .. } | Decision::MultipartRanges { .. } => 206,
             Decision::NotModified { .. } => 304,
-            Decision::PermanentRedirect { .. } => 308,
+            Decision::Redirect { status, .. } => status.code(),
             Decision::BadRequest { .. } => 400,
             Decision::NotFound { .. } => 404,
             Decision::MethodNotAllowed => 405,
             Decision::NotAcceptable { .. } => 406,
+            Decision::UriTooLong { .. } => 414,
             Decision::PreconditionFailed { .. } => 412,
             Decision::RangeNotSatisfiable { .. } => 416,
         }
     }
 
-    /// Renders the status, header fields and content.
-    pub fn response(self) -> Response<'a> {
-        let mut h = HeaderList::new();
-        let body = match self {
+    /// Renders the status, header fields and content of the answer to `request` (the request
+    /// this was decided for: a redirect's Location takes its query and captures from it).
+    pub fn response(self, request: &RequestHead<'_>) -> Response<'a> {
+        let mut response = Response::new();
+        self.write_response(request, &mut response);
+        response
+    }
+
+    /// [`Decision::response`], written into `response` (whatever it held before is replaced).
+    pub fn write_response(self, request: &RequestHead<'_>, response: &mut Response<'a>) {
+        response.status = self.status();
+        response.headers.clear();
+        let h = &mut response.headers;
+        response.body = match self {
             Decision::Ok {
                 asset,
                 representation: r,
                 head,
             } => {
-                representation_fields(&mut h, asset.content_type, r);
+                representation_fields(h, asset.content_type, r);
                 h.push("content-length", r.content_length);
-                resource_fields(&mut h, asset, r);
+                resource_fields(h, asset, r);
                 if head {
                     Body::Empty
                 } else {
@@ -360,10 +459,10 @@ impl<'a> Decision<'a> {
                 range,
             } => {
                 // RFC 9110 §15.3.7: Content-Range, and the fields a 200 would carry.
-                representation_fields(&mut h, asset.content_type, r);
+                representation_fields(h, asset.content_type, r);
                 h.push_int("content-length", range.len());
                 h.push_content_range(range, r.body.len() as u64);
-                resource_fields(&mut h, asset, r);
+                resource_fields(h, asset, r);
                 Body::Bytes(&r.body[range.first as usize..=range.last as usize])
             }
             Decision::MultipartRanges {
@@ -373,7 +472,7 @@ impl<'a> Decision<'a> {
             } => {
                 h.push("content-type", multipart.multipart_content_type);
                 h.push_int("content-length", multipart.len());
-                resource_fields(&mut h, asset, r);
+                resource_fields(h, asset, r);
                 Body::Multipart(multipart)
             }
             Decision::NotModified {
@@ -381,12 +480,20 @@ impl<'a> Decision<'a> {
                 representation,
             } => {
                 // RFC 9110 §15.4.5: the fields a 200 would carry that describe the cache entry.
-                validator_fields(&mut h, asset, representation);
-                vary(&mut h, asset);
+                validator_fields(h, asset, representation);
+                vary(h, asset);
                 Body::Empty
             }
-            Decision::PermanentRedirect { location } => {
-                h.push("location", location);
+            Decision::Redirect { destination, .. } => {
+                match destination {
+                    // The common case, a fixed location and no query to add: no copy.
+                    Destination::Fixed { location, .. }
+                        if location_len(&destination, "", request.target) == location.len() =>
+                    {
+                        h.push("location", location);
+                    }
+                    _ => h.push_location(&destination, request.target),
+                }
                 h.push("content-length", "0");
                 Body::Empty
             }
@@ -400,19 +507,20 @@ impl<'a> Decision<'a> {
                 h.push("cache-control", "no-cache");
                 content(r.body, head)
             }
-            Decision::NotFound { page: None, head } => text(&mut h, &NOT_FOUND, head),
-            Decision::BadRequest { head } => text(&mut h, &BAD_REQUEST, head),
+            Decision::NotFound { page: None, head } => text(h, &NOT_FOUND, head),
+            Decision::BadRequest { head } => text(h, &BAD_REQUEST, head),
+            Decision::UriTooLong { head } => text(h, &URI_TOO_LONG, head),
             Decision::MethodNotAllowed => {
                 h.push("allow", ALLOW);
-                text(&mut h, &METHOD_NOT_ALLOWED, false)
+                text(h, &METHOD_NOT_ALLOWED, false)
             }
             Decision::NotAcceptable { asset, head } => {
-                vary(&mut h, asset);
-                text(&mut h, &NOT_ACCEPTABLE, head)
+                vary(h, asset);
+                text(h, &NOT_ACCEPTABLE, head)
             }
             Decision::PreconditionFailed { asset, head } => {
-                vary(&mut h, asset);
-                text(&mut h, &PRECONDITION_FAILED, head)
+                vary(h, asset);
+                text(h, &PRECONDITION_FAILED, head)
             }
             Decision::RangeNotSatisfiable {
                 asset,
@@ -420,19 +528,14 @@ impl<'a> Decision<'a> {
             } => {
                 h.push_unsatisfied_range(representation.body.len() as u64);
                 h.push("accept-ranges", "bytes");
-                vary(&mut h, asset);
-                text(&mut h, &RANGE_NOT_SATISFIABLE, false)
+                vary(h, asset);
+                text(h, &RANGE_NOT_SATISFIABLE, false)
             }
             Decision::Options => {
                 h.push("allow", ALLOW);
                 Body::Empty
             }
         };
-        Response {
-            status: self.status(),
-            headers: h,
-            body,
-        }
     }
 }
 
@@ -490,7 +593,7 @@ fn text<'a>(h: &mut HeaderList<'a>, text: &Text, head: bool) -> Body<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::site::{NotFoundPage, Route};
+    use crate::site::{NotFoundPage, Part, Redirect, Route, Rule, Segment};
     use std::string::ToString;
     use std::vec::Vec;
 
@@ -565,7 +668,11 @@ mod tests {
             },
             Route {
                 path: "/docs",
-                target: Target::Redirect("/docs/"),
+                target: Target::Redirect(Redirect {
+                    status: RedirectStatus::PermanentRedirect,
+                    location: "/docs/",
+                    query_at: Some(6),
+                }),
             },
             Route {
                 path: "/docs/",
@@ -590,7 +697,66 @@ mod tests {
         boundary: "BOUNDARY",
         multipart_content_type: "multipart/byteranges; boundary=BOUNDARY",
         headers: &[("x-content-type-options", "nosniff")],
+        rules: &RULES,
     };
+    /// `_redirects`:
+    /// ```text
+    /// /blog/:year/*  https://blog.example/:year/:splat  301
+    /// /search/:term  /find?q=:term#results
+    /// /files/:name   /:name  200
+    /// /app/*         /docs/  200
+    /// /gone/*        /nowhere/:splat  200
+    /// ```
+    static RULES: [Rule<'static>; 5] = [
+        Rule {
+            pattern: &[Segment::Literal("blog"), Segment::Placeholder],
+            splat: true,
+            action: Action::Redirect {
+                status: RedirectStatus::MovedPermanently,
+                destination: &[
+                    Part::Literal("https://blog.example/"),
+                    Part::Capture(0),
+                    Part::Literal("/"),
+                    Part::Capture(1),
+                ],
+                query_at: Some(4),
+            },
+        },
+        Rule {
+            pattern: &[Segment::Literal("search"), Segment::Placeholder],
+            splat: false,
+            action: Action::Redirect {
+                status: RedirectStatus::Found,
+                destination: &[
+                    Part::Literal("/find?q="),
+                    Part::QueryCapture(0),
+                    Part::Literal("#results"),
+                ],
+                query_at: None,
+            },
+        },
+        Rule {
+            pattern: &[Segment::Literal("files"), Segment::Placeholder],
+            splat: false,
+            action: Action::Rewrite {
+                destination: &[Part::Literal("/"), Part::Capture(0)],
+            },
+        },
+        Rule {
+            pattern: &[Segment::Literal("app")],
+            splat: true,
+            action: Action::Rewrite {
+                destination: &[Part::Literal("/docs/")],
+            },
+        },
+        Rule {
+            pattern: &[Segment::Literal("gone")],
+            splat: true,
+            action: Action::Rewrite {
+                destination: &[Part::Literal("/nowhere/"), Part::Capture(0)],
+            },
+        },
+    ];
     static SPA: Site<'static> = Site {
         routes: &[Route {
             path: "/plain.txt",
@@ -601,6 +767,7 @@ mod tests {
         boundary: "B",
         multipart_content_type: "multipart/byteranges; boundary=B",
         headers: &[],
+        rules: &[],
     };
 
     fn respond<'r>(
@@ -612,7 +779,7 @@ mod tests {
         for (name, value) in fields {
             head.set_field(name, value.as_bytes());
         }
-        decide(&SITE, &head).response()
+        decide(&SITE, &head).response(&head)
     }
 
     fn get(target: &str, fields: &[(&str, &str)]) -> Response<'static> {
@@ -640,6 +807,7 @@ mod tests {
             NOT_ACCEPTABLE,
             PRECONDITION_FAILED,
             RANGE_NOT_SATISFIABLE,
+            URI_TOO_LONG,
         ] {
             assert_eq!(
                 text.content_length.parse::<usize>().unwrap(),
@@ -732,7 +900,8 @@ mod tests {
             not_found: &[],
             ..SPA
         };
-        let r = decide(&bare, &RequestHead::new("GET", "/nope")).response();
+        let head = RequestHead::new("GET", "/nope");
+        let r = decide(&bare, &head).response(&head);
         assert_eq!(
             (r.status, body(&r)),
             (404, NOT_FOUND.body.as_bytes().to_vec())
@@ -793,10 +962,112 @@ mod tests {
         assert_eq!((r.status, body(&r)), (404, b"missing".to_vec()));
     }
 
+    fn location(target: &str) -> (u16, std::string::String) {
+        let r = get(target, &[]);
+        let location = r.header("location").map(|l| l.to_string());
+        (r.status, location.unwrap_or_default())
+    }
+
     #[test]
-    fn a_folder_without_its_slash_is_redirected() {
-        let r = get("/docs?x", &[]);
-        assert_eq!((r.status, &*r.header("location").unwrap()), (308, "/docs/"));
+    fn a_folder_without_its_slash_is_redirected_with_its_query() {
+        // RFC 9110 §15.4.9; the query is the client's, so it goes along (RFC 3986 §5.2.2 would
+        // drop it from a relative reference without one).
+        assert_eq!(location("/docs"), (308, "/docs/".into()));
+        assert_eq!(location("/docs?x=1&y"), (308, "/docs/?x=1&y".into()));
+        let r = get("/docs?x=1", &[]);
+        assert_eq!(r.header("content-length").unwrap(), "0");
+        assert!(r.body.is_empty());
+    }
+
+    #[test]
+    fn redirect_rules_substitute_captures_and_keep_the_query() {
+        // RFC 9110 §15.4.2 (301) and §15.4.3 (302); `_redirects` placeholders and splat.
+        assert_eq!(
+            location("/blog/2024/a/b.html?utm=1"),
+            (301, "https://blog.example/2024/a/b.html?utm=1".into())
+        );
+        // The splat may be empty: `/blog/2024` and `/blog/2024/` both match `/blog/:year/*`.
+        assert_eq!(
+            location("/blog/2024"),
+            (301, "https://blog.example/2024/".into())
+        );
+        assert_eq!(
+            location("/blog/2024/"),
+            (301, "https://blog.example/2024/".into())
+        );
+        // A placeholder needs a segment.
+        assert_eq!(get("/blog", &[]).status, 404);
+        // Captures are the decoded path, encoded again for the Location.
+        assert_eq!(
+            location("/blog/20%2024/caf%C3%A9%3F"),
+            (301, "https://blog.example/20%2024/caf%C3%A9%3F".into())
+        );
+        // A destination with its own query replaces the request's; in the query, `&` and `=`
+        // of a capture are encoded so it stays one value; the fragment stays last.
+        assert_eq!(
+            location("/search/a&b=c?page=2"),
+            (302, "/find?q=a%26b%3Dc#results".into())
+        );
+        assert_eq!(get("/search/a/b", &[]).status, 404, ":term is one segment");
+        // The request's query is copied, except bytes a field value cannot carry.
+        let mut head = RequestHead::new("GET", "/blog/1/x?a=\u{7f}b\"c");
+        head.set_field("accept", b"*/*");
+        let r = decide(&SITE, &head).response(&head);
+        assert_eq!(
+            &*r.header("location").unwrap(),
+            "https://blog.example/1/x?a=%7Fb\"c"
+        );
+    }
+
+    proptest::proptest! {
+        /// Whatever the path and query, a redirect's Location is visible ASCII (a valid field
+        /// value, RFC 9110 §5.5: nothing a client sent can split or inject a header) and fits;
+        /// nothing panics.
+        #[test]
+        fn locations_are_visible_ascii_whatever_the_request(
+            target in "/(blog/[^/#]{1,8}|search|docs|files|app|gone)(/[^#]{0,40})?(\\?[^#]{0,40})?"
+        ) {
+            let r = get(&target, &[]);
+            if let Some(location) = r.header("location") {
+                proptest::prop_assert!((300..400).contains(&r.status));
+                proptest::prop_assert!(location.bytes().all(|b| b.is_ascii_graphic()), "{:?}", &*location);
+                proptest::prop_assert!(location.len() <= LOCATION_CAPACITY);
+            }
+        }
+    }
+
+    #[test]
+    fn rewrite_rules_serve_another_resource_at_the_same_url() {
+        // A 200 rewrite: the resource at the destination, with its own validators.
+        let r = get("/files/plain.txt", &[]);
+        assert_eq!((r.status, body(&r)), (200, body(&get("/plain.txt", &[]))));
+        assert!(r.header("location").is_none());
+        let r = get("/app/any/route", &[("if-none-match", "\"page\"")]);
+        assert_eq!(r.status, 304);
+        // A rewrite to a path the site does not have is a 404 with the request's 404 page.
+        let r = get("/gone/x", &[]);
+        assert_eq!((r.status, body(&r)), (404, b"missing".to_vec()));
+        let r = get("/files/nothing", &[]);
+        assert_eq!(r.status, 404);
+    }
+
+    #[test]
+    fn routes_win_over_rules_and_a_long_location_is_414() {
+        // `/docs/` is a route; no rule is consulted for it.
+        assert_eq!(get("/docs/", &[]).status, 200);
+        // RFC 9110 §15.5.15: a Location longer than edgesite writes.
+        let query = "q".repeat(LOCATION_CAPACITY);
+        let r = get(&std::format!("/docs?{query}"), &[]);
+        assert_eq!(
+            (r.status, body(&r)),
+            (414, URI_TOO_LONG.body.as_bytes().to_vec())
+        );
+        let r = get(
+            &std::format!("/docs?{}", &query[..LOCATION_CAPACITY - 7]),
+            &[],
+        );
+        assert_eq!(r.status, 308);
+        assert_eq!(r.header("location").unwrap().len(), LOCATION_CAPACITY);
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //!
 //! The pure part of edgesite: given a compiled [`Site`] and a borrowed [`RequestHead`], [`decide`]
 //! returns a closed [`Decision`], and [`Decision::response`] renders it as a status, a list of
-//! `&'static`-backed header fields and a body slice. Both runtimes (the Cloudflare Worker in the
+//! `&'static`-backed header fields (a redirect's Location may be written into the response) and a
+//! body slice. Both runtimes (the Cloudflare Worker in the
 //! root crate, and the native hyper twin) copy that [`Response`] out verbatim, so they cannot
 //! disagree on any HTTP rule.
 //!
@@ -34,6 +35,7 @@
 //!     boundary: "b",
 //!     multipart_content_type: "multipart/byteranges; boundary=b",
 //!     headers: &[("x-content-type-options", "nosniff")],
+//!     rules: &[],
 //! };
 //!
 //! let response = respond(&SITE, &RequestHead::new("GET", "/?utm=1"));
@@ -47,7 +49,7 @@
 //! // RFC 9110 §13.1.2: If-None-Match uses the weak comparison, so W/"abc" matches "abc".
 //! let mut head = RequestHead::new("GET", "/");
 //! head.set_field("if-none-match", b"W/\"abc\"");
-//! assert_eq!(decide(&SITE, &head).response().status, 304);
+//! assert_eq!(decide(&SITE, &head).response(&head).status, 304);
 //! ```
 #![no_std]
 #[cfg(test)]
@@ -60,16 +62,21 @@ mod negotiate;
 mod ows;
 mod path;
 mod range;
+mod redirect;
 mod request;
 mod response;
 mod site;
 
 pub use date::parse_http_date;
-pub use decision::{decide, respond, Decision};
+pub use decision::{decide, respond, respond_into, Decision};
 pub use etag::{strong_eq, weak_eq, EntityTagList, IfMatch, IfNoneMatch, IfRange};
 pub use negotiate::{select, AcceptEncoding};
 pub use path::{canonical_path, normalize, PathBuf, PathError, MAX_PATH_LEN};
 pub use range::{evaluate_range, ByteRange, RangeRequest, RangeSet, MAX_RANGE_SPECS};
+pub use redirect::{Destination, LOCATION_CAPACITY, MAX_CAPTURES};
 pub use request::{Method, RequestHead, REQUEST_FIELDS};
 pub use response::{Body, FieldText, HeaderList, Multipart, Response, ALLOW};
-pub use site::{Asset, ContentCoding, NotFoundPage, Representation, Route, Site, Target};
+pub use site::{
+    Action, Asset, ContentCoding, NotFoundPage, Part, Redirect, RedirectStatus, Representation,
+    Route, Rule, Segment, Site, Target,
+};

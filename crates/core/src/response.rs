@@ -5,6 +5,7 @@
 //! Content-Range) are formatted on demand into a small inline buffer, so nothing allocates.
 
 use crate::range::{ByteRange, RangeSet};
+use crate::redirect::{Destination, LocationText};
 use core::ops::Deref;
 
 /// The methods every resource allows, as sent in Allow (RFC 9110 §10.2.1).
@@ -22,6 +23,8 @@ enum Value<'a> {
     ContentRange(ByteRange, u64),
     /// `bytes */complete` (RFC 9110 §14.4, for 416)
     Unsatisfied(u64),
+    /// The list's own written Location.
+    Location,
 }
 
 /// A fixed-capacity list of header fields (lower-case names), built without allocating, followed
@@ -32,6 +35,8 @@ pub struct HeaderList<'a> {
     len: usize,
     extra: [&'a [(&'a str, &'a str)]; 2],
     resource_fields: bool,
+    /// A Location written for this response (a redirect whose destination is not fixed text).
+    location: Option<LocationText>,
 }
 
 impl<'a> HeaderList<'a> {
@@ -41,7 +46,16 @@ impl<'a> HeaderList<'a> {
             len: 0,
             extra: [&[], &[]],
             resource_fields: false,
+            location: None,
         }
+    }
+
+    /// Empties the list (without touching the field slots, which `len` guards).
+    pub(crate) fn clear(&mut self) {
+        self.len = 0;
+        self.extra = [&[], &[]];
+        self.resource_fields = false;
+        self.location = None;
     }
 
     /// Appends the resource's configured fields, which replace the site's (so a `_headers`
@@ -84,18 +98,28 @@ impl<'a> HeaderList<'a> {
         self.push_value("content-range", Value::ContentRange(range, complete));
     }
 
+    /// Appends the Location for `destination` as an answer to `target`, written into the list
+    /// itself. Out of line: only redirects with a query or captures get here.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn push_location(&mut self, destination: &Destination<'_>, target: &str) {
+        self.location = Some(LocationText::new(destination, target));
+        self.push_value("location", Value::Location);
+    }
+
     /// Appends `Content-Range: bytes */complete`.
     pub(crate) fn push_unsatisfied_range(&mut self, complete: u64) {
         self.push_value("content-range", Value::Unsatisfied(complete));
     }
 
     /// The fields in the order they were added, then the configured ones.
-    pub fn iter(&self) -> impl Iterator<Item = (&'a str, FieldText<'a>)> + '_ {
+    pub fn iter(&self) -> impl Iterator<Item = (&'a str, FieldText<'a, '_>)> + '_ {
+        let location = self.location.as_ref().map_or("", LocationText::as_str);
         let own = self.fields[..self.len]
             .iter()
-            .map(|&(name, value)| (name, FieldText::from(value)));
+            .map(move |&(name, value)| (name, FieldText::new(value, location)));
         let extra = self.extra.iter().flat_map(|fields| fields.iter());
-        own.chain(extra.map(|&(name, value)| (name, FieldText::from(Value::Str(value)))))
+        own.chain(extra.map(|&(name, value)| (name, FieldText::new(Value::Str(value), ""))))
     }
 
     /// How many fields there are.
@@ -109,23 +133,30 @@ impl<'a> HeaderList<'a> {
     }
 
     /// The value of the first field named `name` (lower case).
-    pub fn get(&self, name: &str) -> Option<FieldText<'a>> {
+    pub fn get(&self, name: &str) -> Option<FieldText<'a, '_>> {
         self.iter().find(|(n, _)| *n == name).map(|(_, v)| v)
     }
 }
 
-/// A field value's text: borrowed, or formatted into an inline buffer. Derefs to `str`.
+/// A field value's text: the site's (`'a`), the response's own (`'s`, a written Location), or
+/// formatted into an inline buffer. Derefs to `str`.
 #[derive(Clone, Copy)]
-pub struct FieldText<'a> {
+pub struct FieldText<'a, 's> {
     borrowed: Option<&'a str>,
+    own: Option<&'s str>,
     inline: Inline,
 }
 
-impl<'a> From<Value<'a>> for FieldText<'a> {
-    fn from(value: Value<'a>) -> Self {
+impl<'a, 's> FieldText<'a, 's> {
+    fn new(value: Value<'a>, location: &'s str) -> Self {
         let mut inline = Inline::default();
+        let mut own = None;
         let borrowed = match value {
             Value::Str(s) => Some(s),
+            Value::Location => {
+                own = Some(location);
+                None
+            }
             Value::Int(n) => {
                 inline.push_int(n);
                 None
@@ -145,36 +176,40 @@ impl<'a> From<Value<'a>> for FieldText<'a> {
                 None
             }
         };
-        FieldText { borrowed, inline }
+        FieldText {
+            borrowed,
+            own,
+            inline,
+        }
     }
 }
 
-impl<'a> FieldText<'a> {
+impl<'a> FieldText<'a, '_> {
     /// The value when it is a string of the site (not formatted), with the site's lifetime.
     pub fn as_static(&self) -> Option<&'a str> {
         self.borrowed
     }
 }
 
-impl Deref for FieldText<'_> {
+impl Deref for FieldText<'_, '_> {
     type Target = str;
 
     fn deref(&self) -> &str {
-        match self.borrowed {
-            Some(s) => s,
+        match (self.borrowed, self.own) {
+            (Some(s), _) | (None, Some(s)) => s,
             // Only ASCII digits and literals are written inline.
-            None => core::str::from_utf8(self.inline.as_bytes()).unwrap_or(""),
+            (None, None) => core::str::from_utf8(self.inline.as_bytes()).unwrap_or(""),
         }
     }
 }
 
-impl core::fmt::Debug for FieldText<'_> {
+impl core::fmt::Debug for FieldText<'_, '_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         core::fmt::Debug::fmt(&**self, f)
     }
 }
 
-impl PartialEq<&str> for FieldText<'_> {
+impl PartialEq<&str> for FieldText<'_, '_> {
     fn eq(&self, other: &&str) -> bool {
         &**self == *other
     }
@@ -315,9 +350,25 @@ pub struct Response<'a> {
     pub body: Body<'a>,
 }
 
+impl Default for Response<'_> {
+    fn default() -> Self {
+        Response::new()
+    }
+}
+
 impl<'a> Response<'a> {
+    /// An empty response (status 0, no fields, no content), to be filled by
+    /// [`crate::respond_into`] or [`crate::Decision::write_response`].
+    pub const fn new() -> Self {
+        Response {
+            status: 0,
+            headers: HeaderList::new(),
+            body: Body::Empty,
+        }
+    }
+
     /// The value of the header field `name` (lower case), if present.
-    pub fn header(&self, name: &str) -> Option<FieldText<'a>> {
+    pub fn header(&self, name: &str) -> Option<FieldText<'a, '_>> {
         self.headers.get(name)
     }
 }
@@ -338,7 +389,7 @@ mod tests {
             u64::MAX,
         );
         list.push_unsatisfied_range(1234);
-        let values: [FieldText<'_>; 3] = [
+        let values: [FieldText<'_, '_>; 3] = [
             list.get("content-length").unwrap(),
             list.iter().nth(1).unwrap().1,
             list.iter().nth(2).unwrap().1,

@@ -22,6 +22,9 @@ pub struct Site<'a> {
     /// Fields sent on every response (security headers such as `x-content-type-options`),
     /// names in lower case.
     pub headers: &'a [(&'a str, &'a str)],
+    /// The `_redirects` rules with a splat or placeholders, in file order, tried (first match
+    /// wins) for a path that matches no route. Rules without them are routes already.
+    pub rules: &'a [Rule<'a>],
 }
 
 /// A folder's 404 page.
@@ -47,8 +50,103 @@ pub struct Route<'a> {
 pub enum Target<'a> {
     /// The resource itself.
     Asset(&'a Asset<'a>),
-    /// A permanent redirect (RFC 9110 §15.4.9, 308) to this location, e.g. `/docs` → `/docs/`.
-    Redirect(&'a str),
+    /// A redirect: a `_redirects` rule, or the canonical spelling of a URL (`/docs` → `/docs/`,
+    /// 308).
+    Redirect(Redirect<'a>),
+}
+
+/// A redirect with a fixed destination (RFC 9110 §15.4).
+#[derive(Debug, Clone, Copy)]
+pub struct Redirect<'a> {
+    /// The status.
+    pub status: RedirectStatus,
+    /// The Location field value (RFC 9110 §10.2.2): a percent-encoded path or absolute URL.
+    pub location: &'a str,
+    /// Where the request's query goes into `location` (before its fragment), when the
+    /// destination has no query of its own; `None` when it has one, which replaces the request's.
+    pub query_at: Option<usize>,
+}
+
+/// The status of a redirect (RFC 9110 §15.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RedirectStatus {
+    /// 301 (§15.4.2).
+    MovedPermanently,
+    /// 302 (§15.4.3).
+    Found,
+    /// 303 (§15.4.4).
+    SeeOther,
+    /// 307 (§15.4.8).
+    TemporaryRedirect,
+    /// 308 (§15.4.9).
+    PermanentRedirect,
+}
+
+impl RedirectStatus {
+    /// The status code.
+    pub const fn code(self) -> u16 {
+        match self {
+            RedirectStatus::MovedPermanently => 301,
+            RedirectStatus::Found => 302,
+            RedirectStatus::SeeOther => 303,
+            RedirectStatus::TemporaryRedirect => 307,
+            RedirectStatus::PermanentRedirect => 308,
+        }
+    }
+}
+
+/// A `_redirects` rule with placeholders or a splat, matched at run time.
+#[derive(Debug)]
+pub struct Rule<'a> {
+    /// The source's segments after its leading `/`, percent-decoded like a request path.
+    pub pattern: &'a [Segment<'a>],
+    /// Whether the source ends with `/*`: the splat captures the rest of the path (possibly
+    /// empty; `/blog/*` also matches `/blog`).
+    pub splat: bool,
+    /// What a match leads to.
+    pub action: Action<'a>,
+}
+
+/// One segment of a rule's source.
+#[derive(Debug)]
+pub enum Segment<'a> {
+    /// Exactly this text.
+    Literal(&'a str),
+    /// `:name`: any non-empty segment, captured.
+    Placeholder,
+}
+
+/// What a matching rule does.
+#[derive(Debug)]
+pub enum Action<'a> {
+    /// A redirect to the destination with the captures substituted (percent-encoded).
+    Redirect {
+        /// The status.
+        status: RedirectStatus,
+        /// The destination.
+        destination: &'a [Part<'a>],
+        /// The index of the part before which the request's query goes (the fragment's first
+        /// part, or `destination.len()`), when the destination has no query of its own.
+        query_at: Option<usize>,
+    },
+    /// A 200 rewrite: the resource at the destination path (captures substituted) is served
+    /// at the request's URL.
+    Rewrite {
+        /// The destination path.
+        destination: &'a [Part<'a>],
+    },
+}
+
+/// A piece of a rule's destination.
+#[derive(Debug)]
+pub enum Part<'a> {
+    /// Text as it is.
+    Literal(&'a str),
+    /// The capture with this index (placeholders in source order, then the splat), in the
+    /// destination's path.
+    Capture(usize),
+    /// The same in the destination's query, where `&`, `=`, `+` are encoded too.
+    QueryCapture(usize),
 }
 
 /// A resource: one file of the site with all its stored representations.

@@ -58,7 +58,9 @@ pub fn respond<B>(request: &Request<B>) -> Response {
             head.set_field(name, value);
         }
     }
-    to_hyper(edgesite::respond(&head))
+    let mut response = edgesite::Response::new();
+    edgesite::respond_into(&head, &mut response);
+    to_hyper(&response)
 }
 
 /// A field's value; several field lines are one comma-separated list (RFC 9110 §5.3).
@@ -78,8 +80,8 @@ fn field_value<'h>(headers: &'h HeaderMap, name: &HeaderName) -> Option<Cow<'h, 
 
 /// Copies the core's response into a hyper response: fields as they are; a body slice of the
 /// site is not copied, a multipart body is assembled once.
-fn to_hyper(response: edgesite::Response<'static>) -> Response {
-    let body = match response.body {
+fn to_hyper(response: &edgesite::Response<'static>) -> Response {
+    let body = match &response.body {
         Body::Empty => Bytes::new(),
         Body::Bytes(bytes) => Bytes::from_static(bytes),
         Body::Multipart(multipart) => {

@@ -5,7 +5,7 @@
 //! always yields a valid Rust string literal. The same bodies also form an `include_dir::Dir`
 //! tree (`FILES`) for code that wants to browse the embedded files.
 
-use crate::{Manifest, RouteTarget};
+use crate::{DestinationPart, Manifest, PatternSegment, RedirectRule, RouteTarget, RuleAction};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -88,7 +88,14 @@ fn site_static(manifest: &Manifest) -> String {
     for route in &manifest.routes {
         let target = match &route.target {
             RouteTarget::File(i) => format!("{CORE}::Target::Asset(&ASSET_{i})"),
-            RouteTarget::Redirect(location) => format!("{CORE}::Target::Redirect({location:?})"),
+            RouteTarget::Redirect {
+                status,
+                location,
+                query_at,
+            } => format!(
+                "{CORE}::Target::Redirect({CORE}::Redirect {{ status: {}, location: {location:?}, query_at: {query_at:?} }})",
+                redirect_status(*status)
+            ),
         };
         let _ = writeln!(
             out,
@@ -109,12 +116,69 @@ fn site_static(manifest: &Manifest) -> String {
     };
     let _ = writeln!(
         out,
-        "    ],\n    fallback: {fallback},\n    boundary: {:?},\n    multipart_content_type: {:?},\n    headers: {},\n}};",
+        "    ],\n    fallback: {fallback},\n    boundary: {:?},\n    multipart_content_type: {:?},\n    headers: {},\n    rules: &[{}],\n}};",
         manifest.boundary,
         format!("multipart/byteranges; boundary={}", manifest.boundary),
-        fields(&manifest.headers)
+        fields(&manifest.headers),
+        manifest.rules.iter().map(rule).collect::<Vec<_>>().join(", ")
     );
     out
+}
+
+fn redirect_status(status: u16) -> String {
+    let name = match status {
+        301 => "MovedPermanently",
+        302 => "Found",
+        303 => "SeeOther",
+        307 => "TemporaryRedirect",
+        _ => "PermanentRedirect",
+    };
+    format!("{CORE}::RedirectStatus::{name}")
+}
+
+/// A `_redirects` rule as an `edgesite_core::Rule` literal.
+fn rule(rule: &RedirectRule) -> String {
+    let pattern: Vec<String> = rule
+        .pattern
+        .iter()
+        .map(|s| match s {
+            PatternSegment::Literal(text) => format!("{CORE}::Segment::Literal({text:?})"),
+            PatternSegment::Placeholder(_) => format!("{CORE}::Segment::Placeholder"),
+        })
+        .collect();
+    let parts = |parts: &[DestinationPart]| -> String {
+        let parts: Vec<String> = parts
+            .iter()
+            .map(|p| match p {
+                DestinationPart::Literal(text) => format!("{CORE}::Part::Literal({text:?})"),
+                DestinationPart::Capture(n) => format!("{CORE}::Part::Capture({n})"),
+                DestinationPart::QueryCapture(n) => format!("{CORE}::Part::QueryCapture({n})"),
+            })
+            .collect();
+        format!("&[{}]", parts.join(", "))
+    };
+    let action = match &rule.action {
+        RuleAction::Redirect {
+            status,
+            destination,
+            query_at,
+        } => format!(
+            "{CORE}::Action::Redirect {{ status: {}, destination: {}, query_at: {query_at:?} }}",
+            redirect_status(*status),
+            parts(destination)
+        ),
+        RuleAction::Rewrite { destination } => format!(
+            "{CORE}::Action::Rewrite {{ destination: {} }}",
+            parts(destination)
+        ),
+    };
+    format!(
+        "\n        // _redirects:{}: {}\n        {CORE}::Rule {{ pattern: &[{}], splat: {}, action: {action} }}",
+        rule.line,
+        rule.source.replace('\n', " "),
+        pattern.join(", "),
+        rule.splat
+    )
 }
 
 /// The files as an `include_dir::Dir` tree, built the way `include_dir!` builds it (paths

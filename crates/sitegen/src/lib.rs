@@ -31,6 +31,7 @@ mod glob;
 mod headers_file;
 mod mime;
 mod modified;
+mod redirects_file;
 mod report;
 mod routes;
 mod walk;
@@ -44,6 +45,7 @@ pub use config::{
 };
 pub use error::Error;
 pub use modified::last_modified;
+pub use redirects_file::{DestinationPart, PatternSegment, RedirectRule, RuleAction};
 
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -111,6 +113,9 @@ pub struct Manifest {
     pub files: Vec<File>,
     /// Every route, sorted by path (the order `edgesite_core::Site::route` searches).
     pub routes: Vec<Route>,
+    /// The `_redirects` rules with placeholders or a splat, in file order (matched at run time
+    /// for paths that are not routes).
+    pub rules: Vec<RedirectRule>,
     /// The 404 pages: each folder that has a `404.html`, with its index in `files`.
     pub not_found: Vec<(String, usize)>,
     /// The index in `files` of the SPA fallback, if configured.
@@ -204,8 +209,16 @@ pub struct Route {
 pub enum RouteTarget {
     /// The file at this index of [`Manifest::files`].
     File(usize),
-    /// A 308 redirect to this location.
-    Redirect(String),
+    /// A redirect: a fixed `_redirects` rule, one resolved for this path, or the canonical
+    /// spelling of a URL (308).
+    Redirect {
+        /// The status code.
+        status: u16,
+        /// The Location, percent-encoded.
+        location: String,
+        /// Where the request's query goes into `location`, if the destination has no query.
+        query_at: Option<usize>,
+    },
 }
 
 /// Compiles the site in `site_dir`.
@@ -222,20 +235,27 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
     }
     let mut tracked = walked.dirs;
     tracked.extend(walked.files.iter().map(|f| f.source.clone()));
-    let redirects_file = site_dir.join("_redirects");
-    if redirects_file.exists() {
-        return Err(Error::Unsupported {
-            path: redirects_file,
-            reason: "edgesite does not read _redirects files yet, and serving the site without its redirects would break links",
-        });
-    }
     let (mut files, counts) = compile_files(walked.files, options)?;
     budget::check(&files, &options.budget)?;
-    let routes = routes::routes(&files, options.clean_urls, options.trailing_slash);
+    let mut routes = routes::routes(&files, options.clean_urls, options.trailing_slash);
     let headers_file = site_dir.join("_headers");
-    let warnings = if headers_file.is_file() {
+    let mut warnings = if headers_file.is_file() {
         tracked.push(headers_file.clone());
         apply_headers_file(&headers_file, &mut files, &routes)?
+    } else {
+        Vec::new()
+    };
+    // After `_headers`, which matches the URLs files are served at, not rewrites' sources.
+    let redirects_file = site_dir.join("_redirects");
+    let rules = if redirects_file.is_file() {
+        tracked.push(redirects_file.clone());
+        let text = std::fs::read_to_string(&redirects_file).map_err(|source| Error::Read {
+            path: redirects_file.clone(),
+            source,
+        })?;
+        let applied = redirects_file::apply(&text, &redirects_file, &mut routes)?;
+        warnings.extend(applied.warnings);
+        applied.rules
     } else {
         Vec::new()
     };
@@ -279,6 +299,7 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
         warnings,
         files,
         routes,
+        rules,
         not_found,
         fallback,
         tracked,

@@ -77,6 +77,17 @@ impl Manifest {
             stats.encodings.encoded,
             stats.encodings.cached
         );
+        let redirects = self
+            .routes
+            .iter()
+            .filter(|r| matches!(r.target, crate::RouteTarget::Redirect { .. }))
+            .count();
+        let _ = writeln!(
+            out,
+            "{} routes ({redirects} redirects, canonical URLs and fixed _redirects rules included); {} _redirects rules matched at run time",
+            self.routes.len(),
+            self.rules.len()
+        );
         let bundle = budget::bundle_bytes(&self.files);
         let _ = writeln!(
             out,

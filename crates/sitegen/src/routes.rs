@@ -36,28 +36,19 @@ pub(crate) fn routes(
             let canonical = match trailing_slash {
                 TrailingSlash::Never if folder != "/" => {
                     table.insert(bare.to_string(), RouteTarget::File(index));
-                    table.insert(
-                        folder.to_string(),
-                        RouteTarget::Redirect(percent_encode_path(bare)),
-                    );
+                    table.insert(folder.to_string(), canonical_redirect(bare));
                     bare
                 }
                 _ => {
                     table.insert(folder.to_string(), RouteTarget::File(index));
                     if folder != "/" {
-                        table.insert(
-                            bare.to_string(),
-                            RouteTarget::Redirect(percent_encode_path(folder)),
-                        );
+                        table.insert(bare.to_string(), canonical_redirect(folder));
                     }
                     folder
                 }
             };
             if clean_urls {
-                table.insert(
-                    file.path.clone(),
-                    RouteTarget::Redirect(percent_encode_path(canonical)),
-                );
+                table.insert(file.path.clone(), canonical_redirect(canonical));
                 canonicalized.insert(index);
             }
         } else if let Some(clean) = file.path.strip_suffix(".html").filter(|_| clean_urls) {
@@ -66,10 +57,7 @@ pub(crate) fn routes(
                 .any(|f| f.path.starts_with(&format!("{clean}/")));
             if !exact.contains(clean) && !folder_exists {
                 table.insert(clean.to_string(), RouteTarget::File(index));
-                table.insert(
-                    file.path.clone(),
-                    RouteTarget::Redirect(percent_encode_path(clean)),
-                );
+                table.insert(file.path.clone(), canonical_redirect(clean));
                 canonicalized.insert(index);
             }
         }
@@ -85,6 +73,16 @@ pub(crate) fn routes(
         .collect()
 }
 
+/// A 308 to the canonical spelling of a URL (RFC 9110 §15.4.9), keeping the request's query.
+fn canonical_redirect(path: &str) -> RouteTarget {
+    let location = percent_encode_path(path);
+    RouteTarget::Redirect {
+        status: 308,
+        query_at: Some(location.len()),
+        location,
+    }
+}
+
 /// A path as a URI path (RFC 3986 §3.3): unreserved characters, sub-delims, `:`, `@` and `/`
 /// stay, every other byte becomes `%XX`. Used for Location, whose value must be ASCII.
 pub(crate) fn percent_encode_path(path: &str) -> String {
@@ -97,6 +95,14 @@ pub(crate) fn percent_encode_path(path: &str) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+pub(crate) mod tests_support {
+    /// The canonical-URL redirect `routes` makes, for other modules' tests.
+    pub(crate) fn canonical(path: &str) -> crate::RouteTarget {
+        super::canonical_redirect(path)
+    }
 }
 
 #[cfg(test)]
@@ -128,7 +134,7 @@ mod tests {
     }
 
     fn redirect(to: &str) -> RouteTarget {
-        RouteTarget::Redirect(to.into())
+        canonical_redirect(to)
     }
 
     #[test]

@@ -34,6 +34,15 @@ fn compile_err(dir: &Path) -> Error {
     compile(dir, &options()).expect_err("compile should fail")
 }
 
+/// The canonical-URL redirect: 308, keeping the request's query.
+fn redirect_308(location: &str) -> RouteTarget {
+    RouteTarget::Redirect {
+        status: 308,
+        location: location.into(),
+        query_at: Some(location.len()),
+    }
+}
+
 fn paths(manifest: &Manifest) -> Vec<&str> {
     manifest.files.iter().map(|f| f.path.as_str()).collect()
 }
@@ -97,10 +106,7 @@ fn routes_are_sorted_and_cover_folders_and_the_404_page() {
         |p: &str| RouteTarget::File(manifest.files.iter().position(|f| f.path == p).unwrap());
     assert_eq!(target("/"), Some(index("/index.html")));
     assert_eq!(target("/docs/"), Some(index("/docs/index.html")));
-    assert_eq!(
-        target("/docs"),
-        Some(RouteTarget::Redirect("/docs/".into()))
-    );
+    assert_eq!(target("/docs"), Some(redirect_308("/docs/")));
     let index_of = |p: &str| manifest.files.iter().position(|f| f.path == p).unwrap();
     assert_eq!(
         manifest.not_found,
@@ -111,14 +117,8 @@ fn routes_are_sorted_and_cover_folders_and_the_404_page() {
     );
     // Clean URLs (the default): one URL per page.
     assert_eq!(target("/docs/page"), Some(index("/docs/page.html")));
-    assert_eq!(
-        target("/docs/page.html"),
-        Some(RouteTarget::Redirect("/docs/page".into()))
-    );
-    assert_eq!(
-        target("/index.html"),
-        Some(RouteTarget::Redirect("/".into()))
-    );
+    assert_eq!(target("/docs/page.html"), Some(redirect_308("/docs/page")));
+    assert_eq!(target("/index.html"), Some(redirect_308("/")));
 }
 
 #[test]
@@ -524,13 +524,60 @@ fn a_bad_headers_file_fails_the_build_naming_file_and_line() {
 }
 
 #[test]
-fn a_redirects_file_is_refused_rather_than_ignored() {
+fn the_fixture_redirects_compile_into_routes_and_run_time_rules() {
+    let manifest = compile_ok(Path::new(FIXTURE_SITE));
+    assert!(
+        !manifest.files.iter().any(|f| f.path == "/_redirects"),
+        "_redirects is not served"
+    );
+    let target = |p: &str| {
+        manifest
+            .routes
+            .iter()
+            .find(|r| r.path == p)
+            .map(|r| r.target.clone())
+    };
+    assert_eq!(
+        target("/old-hello"),
+        Some(RouteTarget::Redirect {
+            status: 301,
+            location: "/hello.txt".into(),
+            query_at: Some(10)
+        })
+    );
+    let sources: Vec<(usize, &str)> = manifest
+        .rules
+        .iter()
+        .map(|r| (r.line, r.source.as_str()))
+        .collect();
+    assert_eq!(
+        sources,
+        [(4, "/docs/v1/*"), (5, "/hi/:name"), (6, "/data/*")]
+    );
+    // The generated code holds them as edgesite-core rules.
+    let out = tempfile::tempdir().unwrap();
+    manifest.write_rust(out.path()).unwrap();
+    let code = fs::read_to_string(out.path().join("site.rs")).unwrap();
+    assert!(code.contains("// _redirects:5: /hi/:name"), "{code}");
+    assert!(code.contains("::edgesite_core::Part::QueryCapture(0)"));
+    assert!(code.contains("status: ::edgesite_core::RedirectStatus::MovedPermanently, location: \"/hello.txt\", query_at: Some(10)"));
+}
+
+#[test]
+fn a_bad_redirects_file_fails_the_build_naming_file_and_line() {
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("a.txt"), "a").unwrap();
-    fs::write(dir.path().join("_redirects"), "/old /a.txt 301\n").unwrap();
+    fs::write(
+        dir.path().join("_redirects"),
+        "/old /a.txt 301\n/a.txt /old 301\n",
+    )
+    .unwrap();
     let err = compile_err(dir.path()).to_string();
     assert!(
-        err.contains("_redirects") && err.contains("does not read _redirects files yet"),
+        err.contains("_redirects:1:") && err.contains("redirect loop: /old -> /a.txt -> /old"),
         "{err}"
     );
+    fs::write(dir.path().join("_redirects"), "/old /a.txt 404\n").unwrap();
+    let err = compile_err(dir.path()).to_string();
+    assert!(err.contains("_redirects:1: status \"404\""), "{err}");
 }
