@@ -143,6 +143,15 @@ pub fn respond_into<'a>(
     }
 }
 
+/// 400 Bad Request (RFC 9110 §15.5.1) with the site's fields, for a request the adapter's
+/// transport found malformed before the core could see it (e.g. an HTTP/1.1 request without
+/// exactly one Host field, RFC 9112 §3.2). `head`: the request's method was HEAD.
+pub fn bad_request<'a>(site: &'a Site<'a>, head: bool, response: &mut Response<'a>) {
+    let request = RequestHead::new(if head { "HEAD" } else { "GET" }, "");
+    Decision::BadRequest { head }.write_response(&request, response);
+    response.headers.extend_site(site.headers);
+}
+
 /// Decides the answer to `request` from `site`. Allocates nothing and never panics.
 pub fn decide<'a>(site: &'a Site<'a>, request: &RequestHead<'_>) -> Decision<'a> {
     let head = match Method::from_token(request.method) {
@@ -1020,6 +1029,37 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// Totality over arbitrary request heads (issue 6: the Worker never panics): any method,
+        /// target and field bytes give a response with a known status, field values a client
+        /// cannot misread (visible ASCII and spaces), and a body no longer than Content-Length
+        /// says.
+        #[test]
+        fn any_request_head_gets_a_well_formed_response(
+            method in "(GET|HEAD|OPTIONS|POST|get|[A-Z]{0,8})",
+            target in "(/|/docs|/docs/|/plain.txt|/blog/[^#]{0,12}|/search/.{0,8}|/files/.{0,8}|/app/.{0,8}|[^ ]{0,40})(\\?.{0,20})?",
+            fields in proptest::collection::vec(proptest::collection::vec(proptest::prelude::any::<u8>(), 0..40), 9),
+        ) {
+            let mut head = RequestHead::new(&method, &target);
+            for (name, value) in crate::REQUEST_FIELDS.iter().zip(&fields) {
+                head.set_field(name, value);
+            }
+            let r = super::respond(&SITE, &head);
+            proptest::prop_assert!(
+                [200, 204, 206, 301, 302, 304, 308, 400, 404, 405, 406, 412, 414, 416].contains(&r.status),
+                "{}", r.status
+            );
+            for (name, value) in r.headers.iter() {
+                proptest::prop_assert!(
+                    value.bytes().all(|b| b.is_ascii_graphic() || b == b' '),
+                    "{name}: {:?}", &*value
+                );
+            }
+            if let Some(length) = r.header("content-length") {
+                let length: u64 = length.parse().unwrap();
+                proptest::prop_assert!(r.body.len() == length || (method == "HEAD" && r.body.is_empty()));
+            }
+        }
+
         /// Whatever the path and query, a redirect's Location is visible ASCII (a valid field
         /// value, RFC 9110 §5.5: nothing a client sent can split or inject a header) and fits;
         /// nothing panics.

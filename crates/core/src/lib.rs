@@ -68,7 +68,7 @@ mod response;
 mod site;
 
 pub use date::parse_http_date;
-pub use decision::{decide, respond, respond_into, Decision};
+pub use decision::{bad_request, decide, respond, respond_into, Decision};
 pub use etag::{strong_eq, weak_eq, EntityTagList, IfMatch, IfNoneMatch, IfRange};
 pub use negotiate::{select, AcceptEncoding};
 pub use path::{canonical_path, normalize, PathBuf, PathError, MAX_PATH_LEN};

@@ -21,12 +21,17 @@ use http_body_util::Full;
 use hyper::header::{self, HeaderName, HeaderValue};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use hyper::{HeaderMap, Request, StatusCode};
-use hyper_util::rt::TokioIo;
+use hyper::{HeaderMap, Method, Request, StatusCode, Version};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
 use std::borrow::Cow;
 use std::convert::Infallible;
 use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
 
 /// A response with a body that is a `'static` slice of the embedded site.
 pub type Response = hyper::Response<Full<Bytes>>;
@@ -48,6 +53,20 @@ static FIELD_NAMES: [HeaderName; REQUEST_FIELDS.len()] = [
 /// Answers one request from the embedded site.
 pub fn respond<B>(request: &Request<B>) -> Response {
     let headers = request.headers();
+    // RFC 9112 §3.2: "A server MUST respond with a 400 (Bad Request) status code to any
+    // HTTP/1.1 request message that lacks a Host header field and to any request message that
+    // contains more than one Host header field line". Message framing is the transport's job
+    // (hyper's here, the runtime's on Workers); the 400 itself is the core's.
+    let hosts = headers.get_all(header::HOST).iter().count();
+    if hosts > 1 || (hosts == 0 && request.version() == Version::HTTP_11) {
+        let mut response = edgesite::Response::new();
+        edgesite_core::bad_request(
+            &edgesite::SITE,
+            request.method() == Method::HEAD,
+            &mut response,
+        );
+        return to_hyper(&response);
+    }
     let values = FIELD_NAMES
         .each_ref()
         .map(|name| field_value(headers, name));
@@ -107,7 +126,40 @@ fn to_hyper(response: &edgesite::Response<'static>) -> Response {
     out
 }
 
-/// Serves HTTP/1.1 connections from `listener` until `shutdown` completes.
+/// The resource limits of [`serve_with`]. Every one bounds what a client can hold or make the
+/// server hold; [`Limits::default`] gives the values `edgesite-native` starts with.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// Connections served at once; past it a new connection gets `503 Service Unavailable`
+    /// with `Retry-After: 1` and is closed, so an overload sheds load instead of queueing it.
+    pub max_connections: usize,
+    /// The largest request head (request line and header fields), in bytes; larger → 431
+    /// (RFC 6585 §5). At least 8,192.
+    pub max_header_bytes: usize,
+    /// The most header fields in a request; more → 431. hyper's stack-allocated default.
+    pub max_headers: usize,
+    /// How long a client may take to send a complete request head (slowloris); then the
+    /// connection is closed.
+    pub header_timeout: Duration,
+    /// On shutdown, how long in-flight requests may take to finish before connections are
+    /// dropped.
+    pub drain_timeout: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_connections: 10_000,
+            max_header_bytes: 16 * 1024,
+            max_headers: 100,
+            header_timeout: Duration::from_secs(10),
+            drain_timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+/// Serves HTTP/1.1 connections from `listener` with the default [`Limits`] until `shutdown`
+/// completes, then drains (see [`serve_with`]).
 ///
 /// # Errors
 /// Only if accepting fails in a way that is not about one connection.
@@ -115,25 +167,67 @@ pub async fn serve(
     listener: TcpListener,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
+    serve_with(listener, &Limits::default(), shutdown).await
+}
+
+/// The answer to a connection past [`Limits::max_connections`] (RFC 9110 §15.6.4).
+const OVERLOADED: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nretry-after: 1\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: 24\r\nconnection: close\r\n\r\n503 Service Unavailable\n";
+
+/// Serves HTTP/1.1 connections from `listener` within `limits` until `shutdown` completes.
+/// Then it stops accepting, lets in-flight requests finish (their responses say
+/// `connection: close`; idle keep-alive connections are closed) for up to
+/// [`Limits::drain_timeout`], and returns.
+///
+/// # Errors
+/// Only if accepting fails in a way that is not about one connection.
+pub async fn serve_with(
+    listener: TcpListener,
+    limits: &Limits,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
+    let mut builder = http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_timeout)
+        .max_buf_size(limits.max_header_bytes.max(8192))
+        .max_header_size(limits.max_header_bytes);
+    if limits.max_headers != 100 {
+        // hyper keeps 100 header slots on the stack and allocates per request past that.
+        builder.max_headers(limits.max_headers);
+    }
+    let connections = Arc::new(Semaphore::new(limits.max_connections));
+    let graceful = GracefulShutdown::new();
     tokio::pin!(shutdown);
     loop {
-        let (stream, _) = tokio::select! {
+        let (mut stream, _) = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok(connection) => connection,
                 // Per-connection errors (e.g. ECONNABORTED, EMFILE) must not stop the server.
                 Err(_) => continue,
             },
-            () = &mut shutdown => return Ok(()),
+            () = &mut shutdown => break,
         };
         let _ = stream.set_nodelay(true);
+        let Ok(permit) = connections.clone().try_acquire_owned() else {
+            tokio::spawn(async move {
+                let _ = stream.write_all(OVERLOADED).await;
+                let _ = stream.shutdown().await;
+            });
+            continue;
+        };
+        let service = service_fn(|request| async move { Ok::<_, Infallible>(respond(&request)) });
+        let connection = graceful.watch(builder.serve_connection(TokioIo::new(stream), service));
         tokio::spawn(async move {
-            let service =
-                service_fn(|request| async move { Ok::<_, Infallible>(respond(&request)) });
-            let _ = http1::Builder::new()
-                .serve_connection(TokioIo::new(stream), service)
-                .await;
+            let _ = connection.await;
+            drop(permit);
         });
     }
+    drop(listener);
+    tokio::select! {
+        () = graceful.shutdown() => {}
+        () = tokio::time::sleep(limits.drain_timeout) => {}
+    }
+    Ok(())
 }
 
 #[cfg(test)]

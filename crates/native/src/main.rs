@@ -1,33 +1,82 @@
 //! `edgesite-native`: serves the embedded site over HTTP/1.1.
 //!
 //! ```text
-//! edgesite-native [--listen ADDR]     (default 127.0.0.1:8080)
+//! edgesite-native [--listen ADDR] [--max-connections N] [--max-header-bytes N]
+//!                 [--header-timeout SECS] [--drain-timeout SECS]
 //! ```
+//! SIGTERM or SIGINT (Ctrl-C) stops accepting, lets in-flight requests finish for up to
+//! `--drain-timeout` seconds, and exits 0.
 
+use edgesite_native::Limits;
 use std::net::SocketAddr;
 use std::process::ExitCode;
+use std::time::Duration;
 
-const USAGE: &str = "usage: edgesite-native [--listen ADDR]   (default 127.0.0.1:8080)";
+const USAGE: &str = "usage: edgesite-native [OPTIONS]
+  --listen ADDR           address to serve on (default 127.0.0.1:8080)
+  --max-connections N     connections served at once; more get 503 + Retry-After (default 10000)
+  --max-header-bytes N    largest request head; larger gets 431 (default 16384, at least 8192)
+  --header-timeout SECS   time to send a complete request head, then the connection is closed (default 10)
+  --drain-timeout SECS    on SIGTERM/SIGINT, time for in-flight requests to finish (default 10)";
 
-fn parse_args() -> Result<SocketAddr, String> {
+fn parse_args() -> Result<(SocketAddr, Limits), String> {
     let mut listen = "127.0.0.1:8080".to_string();
+    let mut limits = Limits::default();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
+        let mut value = |name: &str| {
+            args.next()
+                .ok_or_else(|| format!("{name} needs a value\n{USAGE}"))
+        };
         match arg.as_str() {
-            "--listen" | "-l" => listen = args.next().ok_or("--listen needs an address")?,
+            "--listen" | "-l" => listen = value("--listen")?,
+            "--max-connections" => limits.max_connections = number(&arg, &value(&arg)?, 1)?,
+            "--max-header-bytes" => limits.max_header_bytes = number(&arg, &value(&arg)?, 8192)?,
+            "--header-timeout" => {
+                limits.header_timeout = Duration::from_secs(number(&arg, &value(&arg)?, 1)? as u64);
+            }
+            "--drain-timeout" => {
+                limits.drain_timeout = Duration::from_secs(number(&arg, &value(&arg)?, 0)? as u64);
+            }
             "--help" | "-h" => return Err(USAGE.to_string()),
             other => return Err(format!("unknown argument {other:?}\n{USAGE}")),
         }
     }
-    listen
+    let addr = listen
         .parse()
-        .map_err(|e| format!("--listen {listen:?} is not an address like 127.0.0.1:8080: {e}"))
+        .map_err(|e| format!("--listen {listen:?} is not an address like 127.0.0.1:8080: {e}"))?;
+    Ok((addr, limits))
+}
+
+fn number(name: &str, text: &str, min: usize) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if n >= min => Ok(n),
+        _ => Err(format!(
+            "{name} {text:?}: expected a whole number of at least {min}"
+        )),
+    }
+}
+
+/// Completes on SIGTERM (what `kill`, systemd and container runtimes send) or SIGINT.
+async fn shutdown_signal() {
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        () = terminate => {}
+    }
 }
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let addr = match parse_args() {
-        Ok(addr) => addr,
+    let (addr, limits) = match parse_args() {
+        Ok(parsed) => parsed,
         Err(message) => {
             eprintln!("{message}");
             return ExitCode::from(2);
@@ -47,9 +96,10 @@ async fn main() -> ExitCode {
         edgesite::SITE_DIR
     );
     let shutdown = async {
-        let _ = tokio::signal::ctrl_c().await;
+        shutdown_signal().await;
+        println!("edgesite-native: shutting down, draining in-flight requests");
     };
-    match edgesite_native::serve(listener, shutdown).await {
+    match edgesite_native::serve_with(listener, &limits, shutdown).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("edgesite-native: {e}");

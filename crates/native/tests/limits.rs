@@ -1,0 +1,203 @@
+//! The native server's resource limits and shutdown, over real loopback sockets: request-head
+//! size and field count (431), the request-head timeout (slowloris), the connection limit (503
+//! with Retry-After, then served again), Host validation (RFC 9112 §3.2), and SIGTERM draining
+//! an in-flight request before the process exits 0.
+
+use edgesite_native::{serve_with, Limits};
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Starts `serve_with(limits)` on a free port in a background runtime; returns the address.
+fn start(limits: Limits) -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    listener.set_nonblocking(true).unwrap();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+            serve_with(listener, &limits, std::future::pending())
+                .await
+                .unwrap();
+        });
+    });
+    addr
+}
+
+fn connect(addr: &str) -> TcpStream {
+    let stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    stream
+}
+
+/// Sends `bytes` on a new connection and returns everything the server sent until it closed.
+fn exchange(addr: &str, bytes: &[u8]) -> String {
+    let mut stream = connect(addr);
+    stream.write_all(bytes).unwrap();
+    let mut out = Vec::new();
+    let _ = stream.read_to_end(&mut out);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn status(answer: &str) -> u16 {
+    answer
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no status line in {answer:?}"))
+}
+
+const GET_ROOT: &[u8] = b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+
+#[test]
+fn request_heads_past_the_size_or_field_limit_are_431() {
+    // RFC 6585 §5: 431 Request Header Fields Too Large.
+    let addr = start(Limits {
+        max_header_bytes: 8192,
+        max_headers: 20,
+        ..Limits::default()
+    });
+    let big = format!(
+        "GET / HTTP/1.1\r\nHost: x\r\nX-Big: {}\r\n\r\n",
+        "a".repeat(10_000)
+    );
+    assert_eq!(status(&exchange(&addr, big.as_bytes())), 431);
+    let many: String = (0..30).map(|i| format!("X-F{i}: v\r\n")).collect();
+    let many = format!("GET / HTTP/1.1\r\nHost: x\r\n{many}\r\n");
+    assert_eq!(status(&exchange(&addr, many.as_bytes())), 431);
+    // Within the limits: served.
+    assert_eq!(status(&exchange(&addr, GET_ROOT)), 200);
+}
+
+#[test]
+fn a_client_that_never_finishes_its_request_head_is_disconnected() {
+    let addr = start(Limits {
+        header_timeout: Duration::from_secs(1),
+        ..Limits::default()
+    });
+    let mut slow = connect(&addr);
+    slow.write_all(b"GET / HTTP/1.1\r\nHost: x\r\n").unwrap();
+    let started = Instant::now();
+    let mut out = Vec::new();
+    let _ = slow.read_to_end(&mut out);
+    let waited = started.elapsed();
+    assert!(
+        waited >= Duration::from_millis(900) && waited < Duration::from_secs(5),
+        "closed after {waited:?}"
+    );
+    // hyper may say 408 before closing; it must not serve the request.
+    let answer = String::from_utf8_lossy(&out);
+    assert!(answer.is_empty() || status(&answer) == 408, "{answer:?}");
+    assert_eq!(status(&exchange(&addr, GET_ROOT)), 200);
+}
+
+#[test]
+fn connections_past_the_limit_are_shed_with_503_and_served_again_later() {
+    // RFC 9110 §15.6.4 (503) and §10.2.3 (Retry-After).
+    let addr = start(Limits {
+        max_connections: 2,
+        ..Limits::default()
+    });
+    let held: Vec<TcpStream> = (0..2).map(|_| connect(&addr)).collect();
+    std::thread::sleep(Duration::from_millis(200));
+    let shed = exchange(&addr, GET_ROOT);
+    assert_eq!(status(&shed), 503, "{shed}");
+    assert!(
+        shed.to_ascii_lowercase().contains("retry-after: 1"),
+        "{shed}"
+    );
+    drop(held);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let answer = exchange(&addr, GET_ROOT);
+        if status(&answer) == 200 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "still shed: {answer}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn http_1_1_requests_need_exactly_one_host() {
+    // RFC 9112 §3.2: a server MUST answer 400 to an HTTP/1.1 request without Host, and to any
+    // request with more than one.
+    let addr = start(Limits::default());
+    let missing = exchange(&addr, b"GET / HTTP/1.1\r\nConnection: close\r\n\r\n");
+    assert_eq!(status(&missing), 400, "{missing}");
+    assert!(missing.contains("nosniff"), "the site's fields: {missing}");
+    let twice = exchange(
+        &addr,
+        b"GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\nConnection: close\r\n\r\n",
+    );
+    assert_eq!(status(&twice), 400);
+    let head = exchange(&addr, b"HEAD / HTTP/1.1\r\nConnection: close\r\n\r\n");
+    assert_eq!(status(&head), 400);
+    assert!(head.ends_with("\r\n\r\n"), "HEAD: no content: {head:?}");
+    // HTTP/1.0 has no Host requirement.
+    assert_eq!(status(&exchange(&addr, b"GET / HTTP/1.0\r\n\r\n")), 200);
+}
+
+#[test]
+fn sigterm_drains_an_in_flight_request_then_exits_0() {
+    let port = {
+        let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        probe.local_addr().unwrap().port()
+    };
+    let addr = format!("127.0.0.1:{port}");
+    let mut server = Command::new(env!("CARGO_BIN_EXE_edgesite-native"))
+        .args(["--listen", &addr, "--drain-timeout", "5"])
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut stream = loop {
+        match TcpStream::connect(&addr) {
+            Ok(stream) => break stream,
+            Err(_) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(50)),
+            Err(e) => panic!("the server did not start: {e}"),
+        }
+    };
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    // A request in flight: its head is half sent when the signal arrives.
+    stream
+        .write_all(b"GET /about HTTP/1.1\r\nHost: x\r\n")
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    let killed = Command::new("kill")
+        .args(["-TERM", &server.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    std::thread::sleep(Duration::from_millis(300));
+    // New connections are refused once the listener is closed.
+    assert!(TcpStream::connect(&addr).is_err(), "still accepting");
+    stream.write_all(b"\r\n").unwrap();
+    let mut out = Vec::new();
+    let _ = stream.read_to_end(&mut out);
+    let answer = String::from_utf8_lossy(&out);
+    assert_eq!(status(&answer), 200, "{answer}");
+    assert!(
+        answer.to_ascii_lowercase().contains("connection: close"),
+        "{answer}"
+    );
+    let started = Instant::now();
+    let exit = loop {
+        if let Some(exit) = server.try_wait().unwrap() {
+            break exit;
+        }
+        assert!(started.elapsed() < Duration::from_secs(5), "did not exit");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(exit.success(), "{exit:?}");
+}
