@@ -72,7 +72,7 @@ stop_server() {
 trap stop_server EXIT
 
 # The HTTP suites in tests/ that run against every runtime.
-HTTP_SUITES=(--test http --test conditional --test negotiation --test ranges --test paths --test redirects)
+HTTP_SUITES=(--test http --test conditional --test negotiation --test ranges --test paths --test redirects --test malformed)
 
 http_suite_against() { # runtime port
   EDGESITE_BASE_URL="http://127.0.0.1:$2" EDGESITE_RUNTIME=$1 cargo test -q "${HTTP_SUITES[@]}"

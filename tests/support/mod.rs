@@ -124,6 +124,31 @@ pub fn send_raw(bytes: &[u8], head: bool) -> Reply {
     parse(&raw, head)
 }
 
+/// Writes `bytes` as they are and returns whatever the server sent until it closed (possibly
+/// nothing, or a partial answer), for requests a server may reject at the transport.
+pub fn send_raw_lenient(bytes: &[u8]) -> Vec<u8> {
+    let mut stream = TcpStream::connect(&server().addr).expect("connect to the server under test");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    // The server may close before reading everything (e.g. after a 431): keep what it said.
+    let _ = stream.write_all(bytes);
+    let mut raw = Vec::new();
+    let _ = stream.read_to_end(&mut raw);
+    raw
+}
+
+/// The status code of a raw answer, if it has a status line.
+pub fn status_of(raw: &[u8]) -> Option<u16> {
+    let text = String::from_utf8_lossy(raw);
+    let line = text.split("\r\n").next()?;
+    line.strip_prefix("HTTP/1.")?
+        .split(' ')
+        .nth(1)?
+        .parse()
+        .ok()
+}
+
 fn parse(raw: &[u8], head: bool) -> Reply {
     let end = raw
         .windows(4)
