@@ -2,3 +2,5 @@
 # version is not here: it is read from Cargo.lock, so it always equals the library's.
 WORKER_BUILD_VERSION=0.8.7
 WASM_PACK_VERSION=0.15.1
+# `make fuzz` only (installed on first use, not by `make setup`).
+CARGO_FUZZ_VERSION=0.13.2

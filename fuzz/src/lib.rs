@@ -1,0 +1,218 @@
+//! The fuzz targets' checks, shared by the libFuzzer binaries (`fuzz_targets/`) and the corpus
+//! replay in `make test` (`tests/fuzz_corpus.rs` includes this file). Each target feeds
+//! arbitrary bytes to a parser of edgesite-core and asserts its invariants; a panic is a crash.
+#![allow(missing_docs, unreachable_pub)]
+
+use edgesite_core::{
+    canonical_path, evaluate_range, normalize, parse_http_date, respond, select, AcceptEncoding,
+    Action, Asset, ContentCoding, EntityTagList, IfMatch, IfNoneMatch, IfRange, Part, RangeRequest,
+    Redirect, RedirectStatus, Representation, RequestHead, Route, Rule, Segment, Site, Target,
+    LOCATION_CAPACITY, MAX_PATH_LEN, MAX_RANGE_SPECS, REQUEST_FIELDS,
+};
+
+/// Path normalisation: total; a key is canonical (starts with `/`, no empty, `.` or `..`
+/// segment inside); the fast path agrees with it; a key is its own normalisation.
+pub fn path(data: &[u8]) {
+    let Ok(target) = std::str::from_utf8(data) else {
+        return;
+    };
+    let mut buf = [0; MAX_PATH_LEN];
+    let Ok(key) = normalize(target, &mut buf) else {
+        assert!(canonical_path(target).is_none() || target.len() > MAX_PATH_LEN);
+        return;
+    };
+    assert!(key.starts_with('/'), "{key:?}");
+    let inner = key.trim_end_matches('/');
+    for segment in inner.split('/').skip(1) {
+        assert!(!matches!(segment, "" | "." | ".."), "{target:?} -> {key:?}");
+    }
+    if let Some(fast) = canonical_path(target) {
+        assert_eq!(fast, key, "{target:?}");
+    }
+}
+
+/// Entity-tag lists: total; a list that parses gives the same answer to both comparisons for a
+/// tag it lists strongly, and `*` passes If-Match and fails If-None-Match.
+pub fn entity_tags(data: &[u8]) {
+    let Some(list) = EntityTagList::parse(data) else {
+        return;
+    };
+    for etag in ["\"a\"", "\"\"", "W/\"a\""] {
+        let _ = IfMatch(list).precondition_passes(etag);
+        let _ = IfNoneMatch(list).precondition_passes(etag);
+    }
+    if list == EntityTagList::Any {
+        assert!(IfMatch(list).precondition_passes("\"a\""));
+        assert!(!IfNoneMatch(list).precondition_passes("\"a\""));
+    }
+    if let Some(if_range) = IfRange::parse(data) {
+        let _ = if_range.matches("\"a\"", 1_700_000_000);
+    }
+}
+
+static BODY: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+
+static ASSET: Asset<'static> = Asset {
+    content_type: "text/plain; charset=utf-8",
+    last_modified: "Tue, 14 Nov 2023 22:13:20 GMT",
+    last_modified_unix: 1_700_000_000,
+    cache_control: "no-cache",
+    headers: &[("x-extra", "1")],
+    representations: &[
+        Representation {
+            coding: ContentCoding::Identity,
+            etag: "\"id\"",
+            content_length: "36",
+            body: BODY,
+        },
+        Representation {
+            coding: ContentCoding::Br,
+            etag: "\"br\"",
+            content_length: "4",
+            body: b"BR!!",
+        },
+        Representation {
+            coding: ContentCoding::Zstd,
+            etag: "\"zs\"",
+            content_length: "5",
+            body: b"ZSTD!",
+        },
+        Representation {
+            coding: ContentCoding::Gzip,
+            etag: "\"gz\"",
+            content_length: "6",
+            body: b"GZIP!!",
+        },
+    ],
+};
+
+/// Accept-Encoding: total; the choice is one of the stored representations, and a coding the
+/// client gave weight 0 (explicitly) is never chosen.
+pub fn accept_encoding(data: &[u8]) {
+    let Some(chosen) = select(&ASSET, Some(data)) else {
+        return;
+    };
+    assert!(ASSET
+        .representations
+        .iter()
+        .any(|r| std::ptr::eq(r, chosen)));
+    if !data.iter().all(|b| matches!(b, b' ' | b'\t')) {
+        if let Some(accept) = AcceptEncoding::parse(data) {
+            assert!(accept.quality(chosen.coding) > 0, "{:?}", chosen.coding);
+        }
+    }
+}
+
+/// Range: total for any length; satisfiable ranges lie inside the representation, are at most
+/// MAX_RANGE_SPECS, and each is non-empty.
+pub fn range(data: &[u8]) {
+    let (length, value) = match data.split_first() {
+        Some((&n, rest)) => (u64::from(n) * 7, rest),
+        None => (0, data),
+    };
+    if let RangeRequest::Satisfiable(set) = evaluate_range(value, length) {
+        let ranges = set.as_slice();
+        assert!(!ranges.is_empty() && ranges.len() <= MAX_RANGE_SPECS);
+        for range in ranges {
+            assert!(
+                range.first <= range.last && range.last < length,
+                "{range:?} of {length}"
+            );
+        }
+    }
+}
+
+/// HTTP dates (all three formats of RFC 9110 §5.6.7): total, and a parsed date has a
+/// four-digit year: at most 9999-12-31 23:59:60 (a leap second, which `make fuzz` found the
+/// parser accepts, as the grammar's `second = 2DIGIT` allows), i.e. 10000-01-01T00:00:00.
+pub fn http_date(data: &[u8]) {
+    if let Some(seconds) = parse_http_date(data) {
+        assert!(seconds <= 253_402_300_800, "{seconds}");
+    }
+}
+
+static SITE: Site<'static> = Site {
+    routes: &[
+        Route {
+            path: "/",
+            target: Target::Asset(&ASSET),
+        },
+        Route {
+            path: "/dir",
+            target: Target::Redirect(Redirect {
+                status: RedirectStatus::PermanentRedirect,
+                location: "/dir/",
+                query_at: Some(5),
+            }),
+        },
+        Route {
+            path: "/dir/",
+            target: Target::Asset(&ASSET),
+        },
+    ],
+    not_found: &[],
+    fallback: Some(&ASSET),
+    boundary: "BOUNDARY",
+    multipart_content_type: "multipart/byteranges; boundary=BOUNDARY",
+    headers: &[("x-content-type-options", "nosniff")],
+    rules: &[
+        Rule {
+            pattern: &[Segment::Literal("r"), Segment::Placeholder],
+            splat: true,
+            action: Action::Redirect {
+                status: RedirectStatus::Found,
+                destination: &[
+                    Part::Literal("https://x.example/"),
+                    Part::Capture(0),
+                    Part::Literal("?s="),
+                    Part::QueryCapture(1),
+                    Part::Literal("#f"),
+                ],
+                query_at: None,
+            },
+        },
+        Rule {
+            pattern: &[Segment::Literal("w")],
+            splat: true,
+            action: Action::Rewrite {
+                destination: &[Part::Literal("/dir/"), Part::Capture(0)],
+            },
+        },
+    ],
+};
+
+/// `respond` on an arbitrary request head (method, target and the nine fields, separated by
+/// 0xFF bytes): total; the status is one edgesite sends; every field value is visible ASCII or
+/// space; a Location fits; the body matches Content-Length (or is empty for HEAD).
+pub fn decide(data: &[u8]) {
+    let mut parts = data.split(|&b| b == 0xFF);
+    let method = std::str::from_utf8(parts.next().unwrap_or_default()).unwrap_or("GET");
+    let target = std::str::from_utf8(parts.next().unwrap_or_default()).unwrap_or("/");
+    let mut head = RequestHead::new(method, target);
+    for name in REQUEST_FIELDS {
+        if let Some(value) = parts.next() {
+            head.set_field(name, value);
+        }
+    }
+    let response = respond(&SITE, &head);
+    assert!(
+        [200, 204, 206, 302, 304, 308, 400, 404, 405, 406, 412, 414, 416]
+            .contains(&response.status),
+        "{}",
+        response.status
+    );
+    for (name, value) in response.headers.iter() {
+        assert!(
+            value.bytes().all(|b| b.is_ascii_graphic() || b == b' '),
+            "{name}: {:?}",
+            &*value
+        );
+        if name == "location" {
+            assert!(value.len() <= LOCATION_CAPACITY);
+        }
+    }
+    if let Some(length) = response.header("content-length") {
+        let length: u64 = length.parse().expect("a decimal Content-Length");
+        assert!(response.body.len() == length || (method == "HEAD" && response.body.is_empty()));
+    }
+}
