@@ -4,7 +4,7 @@ ENV := . scripts/env.sh &&
 PORT ?= 8787
 LISTEN ?= 127.0.0.1:8080
 
-.PHONY: setup dev native test lint bench loadtest size deploy clean
+.PHONY: setup dev native test lint bench loadtest fuzz soak size deploy clean
 
 ## Install the toolchain and tools (idempotent; seconds when done).
 setup:
@@ -33,6 +33,15 @@ bench: setup
 ## Load benchmark on loopback: edgesite-native vs a fixed-response hyper ceiling (wrk, bounded).
 loadtest: setup
 	@bench/loadtest.sh
+
+## Fuzz every cargo-fuzz target for FUZZ_SECONDS (default 60) each; fails on a crash.
+fuzz: setup
+	@scripts/fuzz.sh
+
+## Soak: SOAK_SECONDS (default 120) of mixed load, 200 connections, against native and the Worker
+## under bare workerd; fails on any error, RSS growth or descriptor leak.
+soak: setup
+	@bench/soak.sh
 
 ## The deploy bundle's size (wrangler deploy --dry-run, offline).
 size: setup

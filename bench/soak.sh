@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# `make soak`: a bounded sustained-load run (SOAK_SECONDS, default 120; SOAK_CONNECTIONS, default
+# 200) of a mixed workload (bench/soak.lua: compressed, conditional, range, multipart,
+# redirect and rewrite requests) against the native twin, then against the Worker under bare
+# `workerd serve`. For each: requests, errors (socket errors + answers that are not 2xx/3xx),
+# RSS sampled every SOAK_SAMPLE seconds (default 5) and open file descriptors before and after.
+# Fails on any error, on RSS growth past the warm-up of more than 10% and 8 MiB, or on more
+# open descriptors after the run than before it (+4).
+#   PART=native or PART=workerd runs one of the two.
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/env.sh
+. "$ROOT/scripts/env.sh"
+cd "$ROOT"
+SECONDS_TOTAL=${SOAK_SECONDS:-120}
+CONNECTIONS=${SOAK_CONNECTIONS:-200}
+SAMPLE=${SOAK_SAMPLE:-5}
+PART=${PART:-all}
+WORK="$ROOT/target/soak"
+NATIVE_PORT=18191
+WORKER_PORT=18192
+mkdir -p "$WORK"
+pids=()
+cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; }
+trap cleanup EXIT
+
+rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+fds() { find "/proc/$1/fd" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l; }
+
+failed=0
+results=()
+# soak NAME PID PORT
+soak() {
+  local name=$1 pid=$2 port=$3
+  local etag
+  etag=$(curl -s -H 'Accept-Encoding: gzip, deflate, br, zstd' -D - -o /dev/null "http://127.0.0.1:$port/" |
+    tr -d '\r' | awk -F': ' 'tolower($1) == "etag" { print $2 }')
+  # Warm-up, so the first sample is the server at work, not at rest.
+  SOAK_ETAG=$etag wrk -t2 -c"$CONNECTIONS" -d3s -s bench/soak.lua "http://127.0.0.1:$port/" >/dev/null
+  local fds_before
+  fds_before=$(fds "$pid")
+  SOAK_ETAG=$etag wrk -t2 -c"$CONNECTIONS" -d"${SECONDS_TOTAL}s" --timeout 10s -s bench/soak.lua \
+    "http://127.0.0.1:$port/" >"$WORK/$name.wrk" 2>&1 &
+  local wrk_pid=$!
+  local samples=()
+  while kill -0 "$wrk_pid" 2>/dev/null; do
+    samples+=("$(rss_kib "$pid")")
+    sleep "$SAMPLE"
+  done
+  wait "$wrk_pid"
+  sleep 1 # let the server close the load's connections
+  local fds_after
+  fds_after=$(fds "$pid")
+  printf '%s\n' "${samples[@]}" >"$WORK/$name.rss"
+  local requests errors rps
+  requests=$(awk '/requests in/ { print $1 }' "$WORK/$name.wrk")
+  rps=$(awk '/^Requests\/sec:/ { printf "%.0f", $2 }' "$WORK/$name.wrk")
+  errors=$(awk '/Socket errors:/ { gsub(",", ""); e += $4 + $6 + $8 + $10 } /Non-2xx or 3xx/ { e += $5 } END { print e + 0 }' "$WORK/$name.wrk")
+  # The first sample after the warm-up, the last, and the highest.
+  local first last max n
+  n=${#samples[@]}
+  first=${samples[0]}
+  last=${samples[$((n - 1))]}
+  max=$(printf '%s\n' "${samples[@]}" | sort -n | tail -n 1)
+  local verdict=ok
+  if [ "$errors" != 0 ]; then verdict="FAIL: $errors errors"; fi
+  if [ $((last - first)) -gt $((first / 10)) ] && [ $((last - first)) -gt 8192 ]; then
+    verdict="FAIL: RSS grew from $first to $last KiB"
+  fi
+  if [ "$fds_after" -gt $((fds_before + 4)) ]; then verdict="FAIL: descriptors $fds_before -> $fds_after"; fi
+  [ "$verdict" = ok ] || failed=1
+  results+=("$(printf '| %s | %s s | %s | %s | %s | %s | %s / %s / %s KiB (%s samples) | %s -> %s | %s |' \
+    "$name" "$SECONDS_TOTAL" "$CONNECTIONS" "$requests" "$rps" "$errors" "$first" "$last" "$max" "$n" \
+    "$fds_before" "$fds_after" "$verdict")")
+}
+
+if [ "$PART" != workerd ]; then
+  cargo build -q --release -p edgesite-native
+  target/release/edgesite-native --listen "127.0.0.1:$NATIVE_PORT" >"$WORK/native.log" 2>&1 &
+  native_pid=$!
+  pids+=("$native_pid")
+  for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$NATIVE_PORT/" && break; sleep 0.1; done
+  soak native "$native_pid" "$NATIVE_PORT"
+  kill "$native_pid"
+fi
+if [ "$PART" != native ]; then
+  scripts/workerd.sh "$WORKER_PORT" >"$WORK/workerd.log" 2>&1 &
+  worker_pid=$!
+  pids+=("$worker_pid")
+  up=0
+  for _ in $(seq 1 900); do
+    if curl -s -o /dev/null "http://127.0.0.1:$WORKER_PORT/"; then up=1; break; fi
+    kill -0 "$worker_pid" 2>/dev/null || break
+    sleep 1
+  done
+  [ $up = 1 ] || { echo "the Worker did not come up; see $WORK/workerd.log" >&2; exit 1; }
+  soak workerd "$worker_pid" "$WORKER_PORT"
+fi
+printf '\n%s, %s\n' "$(date -u +%Y-%m-%d)" "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
+printf '| server | duration | connections | requests | req/s | errors | RSS first / last / max | fds before -> after | verdict |\n|---|---|---|---|---|---|---|---|---|\n'
+printf '%s\n' "${results[@]}"
+exit "$failed"
