@@ -43,11 +43,9 @@ fuzz: setup
 soak: setup
 	@bench/soak.sh
 
-## The deploy bundle's size (wrangler deploy --dry-run, offline).
+## The deploy bundle's size against the Worker limits, and the code's size without the site.
 size: setup
-	rm -rf dist
-	$(ENV) wrangler deploy --dry-run --outdir dist | grep -E '^Total Upload'
-	@ls -l dist/*.wasm | awk '{ print "wasm module (code + embedded site): " $$5 " bytes" }'
+	@scripts/size.sh
 
 ## Deploy to Cloudflare (needs CLOUDFLARE_API_TOKEN, or `wrangler login`).
 deploy: setup

