@@ -4,7 +4,7 @@ ENV := . scripts/env.sh &&
 PORT ?= 8787
 LISTEN ?= 127.0.0.1:8080
 
-.PHONY: setup dev native test lint bench loadtest fuzz soak size deploy clean
+.PHONY: setup dev native test lint bench loadtest coldstart fuzz soak size deploy clean
 
 ## Install the toolchain and tools (idempotent; seconds when done).
 setup:
@@ -33,6 +33,10 @@ bench: setup
 ## Load benchmark on loopback: edgesite-native vs a fixed-response hyper ceiling (wrk, bounded).
 loadtest: setup
 	@bench/loadtest.sh
+
+## Cold start under bare workerd: launch to first 200, demo and a 5 MB site, against a JS floor.
+coldstart: setup
+	@bench/coldstart.sh
 
 ## Fuzz every cargo-fuzz target for FUZZ_SECONDS (default 60) each; fails on a crash.
 fuzz: setup
