@@ -143,6 +143,41 @@ pub fn respond_into<'a>(
     }
 }
 
+/// Whether the site has something at the request's path, whatever the method: a route (a file
+/// or a redirect), a matching `_redirects` rule, or the SPA fallback for a navigation. For a
+/// Worker or server that embeds a site beside its own routes (library mode): what the site does
+/// not serve goes to them. A malformed target is not the site's either.
+pub fn serves(site: &Site<'_>, request: &RequestHead<'_>) -> bool {
+    let mut buf: PathBuf;
+    let path = match canonical_path(request.target) {
+        Some(path) => path,
+        None => {
+            buf = [0; MAX_PATH_LEN];
+            match normalize(request.target, &mut buf) {
+                Ok(path) => path,
+                Err(_) => return false,
+            }
+        }
+    };
+    site.route(path).is_some()
+        || site.rules.iter().any(|rule| rule.captures(path).is_some())
+        || (site.fallback.is_some() && request.is_navigation() && !has_extension(path))
+}
+
+/// [`respond_into`] if the site [`serves`] the request's path; `false` (and `response`
+/// untouched) if not, so the caller can answer from its own routes.
+pub fn respond_if_served<'a>(
+    site: &'a Site<'a>,
+    request: &RequestHead<'_>,
+    response: &mut Response<'a>,
+) -> bool {
+    if !serves(site, request) {
+        return false;
+    }
+    respond_into(site, request, response);
+    true
+}
+
 /// 400 Bad Request (RFC 9110 §15.5.1) with the site's fields, for a request the adapter's
 /// transport found malformed before the core could see it (e.g. an HTTP/1.1 request without
 /// exactly one Host field, RFC 9112 §3.2). `head`: the request's method was HEAD.

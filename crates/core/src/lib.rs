@@ -67,8 +67,25 @@ mod request;
 mod response;
 mod site;
 
+/// Defines the site compiled by `edgesite_sitegen::build_script::run` (from the crate's
+/// `build.rs`) in the calling crate: `pub static SITE: edgesite_core::Site<'static>` and
+/// `pub static FILES: include_dir::Dir<'static>` (so the crate needs `include_dir` too).
+///
+/// ```ignore
+/// edgesite_core::include_site!();
+/// let response = edgesite_core::respond(&SITE, &request);
+/// ```
+#[macro_export]
+macro_rules! include_site {
+    () => {
+        include!(concat!(env!("OUT_DIR"), "/site.rs"));
+    };
+}
+
 pub use date::parse_http_date;
-pub use decision::{bad_request, decide, respond, respond_into, Decision};
+pub use decision::{
+    bad_request, decide, respond, respond_if_served, respond_into, serves, Decision,
+};
 pub use etag::{strong_eq, weak_eq, EntityTagList, IfMatch, IfNoneMatch, IfRange};
 pub use negotiate::{select, AcceptEncoding};
 pub use path::{canonical_path, normalize, PathBuf, PathError, MAX_PATH_LEN};
