@@ -5,8 +5,9 @@
 //! the sorted route table; [`Manifest::write_rust`] then writes `site.rs` (static tables of
 //! `edgesite-core` types, bodies embedded with `include_bytes!`) and `manifest.json`.
 //!
-//! It takes its inputs as arguments and reads no environment variable: `build.rs` does that
-//! (`EDGESITE_SITE`, `SOURCE_DATE_EPOCH`, `OUT_DIR`) and prints the `cargo:` lines.
+//! [`compile`] takes its inputs as arguments and reads no environment variable;
+//! [`build_script::run`] is what a `build.rs` calls: it reads `EDGESITE_CONFIG`,
+//! `EDGESITE_SITE`, `SOURCE_DATE_EPOCH` and `OUT_DIR`, and prints the `cargo:` lines.
 //!
 //! ```no_run
 //! use edgesite_sitegen::{compile, last_modified, Options};
@@ -21,6 +22,7 @@
 
 mod boundary;
 mod budget;
+pub mod build_script;
 mod cache;
 mod codegen;
 mod compress;
@@ -124,6 +126,9 @@ pub struct Manifest {
     pub boundary: String,
     /// Fields sent on every response (security headers), names in lower case.
     pub headers: Vec<(&'static str, String)>,
+    /// The build id: the first 16 hex digits of the SHA-256 of every file's path and SHA-256,
+    /// sent as `X-Edgesite-Build` with `headers.build_id = true`.
+    pub build_id: String,
     /// What the build did and how long it took (in the report, not in `manifest.json`, which
     /// stays identical across builds of the same tree).
     #[serde(skip)]
@@ -237,6 +242,16 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
     tracked.extend(walked.files.iter().map(|f| f.source.clone()));
     let (mut files, counts) = compile_files(walked.files, options)?;
     budget::check(&files, &options.budget)?;
+    let build_id = build_id(&files);
+    let mut site_headers = options.headers.fields();
+    if options.headers.build_id {
+        // Before `_headers`, which may remove it for some files.
+        for file in &mut files {
+            file.headers
+                .push(("x-edgesite-build".to_string(), build_id.clone()));
+        }
+        site_headers.push(("x-edgesite-build", build_id.clone()));
+    }
     let mut routes = routes::routes(&files, options.clean_urls, options.trailing_slash);
     let headers_file = site_dir.join("_headers");
     let mut warnings = if headers_file.is_file() {
@@ -289,7 +304,8 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
         ),
         last_modified_unix: since_epoch.as_secs(),
         boundary: boundary::choose(&files),
-        headers: options.headers.fields(),
+        headers: site_headers,
+        build_id,
         stats: BuildStats {
             files: files.len(),
             encodings: counts,
@@ -304,6 +320,18 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
         fallback,
         tracked,
     })
+}
+
+/// The build id of `files`: changes exactly when a path or a byte of the site changes.
+fn build_id(files: &[File]) -> String {
+    let mut listing = String::new();
+    for file in files {
+        listing.push_str(&file.path);
+        listing.push('\0');
+        listing.push_str(&file.sha256);
+        listing.push('\n');
+    }
+    etag::hex(&etag::sha256(listing.as_bytes()))[..16].to_string()
 }
 
 /// One file's result, with the encodings it computed or found in the cache.

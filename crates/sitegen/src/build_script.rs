@@ -1,0 +1,141 @@
+//! [`run`]: everything a `build.rs` does to embed a site, for edgesite's own Worker and for any
+//! crate that embeds a site as a library (see `examples/api-worker`):
+//!
+//! ```no_run
+//! // build.rs
+//! fn main() -> std::process::ExitCode {
+//!     edgesite_sitegen::build_script::run()
+//! }
+//! ```
+//! and in the crate, `edgesite_core::include_site!();` defines `SITE` (and `FILES`).
+//!
+//! The only part of sitegen that reads the environment: `EDGESITE_CONFIG` (default
+//! `edgesite.toml` in the crate's folder; a missing file means the defaults), `EDGESITE_SITE`
+//! (overrides the config's `site.dir`, default `public/`) and `SOURCE_DATE_EPOCH`. A bad
+//! configuration or site fails the build with a message naming the file (and line). At every
+//! build it prints the build report and writes it, with the integrity manifest, to
+//! `target/edgesite/`; `cargo:rustc-env=EDGESITE_SITE_DIR` names the folder it embedded.
+
+use crate::{budget_warnings, compile, last_modified, Config, Error, Manifest, Options};
+use std::env;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Compiles the site into `$OUT_DIR/site.rs` and prints the `cargo:` lines; call it from
+/// `build.rs` and return its exit code.
+pub fn run() -> ExitCode {
+    let (Some(root), Some(out_dir)) = (env::var_os("CARGO_MANIFEST_DIR"), env::var_os("OUT_DIR"))
+    else {
+        eprintln!(
+            "error: edgesite: run from a build script (CARGO_MANIFEST_DIR and OUT_DIR unset)"
+        );
+        return ExitCode::FAILURE;
+    };
+    let (root, out_dir) = (PathBuf::from(root), PathBuf::from(out_dir));
+    for variable in ["EDGESITE_CONFIG", "EDGESITE_SITE", "SOURCE_DATE_EPOCH"] {
+        println!("cargo:rerun-if-env-changed={variable}");
+    }
+    // Absolute, or relative to the crate's folder (join keeps an absolute path as it is).
+    let config_path =
+        root.join(env::var_os("EDGESITE_CONFIG").unwrap_or_else(|| "edgesite.toml".into()));
+    println!("cargo:rerun-if-changed={}", config_path.display());
+    match build(&root, &config_path, &out_dir) {
+        Ok(site_dir) => {
+            println!("cargo:rustc-env=EDGESITE_SITE_DIR={}", site_dir.display());
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("error: edgesite: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Compiles the site, writes the tables and the report; returns the site folder.
+fn build(
+    root: &Path,
+    config_path: &Path,
+    out_dir: &Path,
+) -> Result<PathBuf, Box<dyn std::error::Error>> {
+    let config = if config_path.is_file() || env::var_os("EDGESITE_CONFIG").is_some() {
+        Config::load(config_path)?
+    } else {
+        Config::default()
+    };
+    let config_dir = config_path.parent().unwrap_or(root);
+    let site_dir = match env::var_os("EDGESITE_SITE") {
+        Some(dir) => root.join(dir),
+        None => config_dir.join(&config.site.dir),
+    };
+    // Track the folder itself even if compiling fails, so fixing it triggers a rebuild.
+    println!("cargo:rerun-if-changed={}", site_dir.display());
+    let manifest = compile_site(&site_dir, &config, out_dir)?;
+    // Every folder (its mtime changes when an entry is added or removed) and every file.
+    for path in &manifest.tracked {
+        println!("cargo:rerun-if-changed={}", path.display());
+    }
+    manifest
+        .write_rust(out_dir)
+        .map_err(|e| format!("cannot write {}: {e}", out_dir.display()))?;
+    report(&manifest, out_dir);
+    Ok(site_dir)
+}
+
+fn compile_site(site_dir: &Path, config: &Config, out_dir: &Path) -> Result<Manifest, Error> {
+    let source_date_epoch = env::var("SOURCE_DATE_EPOCH").ok();
+    let mut options = Options::from_config(
+        config,
+        last_modified(source_date_epoch.as_deref(), site_dir)?,
+    );
+    // Encodings are cached across builds and profiles, keyed by content and settings.
+    options.cache_dir = Some(edgesite_dir(out_dir).join("cache"));
+    compile(site_dir, &options)
+}
+
+/// The build report, at every build: as cargo warnings (the only build-script output cargo
+/// shows without -vv), and written with the integrity manifest to target/edgesite/.
+fn report(manifest: &Manifest, out_dir: &Path) {
+    let dir = report_dir(out_dir);
+    let report = manifest.report();
+    let written = std::fs::create_dir_all(&dir)
+        .and_then(|()| std::fs::write(dir.join("manifest.json"), manifest.to_json()))
+        .and_then(|()| std::fs::write(dir.join("report.txt"), &report));
+    for line in report.lines() {
+        println!("cargo:warning={line}");
+    }
+    for warning in budget_warnings(&manifest.files, &manifest.budget) {
+        println!("cargo:warning=budget: {warning}");
+    }
+    for warning in &manifest.warnings {
+        println!("cargo:warning={warning}");
+    }
+    match written {
+        Ok(()) => println!(
+            "cargo:warning=manifest.json and report.txt in {}",
+            dir.display()
+        ),
+        Err(e) => println!("cargo:warning=cannot write {}: {e}", dir.display()),
+    }
+}
+
+/// `target/edgesite`: the target directory is the outermost ancestor of OUT_DIR holding
+/// CACHEDIR.TAG (cargo writes one there, and another in each `target/<triple>/`, which must not
+/// split host and wasm32 builds); OUT_DIR itself if none does.
+fn edgesite_dir(out_dir: &Path) -> PathBuf {
+    let target = out_dir
+        .ancestors()
+        .filter(|dir| dir.join("CACHEDIR.TAG").is_file())
+        .last()
+        .unwrap_or(out_dir);
+    target.join("edgesite")
+}
+
+/// Where the report and manifest go: `target/edgesite/` for edgesite's own Worker,
+/// `target/edgesite/<package>/` for another crate embedding a site in the same target dir.
+fn report_dir(out_dir: &Path) -> PathBuf {
+    let dir = edgesite_dir(out_dir);
+    match env::var("CARGO_PKG_NAME") {
+        Ok(name) if name != "edgesite" => dir.join(name),
+        _ => dir,
+    }
+}
