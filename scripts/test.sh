@@ -7,7 +7,9 @@
 #   3. native      the HTTP suites against the edgesite-native binary
 #   4. workerd     the HTTP suites against the Worker under bare `workerd serve`, and the
 #                  configured-site suite against a second Worker built with tests/fixtures/configured.toml
-#   5. wrangler    the HTTP suites against the Worker under `wrangler dev`
+#   5. wrangler    the HTTP suites against the Worker under `wrangler dev`; then the example Worker
+#                  (examples/api-worker: an API route beside an embedded site, library mode)
+#                  under wrangler dev, with tests/example_api.rs
 #   6. site        EDGESITE_SITE serves another folder (absolute or relative); adding, changing and
 #                  deleting a file rebuilds; the configured-site suite against the native twin built with
 #                  tests/fixtures/configured.toml; a missing folder and
@@ -104,8 +106,22 @@ e2e_workerd() {
 e2e_wrangler_dev() {
   local port
   port=$(free_port)
-  start_server wrangler-dev 900 "$port" wrangler dev --ip 127.0.0.1 --port "$port" &&
-    http_suite_against wrangler-dev "$port"
+  start_server wrangler-dev 900 "$port" wrangler dev --ip 127.0.0.1 --port "$port" --var EDGESITE_LOG:1 &&
+    http_suite_against wrangler-dev "$port" &&
+    # EDGESITE_LOG: the Worker's own request log line (method path status coding bytes).
+    grep -Eq 'edgesite: GET /about 200 [a-z]+ [0-9]+' "$LOGS/wrangler-dev.log" ||
+    { echo "no request log line from the Worker in $LOGS/wrangler-dev.log" >&2; false; }
+  local rc=$?
+  stop_server
+  return $rc
+}
+
+# The example Worker (library mode) under wrangler dev, from its own folder and wrangler.toml.
+e2e_example() {
+  local port
+  port=$(free_port)
+  start_server example 900 "$port" bash -c "cd examples/api-worker && exec wrangler dev --ip 127.0.0.1 --port $port" &&
+    EDGESITE_BASE_URL="http://127.0.0.1:$port" EDGESITE_RUNTIME=wrangler-dev cargo test -q --test example_api -- --ignored
   local rc=$?
   stop_server
   return $rc
@@ -194,6 +210,7 @@ layer "browser (wasm-pack test --headless --chrome)" wasm-pack test --headless -
 layer "e2e: edgesite-native binary" e2e_native
 layer "e2e: Worker under bare workerd serve" e2e_workerd
 layer "e2e: Worker under wrangler dev" e2e_wrangler_dev
+layer "e2e: example Worker (API + site) under wrangler dev" e2e_example
 layer "site: EDGESITE_SITE and rebuild tracking" site_override
 
 printf '\n=== make test summary\n'

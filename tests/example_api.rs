@@ -1,0 +1,47 @@
+//! The example Worker (`examples/api-worker`: an API route beside an embedded site, edgesite
+//! in library mode), end to end under `wrangler dev`. `#[ignore]`d in a plain `cargo test`;
+//! `make test` starts the example and runs this with `EDGESITE_BASE_URL` pointing at it.
+#![cfg(not(target_arch = "wasm32"))]
+
+mod support;
+
+use support::{get, request};
+
+const SITE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/api-worker/site");
+
+#[test]
+#[ignore = "needs the example Worker under wrangler dev; make test runs it"]
+fn the_api_route_is_the_workers_own() {
+    let reply = get("/api/hello");
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.header("content-type"), Some("application/json"));
+    assert_eq!(reply.decoded(), b"{\"hello\":\"world\"}");
+    let reply = request("POST", "/api/hello", &[]);
+    assert_eq!(reply.status, 405);
+    assert_eq!(reply.header("allow"), Some("GET, HEAD"));
+    assert_eq!(get("/api/nope").status, 404);
+}
+
+#[test]
+#[ignore = "needs the example Worker under wrangler dev; make test runs it"]
+fn the_embedded_site_answers_everything_else() {
+    let index = std::fs::read(format!("{SITE}/index.html")).unwrap();
+    let reply = get("/");
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.decoded(), index);
+    // edgesite's validators and conditional requests (RFC 9110 §13.1.2).
+    let etag = reply.header("etag").unwrap().to_string();
+    assert!(etag.starts_with('"'), "a strong ETag: {etag}");
+    assert_eq!(request("GET", "/", &[("if-none-match", &etag)]).status, 304);
+    // A precompressed body, still the page once decoded.
+    let br = request("GET", "/", &[("accept-encoding", "br")]);
+    assert_eq!(br.decoded(), index);
+    // The site's canonical redirect and its 404 page.
+    assert_eq!(get("/index.html").status, 308);
+    let missing = get("/nope");
+    assert_eq!(missing.status, 404);
+    assert_eq!(
+        missing.decoded(),
+        std::fs::read(format!("{SITE}/404.html")).unwrap()
+    );
+}
