@@ -16,7 +16,7 @@
 //! ```
 
 use bytes::Bytes;
-use edgesite_core::{Body, REQUEST_FIELDS};
+use edgesite_core::{Body, Site, REQUEST_FIELDS};
 use http_body_util::Full;
 use hyper::header::{self, HeaderName, HeaderValue};
 use hyper::server::conn::http1;
@@ -50,9 +50,45 @@ static FIELD_NAMES: [HeaderName; REQUEST_FIELDS.len()] = [
     header::ACCEPT,
 ];
 
-/// Answers one request from the embedded site.
+/// Answers one request from the embedded site ([`edgesite::SITE`]).
 pub fn respond<B>(request: &Request<B>) -> Response {
+    respond_with(&edgesite::SITE, request)
+}
+
+/// Answers one request from `site` (any compiled site, e.g. one a crate embeds with
+/// `edgesite_core::include_site!`): always a response, the nearest 404 page included.
+pub fn respond_with<B>(site: &'static Site<'static>, request: &Request<B>) -> Response {
+    answer(site, request, false).unwrap_or_else(|| to_hyper(&edgesite::Response::new()))
+}
+
+/// Library mode: the answer to `request` from `site` if the site has something at its path (a
+/// file, a redirect, a matching `_redirects` rule, the SPA fallback for a navigation), whatever
+/// the method; `None` otherwise, so a server (hyper, or axum through a fallback handler) can
+/// answer from its own routes.
+///
+/// ```no_run
+/// # async fn api() -> edgesite_native::Response { unimplemented!() }
+/// async fn handle(request: hyper::Request<hyper::body::Incoming>) -> edgesite_native::Response {
+///     match edgesite_native::respond_if_served(&edgesite::SITE, &request) {
+///         Some(response) => response,
+///         None => api().await,
+///     }
+/// }
+/// ```
+pub fn respond_if_served<B>(
+    site: &'static Site<'static>,
+    request: &Request<B>,
+) -> Option<Response> {
+    answer(site, request, true)
+}
+
+fn answer<B>(
+    site: &'static Site<'static>,
+    request: &Request<B>,
+    only_served: bool,
+) -> Option<Response> {
     let headers = request.headers();
+    let target = request.uri().path_and_query().map_or("/", |p| p.as_str());
     // RFC 9112 §3.2: "A server MUST respond with a 400 (Bad Request) status code to any
     // HTTP/1.1 request message that lacks a Host header field and to any request message that
     // contains more than one Host header field line". Message framing is the transport's job
@@ -60,17 +96,12 @@ pub fn respond<B>(request: &Request<B>) -> Response {
     let hosts = headers.get_all(header::HOST).iter().count();
     if hosts > 1 || (hosts == 0 && request.version() == Version::HTTP_11) {
         let mut response = edgesite::Response::new();
-        edgesite_core::bad_request(
-            &edgesite::SITE,
-            request.method() == Method::HEAD,
-            &mut response,
-        );
-        return to_hyper(&response);
+        edgesite_core::bad_request(site, request.method() == Method::HEAD, &mut response);
+        return Some(to_hyper(&response));
     }
     let values = FIELD_NAMES
         .each_ref()
         .map(|name| field_value(headers, name));
-    let target = request.uri().path_and_query().map_or("/", |p| p.as_str());
     let mut head = edgesite::RequestHead::new(request.method().as_str(), target);
     for (name, value) in REQUEST_FIELDS.iter().zip(&values) {
         if let Some(value) = value {
@@ -78,8 +109,14 @@ pub fn respond<B>(request: &Request<B>) -> Response {
         }
     }
     let mut response = edgesite::Response::new();
-    edgesite::respond_into(&head, &mut response);
-    to_hyper(&response)
+    if only_served {
+        if !edgesite_core::respond_if_served(site, &head, &mut response) {
+            return None;
+        }
+    } else {
+        edgesite_core::respond_into(site, &head, &mut response);
+    }
+    Some(to_hyper(&response))
 }
 
 /// A field's value; several field lines are one comma-separated list (RFC 9110 §5.3).
@@ -126,10 +163,11 @@ fn to_hyper(response: &edgesite::Response<'static>) -> Response {
     out
 }
 
-/// The resource limits of [`serve_with`]. Every one bounds what a client can hold or make the
-/// server hold; [`Limits::default`] gives the values `edgesite-native` starts with.
+/// The settings of [`serve_with`]: resource limits (each bounds what a client can hold or make
+/// the server hold) and observability (off by default, so benchmarks measure the server alone).
+/// [`Settings::default`] gives the values `edgesite-native` starts with.
 #[derive(Debug, Clone)]
-pub struct Limits {
+pub struct Settings {
     /// Connections served at once; past it a new connection gets `503 Service Unavailable`
     /// with `Retry-After: 1` and is closed, so an overload sheds load instead of queueing it.
     pub max_connections: usize,
@@ -144,21 +182,29 @@ pub struct Limits {
     /// On shutdown, how long in-flight requests may take to finish before connections are
     /// dropped.
     pub drain_timeout: Duration,
+    /// One line per request on standard output: method, path, status, content coding, body
+    /// bytes, time to answer.
+    pub log_requests: bool,
+    /// `Server-Timing: edgesite;dur=MS` on every response: the time edgesite took to answer
+    /// (RFC: W3C Server Timing), for the browser's network panel.
+    pub server_timing: bool,
 }
 
-impl Default for Limits {
+impl Default for Settings {
     fn default() -> Self {
-        Limits {
+        Settings {
             max_connections: 10_000,
             max_header_bytes: 16 * 1024,
             max_headers: 100,
             header_timeout: Duration::from_secs(10),
             drain_timeout: Duration::from_secs(10),
+            log_requests: false,
+            server_timing: false,
         }
     }
 }
 
-/// Serves HTTP/1.1 connections from `listener` with the default [`Limits`] until `shutdown`
+/// Serves HTTP/1.1 connections from `listener` with the default [`Settings`] until `shutdown`
 /// completes, then drains (see [`serve_with`]).
 ///
 /// # Errors
@@ -167,35 +213,69 @@ pub async fn serve(
     listener: TcpListener,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
-    serve_with(listener, &Limits::default(), shutdown).await
+    serve_with(listener, &Settings::default(), shutdown).await
 }
 
-/// The answer to a connection past [`Limits::max_connections`] (RFC 9110 §15.6.4).
+/// [`respond`], timed: with `Server-Timing` and/or a log line.
+fn observed<B>(request: &Request<B>, log: bool, timing: bool) -> Response {
+    let started = std::time::Instant::now();
+    let mut response = respond(request);
+    let elapsed = started.elapsed();
+    if timing {
+        let value = format!("edgesite;dur={:.3}", elapsed.as_secs_f64() * 1000.0);
+        if let Ok(value) = HeaderValue::from_str(&value) {
+            response
+                .headers_mut()
+                .insert(HeaderName::from_static("server-timing"), value);
+        }
+    }
+    if log {
+        let headers = response.headers();
+        let coding = headers
+            .get(header::CONTENT_ENCODING)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("identity");
+        let bytes = headers
+            .get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("-");
+        println!(
+            "{} {} {} {coding} {bytes} {}us",
+            request.method(),
+            request.uri().path(),
+            response.status().as_u16(),
+            elapsed.as_micros()
+        );
+    }
+    response
+}
+
+/// The answer to a connection past [`Settings::max_connections`] (RFC 9110 §15.6.4).
 const OVERLOADED: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nretry-after: 1\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: 24\r\nconnection: close\r\n\r\n503 Service Unavailable\n";
 
-/// Serves HTTP/1.1 connections from `listener` within `limits` until `shutdown` completes.
+/// Serves HTTP/1.1 connections from `listener` with `settings` until `shutdown` completes.
 /// Then it stops accepting, lets in-flight requests finish (their responses say
 /// `connection: close`; idle keep-alive connections are closed) for up to
-/// [`Limits::drain_timeout`], and returns.
+/// [`Settings::drain_timeout`], and returns.
 ///
 /// # Errors
 /// Only if accepting fails in a way that is not about one connection.
 pub async fn serve_with(
     listener: TcpListener,
-    limits: &Limits,
+    settings: &Settings,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
     let mut builder = http1::Builder::new();
     builder
         .timer(TokioTimer::new())
-        .header_read_timeout(limits.header_timeout)
-        .max_buf_size(limits.max_header_bytes.max(8192))
-        .max_header_size(limits.max_header_bytes);
-    if limits.max_headers != 100 {
+        .header_read_timeout(settings.header_timeout)
+        .max_buf_size(settings.max_header_bytes.max(8192))
+        .max_header_size(settings.max_header_bytes);
+    if settings.max_headers != 100 {
         // hyper keeps 100 header slots on the stack and allocates per request past that.
-        builder.max_headers(limits.max_headers);
+        builder.max_headers(settings.max_headers);
     }
-    let connections = Arc::new(Semaphore::new(limits.max_connections));
+    let connections = Arc::new(Semaphore::new(settings.max_connections));
     let graceful = GracefulShutdown::new();
     tokio::pin!(shutdown);
     loop {
@@ -215,7 +295,14 @@ pub async fn serve_with(
             });
             continue;
         };
-        let service = service_fn(|request| async move { Ok::<_, Infallible>(respond(&request)) });
+        let (log, timing) = (settings.log_requests, settings.server_timing);
+        let service = service_fn(move |request| async move {
+            Ok::<_, Infallible>(if log || timing {
+                observed(&request, log, timing)
+            } else {
+                respond(&request)
+            })
+        });
         let connection = graceful.watch(builder.serve_connection(TokioIo::new(stream), service));
         tokio::spawn(async move {
             let _ = connection.await;
@@ -225,7 +312,7 @@ pub async fn serve_with(
     drop(listener);
     tokio::select! {
         () = graceful.shutdown() => {}
-        () = tokio::time::sleep(limits.drain_timeout) => {}
+        () = tokio::time::sleep(settings.drain_timeout) => {}
     }
     Ok(())
 }

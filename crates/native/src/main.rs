@@ -2,12 +2,12 @@
 //!
 //! ```text
 //! edgesite-native [--listen ADDR] [--max-connections N] [--max-header-bytes N]
-//!                 [--header-timeout SECS] [--drain-timeout SECS]
+//!                 [--header-timeout SECS] [--drain-timeout SECS] [--log] [--server-timing]
 //! ```
 //! SIGTERM or SIGINT (Ctrl-C) stops accepting, lets in-flight requests finish for up to
 //! `--drain-timeout` seconds, and exits 0.
 
-use edgesite_native::Limits;
+use edgesite_native::Settings;
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -17,11 +17,13 @@ const USAGE: &str = "usage: edgesite-native [OPTIONS]
   --max-connections N     connections served at once; more get 503 + Retry-After (default 10000)
   --max-header-bytes N    largest request head; larger gets 431 (default 16384, at least 8192)
   --header-timeout SECS   time to send a complete request head, then the connection is closed (default 10)
-  --drain-timeout SECS    on SIGTERM/SIGINT, time for in-flight requests to finish (default 10)";
+  --drain-timeout SECS    on SIGTERM/SIGINT, time for in-flight requests to finish (default 10)
+  --log                   one line per request: method, path, status, coding, bytes, time
+  --server-timing         Server-Timing: edgesite;dur=MS on every response";
 
-fn parse_args() -> Result<(SocketAddr, Limits), String> {
+fn parse_args() -> Result<(SocketAddr, Settings), String> {
     let mut listen = "127.0.0.1:8080".to_string();
-    let mut limits = Limits::default();
+    let mut settings = Settings::default();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = |name: &str| {
@@ -30,14 +32,18 @@ fn parse_args() -> Result<(SocketAddr, Limits), String> {
         };
         match arg.as_str() {
             "--listen" | "-l" => listen = value("--listen")?,
-            "--max-connections" => limits.max_connections = number(&arg, &value(&arg)?, 1)?,
-            "--max-header-bytes" => limits.max_header_bytes = number(&arg, &value(&arg)?, 8192)?,
+            "--max-connections" => settings.max_connections = number(&arg, &value(&arg)?, 1)?,
+            "--max-header-bytes" => settings.max_header_bytes = number(&arg, &value(&arg)?, 8192)?,
             "--header-timeout" => {
-                limits.header_timeout = Duration::from_secs(number(&arg, &value(&arg)?, 1)? as u64);
+                settings.header_timeout =
+                    Duration::from_secs(number(&arg, &value(&arg)?, 1)? as u64);
             }
             "--drain-timeout" => {
-                limits.drain_timeout = Duration::from_secs(number(&arg, &value(&arg)?, 0)? as u64);
+                settings.drain_timeout =
+                    Duration::from_secs(number(&arg, &value(&arg)?, 0)? as u64);
             }
+            "--log" => settings.log_requests = true,
+            "--server-timing" => settings.server_timing = true,
             "--help" | "-h" => return Err(USAGE.to_string()),
             other => return Err(format!("unknown argument {other:?}\n{USAGE}")),
         }
@@ -45,7 +51,7 @@ fn parse_args() -> Result<(SocketAddr, Limits), String> {
     let addr = listen
         .parse()
         .map_err(|e| format!("--listen {listen:?} is not an address like 127.0.0.1:8080: {e}"))?;
-    Ok((addr, limits))
+    Ok((addr, settings))
 }
 
 fn number(name: &str, text: &str, min: usize) -> Result<usize, String> {
@@ -75,7 +81,7 @@ async fn shutdown_signal() {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let (addr, limits) = match parse_args() {
+    let (addr, settings) = match parse_args() {
         Ok(parsed) => parsed,
         Err(message) => {
             eprintln!("{message}");
@@ -99,7 +105,7 @@ async fn main() -> ExitCode {
         shutdown_signal().await;
         println!("edgesite-native: shutting down, draining in-flight requests");
     };
-    match edgesite_native::serve_with(listener, &limits, shutdown).await {
+    match edgesite_native::serve_with(listener, &settings, shutdown).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("edgesite-native: {e}");

@@ -3,14 +3,14 @@
 //! with Retry-After, then served again), Host validation (RFC 9112 §3.2), and SIGTERM draining
 //! an in-flight request before the process exits 0.
 
-use edgesite_native::{serve_with, Limits};
+use edgesite_native::{serve_with, Settings};
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// Starts `serve_with(limits)` on a free port in a background runtime; returns the address.
-fn start(limits: Limits) -> String {
+fn start(limits: Settings) -> String {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap().to_string();
     listener.set_nonblocking(true).unwrap();
@@ -60,10 +60,10 @@ const GET_ROOT: &[u8] = b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n
 #[test]
 fn request_heads_past_the_size_or_field_limit_are_431() {
     // RFC 6585 §5: 431 Request Header Fields Too Large.
-    let addr = start(Limits {
+    let addr = start(Settings {
         max_header_bytes: 8192,
         max_headers: 20,
-        ..Limits::default()
+        ..Settings::default()
     });
     let big = format!(
         "GET / HTTP/1.1\r\nHost: x\r\nX-Big: {}\r\n\r\n",
@@ -79,9 +79,9 @@ fn request_heads_past_the_size_or_field_limit_are_431() {
 
 #[test]
 fn a_client_that_never_finishes_its_request_head_is_disconnected() {
-    let addr = start(Limits {
+    let addr = start(Settings {
         header_timeout: Duration::from_secs(1),
-        ..Limits::default()
+        ..Settings::default()
     });
     let mut slow = connect(&addr);
     slow.write_all(b"GET / HTTP/1.1\r\nHost: x\r\n").unwrap();
@@ -102,9 +102,9 @@ fn a_client_that_never_finishes_its_request_head_is_disconnected() {
 #[test]
 fn connections_past_the_limit_are_shed_with_503_and_served_again_later() {
     // RFC 9110 §15.6.4 (503) and §10.2.3 (Retry-After).
-    let addr = start(Limits {
+    let addr = start(Settings {
         max_connections: 2,
-        ..Limits::default()
+        ..Settings::default()
     });
     let held: Vec<TcpStream> = (0..2).map(|_| connect(&addr)).collect();
     std::thread::sleep(Duration::from_millis(200));
@@ -130,7 +130,7 @@ fn connections_past_the_limit_are_shed_with_503_and_served_again_later() {
 fn http_1_1_requests_need_exactly_one_host() {
     // RFC 9112 §3.2: a server MUST answer 400 to an HTTP/1.1 request without Host, and to any
     // request with more than one.
-    let addr = start(Limits::default());
+    let addr = start(Settings::default());
     let missing = exchange(&addr, b"GET / HTTP/1.1\r\nConnection: close\r\n\r\n");
     assert_eq!(status(&missing), 400, "{missing}");
     assert!(missing.contains("nosniff"), "the site's fields: {missing}");
@@ -200,4 +200,51 @@ fn sigterm_drains_an_in_flight_request_then_exits_0() {
         std::thread::sleep(Duration::from_millis(20));
     };
     assert!(exit.success(), "{exit:?}");
+}
+
+#[test]
+fn log_lines_and_server_timing_when_asked() {
+    // Off by default (the other tests' servers send no Server-Timing); --log and
+    // --server-timing on the binary.
+    let addr = start(Settings::default());
+    assert!(!exchange(&addr, GET_ROOT)
+        .to_ascii_lowercase()
+        .contains("server-timing"));
+    let port = {
+        let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        probe.local_addr().unwrap().port()
+    };
+    let addr = format!("127.0.0.1:{port}");
+    let mut server = Command::new(env!("CARGO_BIN_EXE_edgesite-native"))
+        .args(["--listen", &addr, "--log", "--server-timing"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while TcpStream::connect(&addr).is_err() {
+        assert!(Instant::now() < deadline, "the server did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let answer = exchange(
+        &addr,
+        b"GET /about HTTP/1.1\r\nHost: x\r\nAccept-Encoding: br\r\nConnection: close\r\n\r\n",
+    );
+    let lower = answer.to_ascii_lowercase();
+    assert!(lower.contains("server-timing: edgesite;dur="), "{answer}");
+    let _ = Command::new("kill")
+        .args(["-TERM", &server.id().to_string()])
+        .status();
+    let output = server.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("GET /about "))
+        .unwrap_or_else(|| panic!("no log line in {stdout:?}"));
+    // method path status coding bytes time
+    let fields: Vec<&str> = line.split(' ').collect();
+    assert_eq!(&fields[..4], ["GET", "/about", "200", "br"], "{line}");
+    assert!(
+        fields[4].parse::<u64>().is_ok() && fields[5].ends_with("us"),
+        "{line}"
+    );
 }
