@@ -12,8 +12,8 @@
 //!   `CDN-Cache-Control` from `cdn` on 200 and 304 (RFC 9111 §5.2.2);
 //! * `_headers` (Pages syntax): a splat substituted into a value, `! Referrer-Policy` removing a
 //!   default, a placeholder, and a `Cache-Control` override, on 200 and 304;
-//! * `[headers]`: the opt-in CSP, HSTS and CORS fields and a changed Referrer-Policy, on every
-//!   response;
+//! * `[headers]`: the opt-in CSP, HSTS and CORS fields, a changed Referrer-Policy and the build
+//!   id (`X-Edgesite-Build`), on every response;
 //! * `_redirects` (Pages syntax): a fixed 301, a splat under the `never` trailing-slash policy,
 //!   a placeholder substituted into a destination's query (which replaces the request's), and a
 //!   200 rewrite.
@@ -195,4 +195,30 @@ fn the_fixture_redirects_take_effect() {
     assert_eq!(reply.status, 200);
     assert_eq!(reply.body, fixture("/data.json"));
     assert_eq!(reply.header("etag"), get("/data.json").header("etag"));
+}
+
+#[test]
+#[ignore = "needs a server built with tests/fixtures/configured.toml; make test runs it"]
+fn the_build_id_is_on_every_response() {
+    // headers.build_id = true: X-Edgesite-Build, 16 hex digits, the same on every answer of one
+    // build (a file, a 404, a redirect, a 304).
+    let id = get("/").header("x-edgesite-build").map(str::to_string);
+    let id = id.expect("x-edgesite-build on a 200");
+    assert!(
+        id.len() == 16 && id.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{id}"
+    );
+    let etag = get("/hello.txt").header("etag").unwrap().to_string();
+    for reply in [
+        get("/nope.txt"),
+        get("/docs/"),
+        request("GET", "/hello.txt", &[("if-none-match", &etag)]),
+    ] {
+        assert_eq!(
+            reply.header("x-edgesite-build"),
+            Some(id.as_str()),
+            "{}",
+            reply.status
+        );
+    }
 }

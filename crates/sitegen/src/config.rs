@@ -238,6 +238,10 @@ pub struct HeadersConfig {
     /// `Access-Control-Allow-Origin` (CORS, opt-in), e.g. `*`.
     #[serde(default)]
     pub access_control_allow_origin: String,
+    /// `X-Edgesite-Build: <build id>` on every response (opt-in): which build answered, a hash
+    /// of every file's path and content.
+    #[serde(default)]
+    pub build_id: bool,
 }
 
 impl Default for HeadersConfig {
@@ -248,6 +252,7 @@ impl Default for HeadersConfig {
             content_security_policy: String::new(),
             strict_transport_security: String::new(),
             access_control_allow_origin: String::new(),
+            build_id: false,
         }
     }
 }

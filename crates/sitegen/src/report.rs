@@ -88,6 +88,7 @@ impl Manifest {
             self.routes.len(),
             self.rules.len()
         );
+        let _ = writeln!(out, "build id {}", self.build_id);
         let bundle = budget::bundle_bytes(&self.files);
         let _ = writeln!(
             out,

@@ -581,3 +581,32 @@ fn a_bad_redirects_file_fails_the_build_naming_file_and_line() {
     let err = compile_err(dir.path()).to_string();
     assert!(err.contains("_redirects:1: status \"404\""), "{err}");
 }
+
+#[test]
+fn the_build_id_names_the_content_and_is_sent_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("a.txt"), "one").unwrap();
+    let first = compile_ok(dir.path());
+    assert_eq!(first.build_id.len(), 16);
+    assert_eq!(
+        compile_ok(dir.path()).build_id,
+        first.build_id,
+        "deterministic"
+    );
+    assert!(
+        !first.headers.iter().any(|(n, _)| *n == "x-edgesite-build"),
+        "off by default"
+    );
+    fs::write(dir.path().join("a.txt"), "two").unwrap();
+    let changed = compile_ok(dir.path());
+    assert_ne!(changed.build_id, first.build_id);
+    let mut options = options();
+    options.headers.build_id = true;
+    let manifest = compile(dir.path(), &options).unwrap();
+    let field = ("x-edgesite-build".to_string(), manifest.build_id.clone());
+    assert!(manifest.files[0].headers.contains(&field));
+    assert!(manifest
+        .headers
+        .iter()
+        .any(|(n, v)| *n == "x-edgesite-build" && *v == manifest.build_id));
+}
