@@ -4,7 +4,7 @@ ENV := . scripts/env.sh &&
 PORT ?= 8787
 LISTEN ?= 127.0.0.1:8080
 
-.PHONY: setup dev native test lint bench loadtest coldstart fuzz soak size deploy clean
+.PHONY: setup dev native test lint bench loadtest coldstart devloop fuzz soak size deploy clean
 
 ## Install the toolchain and tools (idempotent; seconds when done).
 setup:
@@ -12,7 +12,7 @@ setup:
 
 ## Run the Worker under wrangler dev on http://127.0.0.1:$(PORT) (EDGESITE_SITE=dir to serve another site).
 dev: setup
-	$(ENV) wrangler dev --ip 127.0.0.1 --port $(PORT)
+	$(ENV) wrangler dev --ip 127.0.0.1 --port $(PORT) --var EDGESITE_LOG:1
 
 ## Run the native twin on http://$(LISTEN).
 native: setup
@@ -37,6 +37,10 @@ loadtest: setup
 ## Cold start under bare workerd: launch to first 200, demo and a 5 MB site, against a JS floor.
 coldstart: setup
 	@bench/coldstart.sh
+
+## The dev loop: time from editing a site file to wrangler dev serving it.
+devloop: setup
+	@bench/devloop.sh
 
 ## Fuzz every cargo-fuzz target for FUZZ_SECONDS (default 60) each; fails on a crash.
 fuzz: setup

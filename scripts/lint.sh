@@ -13,4 +13,7 @@ if [ "$(cat "${EDGESITE_TOOLS:-$HOME/.cache/edgesite-tools}/toolchain" 2>/dev/nu
 else
   echo "lint: wasm32 clippy skipped (Debian fallback toolchain has no clippy)"
 fi
+# The crates' documentation, warnings denied (broken links, missing docs); the doctests run in
+# `make test` (cargo test --workspace).
+RUSTDOCFLAGS="-D warnings" cargo doc -q --workspace --no-deps
 echo "lint: clean"
