@@ -74,8 +74,9 @@ measure() { # name config port
 floor=$(measure floor "$WORK/floor.capnp" 18203)
 demo=$(measure demo "$ROOT/target/workerd/config.capnp" 18201)
 big=$(measure 5mb "$ROOT/target/variants/coldstart5mb/config.capnp" 18202)
-demo_wasm=$(stat -c %s "$ROOT"/target/workerd/bundle/*.wasm)
-big_wasm=$(stat -c %s "$ROOT"/target/variants/coldstart5mb/build/*.wasm)
+wasm_size() { stat -c %s "$(find "$1" -name '*.wasm' | head -n 1)"; }
+demo_wasm=$(wasm_size "$ROOT/target/workerd/bundle")
+big_wasm=$(wasm_size "$ROOT/target/variants/coldstart5mb/build")
 printf '\n%s, median of %s launches each: launch of `workerd serve` to the first 200\n' "$(date -u +%Y-%m-%d)" "$RUNS"
 printf '| worker | wasm module | launch to first 200 | edgesite'"'"'s cold start (minus the floor) |\n|---|---|---|---|\n'
 printf '| floor (JS, one prebuilt response) | - | %.1f ms | |\n' "$floor"

@@ -21,8 +21,11 @@ WORK="$ROOT/target/size"
 mkdir -p "$WORK/site"
 printf 'x\n' >"$WORK/site/index.txt"
 printf '[site]\ndir = "site"\n[compression]\ncodings = []\n' >"$WORK/edgesite.toml"
+rm -rf "$WORK/build"
 CUSTOM_SHIM=src/worker-shim.js CARGO_TARGET_DIR="$WORK/cargo" EDGESITE_CONFIG="$WORK/edgesite.toml" \
   worker-build --release --out-dir target/size/build >"$WORK/build.log" 2>&1 || { tail -20 "$WORK/build.log"; exit 1; }
-code=$(stat -c %s "$WORK"/build/*.wasm 2>/dev/null || stat -c %s "$WORK"/build/worker/*.wasm)
-code_gz=$(gzip -9 -c "$WORK"/build/*.wasm 2>/dev/null | wc -c || true)
+# worker-build's own layout keeps the module in build/worker/.
+module=$(find "$WORK/build" -name '*.wasm' | head -n 1)
+code=$(stat -c %s "$module")
+code_gz=$(gzip -9 -c "$module" | wc -c)
 echo "code alone (release, wasm-opt, a one-file site): $code bytes ($code_gz bytes gzipped)"

@@ -240,35 +240,34 @@ pub(crate) fn apply(text: &str, path: &Path, routes: &mut Vec<Route>) -> Result<
     }
     // Dynamic redirects win over files and canonical-URL redirects: resolve them now for every
     // route they match (a rewrite never replaces a route). Fixed rules were matched first.
-    let paths: Vec<String> = table.keys().cloned().collect();
-    for route_path in paths {
-        if fixed_sources.contains_key(&route_path) {
-            continue;
+    let paths: Vec<String> = table
+        .keys()
+        .filter(|p| !fixed_sources.contains_key(*p))
+        .cloned()
+        .collect();
+    for (route_path, status, location) in redirects_of(&rules, &paths) {
+        if let Some(RouteTarget::File(_)) = table.get(&route_path) {
+            let rule = rules
+                .iter()
+                .find(|r| matches_rule(r, &route_path))
+                .map_or(0, |r| r.line);
+            warnings.push(format!(
+                "{}:{rule}: the redirect from {route_path} hides the file at that path",
+                path.display()
+            ));
         }
-        if let Some((status, location)) = simulate_rules(&rules, &route_path) {
-            if let Some(RouteTarget::File(_)) = table.get(&route_path) {
-                let rule = rules
-                    .iter()
-                    .find(|r| matches_rule(r, &route_path))
-                    .map_or(0, |r| r.line);
-                warnings.push(format!(
-                    "{}:{rule}: the redirect from {route_path} hides the file at that path",
-                    path.display()
-                ));
-            }
-            // The location is the rule's destination with this path's captures (encoded, so a
-            // `?` or `#` in it is the destination's own).
-            let before_fragment = location.find('#').unwrap_or(location.len());
-            let query_at = (!location[..before_fragment].contains('?')).then_some(before_fragment);
-            table.insert(
-                route_path,
-                RouteTarget::Redirect {
-                    status,
-                    location,
-                    query_at,
-                },
-            );
-        }
+        // The location is the rule's destination with this path's captures (encoded, so a
+        // `?` or `#` in it is the destination's own).
+        let before_fragment = location.find('#').unwrap_or(location.len());
+        let query_at = (!location[..before_fragment].contains('?')).then_some(before_fragment);
+        table.insert(
+            route_path,
+            RouteTarget::Redirect {
+                status,
+                location,
+                query_at,
+            },
+        );
     }
     *routes = table
         .into_iter()
@@ -663,17 +662,22 @@ fn subsumes(earlier: &RedirectRule, later: &RedirectRule) -> bool {
     earlier.pattern.len() <= later.pattern.len() && (!later.splat || earlier.splat)
 }
 
-/// The run-time answer of `rules` alone to a GET of `path`, when it is a redirect: computed
-/// by edgesite-core itself over a site with no routes, so build time and run time agree.
-fn simulate_rules(rules: &[RedirectRule], path: &str) -> Option<(u16, String)> {
-    let mut answer = None;
+/// The paths among `paths` that `rules` alone redirect, with status and Location: computed by
+/// edgesite-core itself over a site with no routes, so build time and run time agree.
+fn redirects_of(rules: &[RedirectRule], paths: &[String]) -> Vec<(String, u16, String)> {
+    let mut redirects = Vec::new();
+    if rules.is_empty() {
+        return redirects;
+    }
     with_core_site(&BTreeMap::new(), rules, |site| {
-        let (status, location) = get(site, path);
-        if (300..400).contains(&status) {
-            answer = Some((status, location));
+        for path in paths {
+            let (status, location) = get(site, path);
+            if (300..400).contains(&status) {
+                redirects.push((path.clone(), status, location));
+            }
         }
     });
-    answer
+    redirects
 }
 
 fn matches_rule(rule: &RedirectRule, path: &str) -> bool {
