@@ -215,7 +215,7 @@ fn log_lines_and_server_timing_when_asked() {
         probe.local_addr().unwrap().port()
     };
     let addr = format!("127.0.0.1:{port}");
-    let mut server = Command::new(env!("CARGO_BIN_EXE_edgesite-native"))
+    let server = Command::new(env!("CARGO_BIN_EXE_edgesite-native"))
         .args(["--listen", &addr, "--log", "--server-timing"])
         .stdout(Stdio::piped())
         .spawn()
