@@ -176,10 +176,29 @@ fn to_web_sys(response: &Response<'_>) -> Result<web_sys::Response, JsValue> {
 #[cfg(test)]
 mod tests {
     use super::origin_form;
+    use proptest::prelude::*;
 
     #[test]
     fn origin_form_strips_scheme_and_authority() {
         assert_eq!(origin_form("https://example.com/a/b?c=d"), "/a/b?c=d");
         assert_eq!(origin_form("http://127.0.0.1:8787"), "/");
+    }
+
+    proptest! {
+        /// The adapter's conversion never panics and always yields an origin-form target: for
+        /// any URL the runtime could hand over (parsed, so its path is never empty), and for any
+        /// string at all.
+        #[test]
+        fn origin_form_is_total_and_keeps_the_path_and_query(
+            host in "[a-z0-9.-]{1,20}(:[0-9]{1,5})?",
+            path in "(/[^/?#]{0,10}){1,4}",
+            query in "(\\?[^#]{0,20})?",
+            anything in ".{0,40}",
+        ) {
+            let url = format!("https://{host}{path}{query}");
+            let expected = format!("{path}{query}");
+            prop_assert_eq!(origin_form(&url), expected.as_str());
+            prop_assert!(origin_form(&anything).starts_with('/'));
+        }
     }
 }
