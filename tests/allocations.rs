@@ -162,3 +162,24 @@ fn decide_alone_allocates_nothing_with_long_hostile_headers() {
     });
     assert_eq!(info.count_total, 0);
 }
+
+#[test]
+fn respond_timed_allocates_nothing_either() {
+    // Server-Timing is formatted into the response's inline buffer.
+    let mut head = RequestHead::new("GET", "/");
+    for (name, value) in BROWSER {
+        head.set_field(name, value.as_bytes());
+    }
+    let mut tick = 0u64;
+    let mut response = edgesite::Response::new();
+    let info = allocation_counter::measure(|| {
+        edgesite_core::respond_timed(&SITE, std::hint::black_box(&head), &mut response, || {
+            tick += 1_000;
+            tick
+        });
+        let timing = response.header("server-timing").unwrap();
+        std::hint::black_box(timing.len());
+    });
+    assert_eq!(response.status, 200);
+    assert_eq!(info.count_total, 0);
+}

@@ -189,6 +189,87 @@ pub fn bad_request<'a>(site: &'a Site<'a>, head: bool, response: &mut Response<'
 
 /// Decides the answer to `request` from `site`. Allocates nothing and never panics.
 pub fn decide<'a>(site: &'a Site<'a>, request: &RequestHead<'_>) -> Decision<'a> {
+    decide_marked(site, request, &mut NoMarks)
+}
+
+/// Where a decision's phases end, for Server-Timing: the lookup (route, `_redirects` rules) and
+/// the negotiation (RFC 9110 §12.5.3). [`NoMarks`] compiles to nothing.
+trait Marks {
+    fn lookup_done(&mut self);
+    fn negotiation_done(&mut self);
+}
+
+struct NoMarks;
+
+impl Marks for NoMarks {
+    #[inline(always)]
+    fn lookup_done(&mut self) {}
+    #[inline(always)]
+    fn negotiation_done(&mut self) {}
+}
+
+/// The durations of one answer's phases, in nanoseconds of the clock given to
+/// [`respond_timed`]: sent as `Server-Timing` (W3C Server Timing).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ServerTiming {
+    /// Normalizing the path and finding its route or `_redirects` rule.
+    pub lookup_ns: u64,
+    /// Choosing the representation (0 when none was chosen, e.g. a redirect or a 404).
+    pub negotiation_ns: u64,
+    /// The whole answer: deciding and rendering.
+    pub total_ns: u64,
+}
+
+struct ClockMarks<F: FnMut() -> u64> {
+    clock: F,
+    lookup: Option<u64>,
+    negotiation: Option<u64>,
+}
+
+impl<F: FnMut() -> u64> Marks for ClockMarks<F> {
+    fn lookup_done(&mut self) {
+        self.lookup = Some((self.clock)());
+    }
+    fn negotiation_done(&mut self) {
+        self.negotiation = Some((self.clock)());
+    }
+}
+
+/// [`respond_into`], timed by `clock` (any monotonic nanosecond counter: the core has no clock of
+/// its own), with a `Server-Timing: lookup;dur=.., negotiation;dur=.., total;dur=..` field
+/// (milliseconds). Allocates nothing.
+pub fn respond_timed<'a>(
+    site: &'a Site<'a>,
+    request: &RequestHead<'_>,
+    response: &mut Response<'a>,
+    clock: impl FnMut() -> u64,
+) -> ServerTiming {
+    let mut marks = ClockMarks {
+        clock,
+        lookup: None,
+        negotiation: None,
+    };
+    let start = (marks.clock)();
+    decide_marked(site, request, &mut marks).write_response(request, response);
+    if !response.headers.has_resource_fields() {
+        response.headers.extend_site(site.headers);
+    }
+    let end = (marks.clock)();
+    let lookup = marks.lookup.unwrap_or(end);
+    let timing = ServerTiming {
+        lookup_ns: lookup.saturating_sub(start),
+        negotiation_ns: marks.negotiation.map_or(0, |n| n.saturating_sub(lookup)),
+        total_ns: end.saturating_sub(start),
+    };
+    response.headers.push_server_timing(timing);
+    timing
+}
+
+fn decide_marked<'a, M: Marks>(
+    site: &'a Site<'a>,
+    request: &RequestHead<'_>,
+    marks: &mut M,
+) -> Decision<'a> {
     let head = match Method::from_token(request.method) {
         Some(Method::Get) => false,
         Some(Method::Head) => true,
@@ -216,8 +297,12 @@ pub fn decide<'a>(site: &'a Site<'a>, request: &RequestHead<'_>) -> Decision<'a>
             }
         }
     };
-    match site.route(path).map(|route| &route.target) {
-        Some(Target::Asset(asset)) => resource(site, asset, request, head),
+    let route = site.route(path).map(|route| &route.target);
+    if route.is_some() {
+        marks.lookup_done();
+    }
+    match route {
+        Some(Target::Asset(asset)) => resource(site, asset, request, head, marks),
         Some(Target::Redirect(r)) => redirect(
             r.status,
             Destination::Fixed {
@@ -228,21 +313,23 @@ pub fn decide<'a>(site: &'a Site<'a>, request: &RequestHead<'_>) -> Decision<'a>
             request,
             head,
         ),
-        None => rules(site, path, request, head),
+        None => rules(site, path, request, head, marks),
     }
 }
 
 /// A path that matches no route: the first matching `_redirects` rule, the SPA fallback, or 404.
-fn rules<'a>(
+fn rules<'a, M: Marks>(
     site: &'a Site<'a>,
     path: &str,
     request: &RequestHead<'_>,
     head: bool,
+    marks: &mut M,
 ) -> Decision<'a> {
     let matched = site
         .rules
         .iter()
         .find_map(|rule| Some((rule, rule.captures(path)?)));
+    marks.lookup_done();
     match matched {
         Some((rule, captures)) => match &rule.action {
             Action::Redirect { status, .. } => {
@@ -253,7 +340,7 @@ fn rules<'a>(
                 let target = rewrite_path(destination, &captures, &mut buf)
                     .and_then(|rewritten| site.route(rewritten));
                 match target.map(|route| &route.target) {
-                    Some(Target::Asset(asset)) => resource(site, asset, request, head),
+                    Some(Target::Asset(asset)) => resource(site, asset, request, head, marks),
                     _ => Decision::NotFound {
                         page: site.not_found_page(path),
                         head,
@@ -263,7 +350,7 @@ fn rules<'a>(
         },
         None => match site.fallback {
             Some(app) if request.is_navigation() && !has_extension(path) => {
-                resource(site, app, request, head)
+                resource(site, app, request, head, marks)
             }
             _ => Decision::NotFound {
                 page: site.not_found_page(path),
@@ -300,13 +387,16 @@ fn has_extension(path: &str) -> bool {
 }
 
 /// GET/HEAD of a resource: negotiation, then preconditions, then ranges.
-fn resource<'a>(
+fn resource<'a, M: Marks>(
     site: &'a Site<'a>,
     asset: &'a Asset<'a>,
     request: &RequestHead<'_>,
     head: bool,
+    marks: &mut M,
 ) -> Decision<'a> {
-    let Some(representation) = select(asset, request.accept_encoding) else {
+    let selected = select(asset, request.accept_encoding);
+    marks.negotiation_done();
+    let Some(representation) = selected else {
         return Decision::NotAcceptable { asset, head };
     };
     match preconditions(asset, representation, request) {
@@ -1109,6 +1199,52 @@ mod tests {
                 proptest::prop_assert!(location.len() <= LOCATION_CAPACITY);
             }
         }
+    }
+
+    #[test]
+    fn respond_timed_reports_each_phase_in_server_timing() {
+        // A fake clock advancing 1,500 ns per reading: start, lookup, negotiation, end.
+        let mut now = 0;
+        let clock = || {
+            now += 1_500;
+            now
+        };
+        let head = RequestHead::new("GET", "/");
+        let mut r = Response::new();
+        let timing = super::respond_timed(&SITE, &head, &mut r, clock);
+        assert_eq!(
+            timing,
+            super::ServerTiming {
+                lookup_ns: 1_500,
+                negotiation_ns: 1_500,
+                total_ns: 4_500
+            }
+        );
+        assert_eq!(r.status, 200);
+        assert_eq!(
+            &*r.header("server-timing").unwrap(),
+            "lookup;dur=0.001, negotiation;dur=0.001, total;dur=0.004"
+        );
+        // No negotiation for a redirect; large values keep three decimals.
+        let mut now = 0;
+        let slow = || {
+            now += 12_345_678;
+            now
+        };
+        let head = RequestHead::new("GET", "/docs");
+        let timing = super::respond_timed(&SITE, &head, &mut r, slow);
+        assert_eq!((r.status, timing.negotiation_ns), (308, 0));
+        assert_eq!(
+            &*r.header("server-timing").unwrap(),
+            "lookup;dur=12.345, negotiation;dur=0.000, total;dur=24.691"
+        );
+        // The same answer as respond, Server-Timing aside.
+        let plain = super::respond(&SITE, &head);
+        assert_eq!(plain.headers.len() + 1, r.headers.len());
+        assert_eq!(
+            &*plain.header("location").unwrap(),
+            &*r.header("location").unwrap()
+        );
     }
 
     #[test]

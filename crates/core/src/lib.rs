@@ -84,7 +84,8 @@ macro_rules! include_site {
 
 pub use date::parse_http_date;
 pub use decision::{
-    bad_request, decide, respond, respond_if_served, respond_into, serves, Decision,
+    bad_request, decide, respond, respond_if_served, respond_into, respond_timed, serves, Decision,
+    ServerTiming,
 };
 pub use etag::{strong_eq, weak_eq, EntityTagList, IfMatch, IfNoneMatch, IfRange};
 pub use negotiate::{select, AcceptEncoding};

@@ -25,6 +25,8 @@ enum Value<'a> {
     Unsatisfied(u64),
     /// The list's own written Location.
     Location,
+    /// `lookup;dur=.., negotiation;dur=.., total;dur=..` (W3C Server Timing), in nanoseconds.
+    ServerTiming(u64, u64, u64),
 }
 
 /// A fixed-capacity list of header fields (lower-case names), built without allocating, followed
@@ -107,6 +109,14 @@ impl<'a> HeaderList<'a> {
         self.push_value("location", Value::Location);
     }
 
+    /// Appends `Server-Timing` for `timing`.
+    pub(crate) fn push_server_timing(&mut self, timing: crate::decision::ServerTiming) {
+        self.push_value(
+            "server-timing",
+            Value::ServerTiming(timing.lookup_ns, timing.negotiation_ns, timing.total_ns),
+        );
+    }
+
     /// Appends `Content-Range: bytes */complete`.
     pub(crate) fn push_unsatisfied_range(&mut self, complete: u64) {
         self.push_value("content-range", Value::Unsatisfied(complete));
@@ -175,6 +185,15 @@ impl<'a, 's> FieldText<'a, 's> {
                 inline.push_int(complete);
                 None
             }
+            Value::ServerTiming(lookup, negotiation, total) => {
+                inline.push(b"lookup;dur=");
+                inline.push_millis(lookup);
+                inline.push(b", negotiation;dur=");
+                inline.push_millis(negotiation);
+                inline.push(b", total;dur=");
+                inline.push_millis(total);
+                None
+            }
         };
         FieldText {
             borrowed,
@@ -241,6 +260,19 @@ impl Inline {
     fn push_int(&mut self, n: u64) {
         let mut digits = [0u8; 20];
         self.push(decimal(n, &mut digits));
+    }
+
+    /// `ns` as milliseconds with three decimals (microsecond resolution), e.g. `0.012`.
+    fn push_millis(&mut self, ns: u64) {
+        let micros = ns / 1000;
+        self.push_int(micros / 1000);
+        self.push(b".");
+        let frac = micros % 1000;
+        self.push(&[
+            b'0' + (frac / 100) as u8,
+            b'0' + (frac / 10 % 10) as u8,
+            b'0' + (frac % 10) as u8,
+        ]);
     }
 
     fn as_bytes(&self) -> &[u8] {

@@ -58,7 +58,7 @@ pub fn respond<B>(request: &Request<B>) -> Response {
 /// Answers one request from `site` (any compiled site, e.g. one a crate embeds with
 /// `edgesite_core::include_site!`): always a response, the nearest 404 page included.
 pub fn respond_with<B>(site: &'static Site<'static>, request: &Request<B>) -> Response {
-    answer(site, request, false).unwrap_or_else(|| to_hyper(&edgesite::Response::new()))
+    answer(site, request, Mode::Always).unwrap_or_else(|| to_hyper(&edgesite::Response::new()))
 }
 
 /// Library mode: the answer to `request` from `site` if the site has something at its path (a
@@ -79,14 +79,23 @@ pub fn respond_if_served<B>(
     site: &'static Site<'static>,
     request: &Request<B>,
 ) -> Option<Response> {
-    answer(site, request, true)
+    answer(site, request, Mode::IfServed)
 }
 
-fn answer<B>(
-    site: &'static Site<'static>,
-    request: &Request<B>,
-    only_served: bool,
-) -> Option<Response> {
+/// [`respond_with`], with `Server-Timing: lookup;dur=.., negotiation;dur=.., total;dur=..`
+/// (milliseconds, timed by the core's phases with this process's monotonic clock).
+pub fn respond_timed<B>(site: &'static Site<'static>, request: &Request<B>) -> Response {
+    answer(site, request, Mode::Timed).unwrap_or_else(|| to_hyper(&edgesite::Response::new()))
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Always,
+    IfServed,
+    Timed,
+}
+
+fn answer<B>(site: &'static Site<'static>, request: &Request<B>, mode: Mode) -> Option<Response> {
     let headers = request.headers();
     let target = request.uri().path_and_query().map_or("/", |p| p.as_str());
     // RFC 9112 §3.2: "A server MUST respond with a 400 (Bad Request) status code to any
@@ -109,12 +118,18 @@ fn answer<B>(
         }
     }
     let mut response = edgesite::Response::new();
-    if only_served {
-        if !edgesite_core::respond_if_served(site, &head, &mut response) {
-            return None;
+    match mode {
+        Mode::Always => edgesite_core::respond_into(site, &head, &mut response),
+        Mode::IfServed => {
+            if !edgesite_core::respond_if_served(site, &head, &mut response) {
+                return None;
+            }
         }
-    } else {
-        edgesite_core::respond_into(site, &head, &mut response);
+        Mode::Timed => {
+            let epoch = std::time::Instant::now();
+            let clock = || u64::try_from(epoch.elapsed().as_nanos()).unwrap_or(u64::MAX);
+            edgesite_core::respond_timed(site, &head, &mut response, clock);
+        }
     }
     Some(to_hyper(&response))
 }
@@ -185,8 +200,8 @@ pub struct Settings {
     /// One line per request on standard output: method, path, status, content coding, body
     /// bytes, time to answer.
     pub log_requests: bool,
-    /// `Server-Timing: edgesite;dur=MS` on every response: the time edgesite took to answer
-    /// (RFC: W3C Server Timing), for the browser's network panel.
+    /// `Server-Timing: lookup;dur=.., negotiation;dur=.., total;dur=..` (milliseconds, W3C
+    /// Server Timing) on every response, for the browser's network panel.
     pub server_timing: bool,
 }
 
@@ -219,16 +234,12 @@ pub async fn serve(
 /// [`respond`], timed: with `Server-Timing` and/or a log line.
 fn observed<B>(request: &Request<B>, log: bool, timing: bool) -> Response {
     let started = std::time::Instant::now();
-    let mut response = respond(request);
+    let response = if timing {
+        respond_timed(&edgesite::SITE, request)
+    } else {
+        respond(request)
+    };
     let elapsed = started.elapsed();
-    if timing {
-        let value = format!("edgesite;dur={:.3}", elapsed.as_secs_f64() * 1000.0);
-        if let Ok(value) = HeaderValue::from_str(&value) {
-            response
-                .headers_mut()
-                .insert(HeaderName::from_static("server-timing"), value);
-        }
-    }
     if log {
         let headers = response.headers();
         let coding = headers

@@ -19,7 +19,7 @@ const USAGE: &str = "usage: edgesite-native [OPTIONS]
   --header-timeout SECS   time to send a complete request head, then the connection is closed (default 10)
   --drain-timeout SECS    on SIGTERM/SIGINT, time for in-flight requests to finish (default 10)
   --log                   one line per request: method, path, status, coding, bytes, time
-  --server-timing         Server-Timing: edgesite;dur=MS on every response";
+  --server-timing         Server-Timing: lookup, negotiation and total times on every response";
 
 fn parse_args() -> Result<(SocketAddr, Settings), String> {
     let mut listen = "127.0.0.1:8080".to_string();
