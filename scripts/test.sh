@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # `make test`: every test layer, in order; runs them all, prints a summary, fails if any failed.
-#   1. host        cargo test --workspace: core unit + property tests, sitegen tests, and the HTTP
-#                  suites (tests/{http,conditional,negotiation,ranges,paths}.rs) against an
-#                  in-process edgesite-native over loopback
+#   1. host        cargo test --workspace: core unit + property tests, sitegen tests, native limits
+#                  and library mode, the fuzz corpus replay, and the HTTP suites
+#                  (tests/{http,conditional,negotiation,ranges,paths,redirects,malformed}.rs)
+#                  against an in-process edgesite-native over loopback
 #   2. browser     wasm-pack test --headless --chrome: the Worker's fetch path in Chromium
 #   3. native      the HTTP suites against the edgesite-native binary
 #   4. workerd     the HTTP suites against the Worker under bare `workerd serve`, and the
 #                  configured-site suite against a second Worker built with tests/fixtures/configured.toml
-#   5. wrangler    the HTTP suites against the Worker under `wrangler dev`; then the example Worker
-#                  (examples/api-worker: an API route beside an embedded site, library mode)
-#                  under wrangler dev, with tests/example_api.rs
-#   6. site        EDGESITE_SITE serves another folder (absolute or relative); adding, changing and
+#   5. wrangler    the HTTP suites against the Worker under `wrangler dev`, and its request log
+#   6. example     examples/api-worker (an API route beside an embedded site) under wrangler dev
+#   7. site        EDGESITE_SITE serves another folder (absolute or relative); adding, changing and
 #                  deleting a file rebuilds; the configured-site suite against the native twin built with
 #                  tests/fixtures/configured.toml; a missing folder and
 #                  an unknown config key fail the build naming them
