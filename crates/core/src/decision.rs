@@ -17,7 +17,7 @@
 //!    `multipart/byteranges`), 416, or the full 200 when the field is ignored.
 
 use crate::date::parse_http_date;
-use crate::etag::{EntityTagList, IfMatch, IfNoneMatch, IfRange};
+use crate::etag::{IfMatch, IfNoneMatch, IfRange};
 use crate::negotiate::select;
 use crate::path::{canonical_path, normalize, PathBuf, PathError, MAX_PATH_LEN};
 use crate::range::{evaluate_range, ByteRange, RangeRequest, RangeSet};
@@ -479,9 +479,9 @@ fn preconditions(
 ) -> Option<Precondition> {
     let etag = representation.etag;
     let modified = asset.last_modified_unix;
-    let if_match = request.if_match.and_then(EntityTagList::parse);
-    if let Some(list) = if_match {
-        if !IfMatch(list).precondition_passes(etag) {
+    // One pass over each list (validate and compare together).
+    if let Some(passes) = request.if_match.and_then(|v| IfMatch::evaluate(v, etag)) {
+        if !passes {
             return Some(Precondition::Failed);
         }
     } else if let Some(date) = request.if_unmodified_since.and_then(parse_http_date) {
@@ -489,9 +489,11 @@ fn preconditions(
             return Some(Precondition::Failed);
         }
     }
-    let if_none_match = request.if_none_match.and_then(EntityTagList::parse);
-    if let Some(list) = if_none_match {
-        if !IfNoneMatch(list).precondition_passes(etag) {
+    if let Some(passes) = request
+        .if_none_match
+        .and_then(|v| IfNoneMatch::evaluate(v, etag))
+    {
+        if !passes {
             return Some(Precondition::NotModified);
         }
     } else if let Some(date) = request.if_modified_since.and_then(parse_http_date) {

@@ -74,6 +74,27 @@ impl IfMatch<'_> {
     pub fn precondition_passes(&self, etag: &str) -> bool {
         self.0.matches(etag, strong_eq)
     }
+
+    /// [`EntityTagList::parse`] and [`IfMatch::precondition_passes`] in one pass over the field
+    /// value: `None` when it is malformed or empty (the field is ignored).
+    pub fn evaluate(value: &[u8], etag: &str) -> Option<bool> {
+        evaluate(value, etag, strong_eq)
+    }
+}
+
+/// One pass over an If-Match / If-None-Match value: `None` when it is malformed or an empty list,
+/// else whether `*` or a listed tag equals `etag` under `eq`. Every tag is still checked, so a
+/// malformed list is ignored even after a match.
+fn evaluate(value: &[u8], etag: &str, eq: fn(&[u8], &[u8]) -> bool) -> Option<bool> {
+    if trim(value) == b"*" {
+        return Some(true);
+    }
+    let (mut matched, mut count) = (false, 0);
+    for tag in EntityTags(value) {
+        matched |= eq(tag?, etag.as_bytes());
+        count += 1;
+    }
+    (count > 0).then_some(matched)
 }
 
 /// If-None-Match (RFC 9110 §13.1.2): the **weak** comparison.
@@ -84,6 +105,12 @@ impl IfNoneMatch<'_> {
     /// False when `*` or any listed tag weakly matches `etag` (then GET/HEAD get 304).
     pub fn precondition_passes(&self, etag: &str) -> bool {
         !self.0.matches(etag, weak_eq)
+    }
+
+    /// [`EntityTagList::parse`] and [`IfNoneMatch::precondition_passes`] in one pass over the
+    /// field value: `None` when it is malformed or empty (the field is ignored).
+    pub fn evaluate(value: &[u8], etag: &str) -> Option<bool> {
+        evaluate(value, etag, weak_eq).map(|matched| !matched)
     }
 }
 
@@ -193,6 +220,22 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use std::vec::Vec;
+
+    proptest! {
+        /// The one-pass evaluation agrees with parsing then comparing.
+        #[test]
+        fn evaluate_is_parse_then_compare(value in "[ ,*W/\"a-c]{0,24}", etag in "(W/)?\"[a-c]{0,2}\"") {
+            let parsed = EntityTagList::parse(value.as_bytes());
+            prop_assert_eq!(
+                IfMatch::evaluate(value.as_bytes(), &etag),
+                parsed.map(|l| IfMatch(l).precondition_passes(&etag))
+            );
+            prop_assert_eq!(
+                IfNoneMatch::evaluate(value.as_bytes(), &etag),
+                parsed.map(|l| IfNoneMatch(l).precondition_passes(&etag))
+            );
+        }
+    }
 
     fn tags(value: &str) -> Vec<Option<&[u8]>> {
         EntityTags(value.as_bytes()).collect()
