@@ -67,7 +67,9 @@ pub fn respond_with<B>(site: &'static Site<'static>, request: &Request<B>) -> Re
 /// answer from its own routes.
 ///
 /// ```no_run
-/// # async fn api() -> edgesite_native::Response { unimplemented!() }
+/// # async fn api() -> edgesite_native::Response {
+/// #     hyper::Response::new(http_body_util::Full::new(bytes::Bytes::from_static(b"api")))
+/// # }
 /// async fn handle(request: hyper::Request<hyper::body::Incoming>) -> edgesite_native::Response {
 ///     match edgesite_native::respond_if_served(&edgesite::SITE, &request) {
 ///         Some(response) => response,
