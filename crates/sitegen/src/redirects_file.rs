@@ -451,8 +451,8 @@ fn fixed_location(destination: &str) -> (String, Option<usize>) {
     (location, query_at)
 }
 
-/// A rewrite's destination path, normalized; it must be a path without query or fragment.
-fn checked_rewrite(destination: &str) -> Result<String, String> {
+/// A rewrite serves a file of this site: its destination is a path, without query or fragment.
+fn check_rewrite_destination(destination: &str) -> Result<(), String> {
     if !destination.starts_with('/') || destination.starts_with("//") {
         return Err(format!("a rewrite (200) serves a file of this site: {destination:?} must be a path starting with `/` (proxying to other hosts is not supported)"));
     }
@@ -461,6 +461,12 @@ fn checked_rewrite(destination: &str) -> Result<String, String> {
             "a rewrite's destination {destination:?} cannot have a query or fragment"
         ));
     }
+    Ok(())
+}
+
+/// A rewrite's destination path, normalized; it must be a path without query or fragment.
+fn checked_rewrite(destination: &str) -> Result<String, String> {
+    check_rewrite_destination(destination)?;
     let mut buf = [0; MAX_PATH_LEN];
     normalize(destination, &mut buf)
         .map(str::to_string)
@@ -517,15 +523,7 @@ fn dynamic_rule(line: &Line) -> Result<RedirectRule, String> {
     };
     let rewrite = line.status == 200;
     let text = if rewrite {
-        if !line.destination.starts_with('/') || line.destination.starts_with("//") {
-            return Err(format!("a rewrite (200) serves a file of this site: {:?} must be a path starting with `/` (proxying to other hosts is not supported)", line.destination));
-        }
-        if line.destination.contains(['?', '#']) {
-            return Err(format!(
-                "a rewrite's destination {:?} cannot have a query or fragment",
-                line.destination
-            ));
-        }
+        check_rewrite_destination(&line.destination)?;
         line.destination.clone()
     } else {
         check_destination(&line.destination)?;
