@@ -1,11 +1,11 @@
-//! The hot path allocates nothing: `decide` and `Decision::response` (and walking a multipart
+//! The hot path allocates nothing: `decide` and `render` (and walking a multipart
 //! body) run with zero heap allocations for every kind of answer, on the real embedded site and
 //! with browser-like request headers. Measured per thread by a counting global allocator, so the
 //! test harness's own threads cannot disturb the count.
 #![cfg(not(target_arch = "wasm32"))]
 
-use edgesite::{respond, RequestHead, SITE};
-use edgesite_core::{decide, Body, Target};
+use edgesite::{RequestHead, SITE};
+use edgesite_core::{decide, render, Body, Scratch, Target};
 
 /// What Chrome sends for a page load, roughly.
 const BROWSER: [(&str, &str); 3] = [
@@ -38,7 +38,8 @@ fn allocations(method: &str, target: &str, fields: &[(&str, &str)]) -> (u16, u64
     }
     let mut status = 0;
     let info = allocation_counter::measure(|| {
-        let response = respond(std::hint::black_box(&head));
+        let mut response = edgesite::Response::new();
+        edgesite::respond_into(std::hint::black_box(&head), &mut response);
         let mut bytes = 0usize;
         for (name, value) in response.headers.iter() {
             bytes += name.len() + value.len();
@@ -151,14 +152,18 @@ fn decide_and_respond_allocate_nothing() {
 }
 
 #[test]
-fn decide_alone_allocates_nothing_with_long_hostile_headers() {
+fn decide_and_render_allocate_nothing_with_long_hostile_headers() {
     let long_list = vec!["\"x\""; 1000].join(", ");
     let ranges = format!("bytes={}", vec!["0-0"; 5000].join(","));
     let mut head = RequestHead::new("GET", "/%2e%2e/guide/../app.js");
     head.set_field("if-none-match", long_list.as_bytes());
     head.set_field("range", ranges.as_bytes());
     let info = allocation_counter::measure(|| {
-        std::hint::black_box(decide(&SITE, std::hint::black_box(&head)).response(&head));
+        let mut scratch = Scratch::new();
+        let decision = decide(&SITE, std::hint::black_box(&head), &mut scratch);
+        let mut response = edgesite::Response::new();
+        render(&decision, &mut response);
+        std::hint::black_box(&response);
     });
     assert_eq!(info.count_total, 0);
 }

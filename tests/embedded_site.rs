@@ -1,9 +1,8 @@
-//! The embedded site is the site on disk: `edgesite::SITE` and `edgesite::FILES` agree with an
-//! in-memory compile (by edgesite-sitegen) of the folder the build embedded, route by route and
-//! byte by byte.
+//! The embedded site is the site on disk: `edgesite::SITE` agrees with an in-memory compile (by
+//! edgesite-sitegen) of the folder the build embedded, route by route and byte by byte.
 #![cfg(not(target_arch = "wasm32"))]
 
-use edgesite::{FILES, SITE};
+use edgesite::SITE;
 use edgesite_core::Target;
 use edgesite_sitegen::{compile, Options, RouteTarget};
 use sha2::{Digest, Sha256};
@@ -49,7 +48,7 @@ fn every_route_of_the_compiled_site_is_embedded_with_the_same_target() {
                 },
             ) => {
                 assert_eq!(
-                    (redirect.status.code(), redirect.location, redirect.query_at),
+                    (redirect.status, redirect.location, redirect.query_at),
                     (*status, location.as_str(), *query_at)
                 );
             }
@@ -65,18 +64,33 @@ fn compiled_path(target: &RouteTarget) -> String {
 }
 
 #[test]
-fn the_files_tree_holds_every_file_byte_for_byte() {
+fn every_representation_is_embedded_byte_for_byte() {
     let manifest = compiled();
-    for file in &manifest.files {
-        let relative = file.path.trim_start_matches('/');
-        let embedded = FILES
-            .get_file(relative)
-            .unwrap_or_else(|| panic!("FILES lacks {relative}"));
+    for (route, compiled) in SITE.routes.iter().zip(&manifest.routes) {
+        let (Target::Asset(asset), RouteTarget::File(i)) = (&route.target, &compiled.target) else {
+            continue;
+        };
+        let file = &manifest.files[*i];
+        let on_disk = std::fs::read(&file.source).unwrap();
         assert_eq!(
-            embedded.contents(),
-            std::fs::read(&file.source).unwrap(),
-            "{relative}"
+            asset.representations.len(),
+            file.representations.len(),
+            "{}",
+            file.path
         );
+        for (embedded, variant) in asset.representations.iter().zip(&file.representations) {
+            assert_eq!(
+                (embedded.coding, embedded.etag),
+                (variant.coding, variant.etag.as_str())
+            );
+            let expected = variant.bytes.as_deref().unwrap_or(&on_disk);
+            assert!(
+                embedded.body == expected,
+                "{} {:?}",
+                file.path,
+                variant.coding
+            );
+        }
     }
 }
 

@@ -5,8 +5,8 @@
 
 use edgesite_core::{
     canonical_path, evaluate_range, normalize, parse_http_date, respond, select, AcceptEncoding,
-    Action, Asset, ContentCoding, EntityTagList, IfMatch, IfNoneMatch, IfRange, Part, RangeRequest,
-    Redirect, RedirectStatus, Representation, RequestHead, Route, Rule, Segment, Site, Target,
+    Action, Asset, ContentCoding, IfMatch, IfNoneMatch, IfRange, Part, RangeRequest, Redirect,
+    RedirectStatus, Representation, RequestHead, Route, Rule, RuleNode, Segment, Site, Target,
     LOCATION_CAPACITY, MAX_PATH_LEN, MAX_RANGE_SPECS, REQUEST_FIELDS,
 };
 
@@ -31,19 +31,22 @@ pub fn path(data: &[u8]) {
     }
 }
 
-/// Entity-tag lists: total; a list that parses gives the same answer to both comparisons for a
-/// tag it lists strongly, and `*` passes If-Match and fails If-None-Match.
+/// If-Match and If-None-Match as the core evaluates them (one pass, validating and comparing):
+/// total; both fields share one grammar, so a value is malformed for both or for neither; `*`
+/// passes If-Match and fails If-None-Match; a strong match is a weak match, so If-Match passing
+/// means If-None-Match fails. If-Range: total.
 pub fn entity_tags(data: &[u8]) {
-    let Some(list) = EntityTagList::parse(data) else {
-        return;
-    };
     for etag in ["\"a\"", "\"\"", "W/\"a\""] {
-        let _ = IfMatch(list).precondition_passes(etag);
-        let _ = IfNoneMatch(list).precondition_passes(etag);
+        let if_match = IfMatch::evaluate(data, etag);
+        let if_none_match = IfNoneMatch::evaluate(data, etag);
+        assert_eq!(if_match.is_some(), if_none_match.is_some(), "{data:?}");
+        if if_match == Some(true) {
+            assert_eq!(if_none_match, Some(false), "{data:?}");
+        }
     }
-    if list == EntityTagList::Any {
-        assert!(IfMatch(list).precondition_passes("\"a\""));
-        assert!(!IfNoneMatch(list).precondition_passes("\"a\""));
+    if data.trim_ascii() == b"*" {
+        assert_eq!(IfMatch::evaluate(data, "\"a\""), Some(true));
+        assert_eq!(IfNoneMatch::evaluate(data, "\"a\""), Some(false));
     }
     if let Some(if_range) = IfRange::parse(data) {
         let _ = if_range.matches("\"a\"", 1_700_000_000);
@@ -177,6 +180,21 @@ static SITE: Site<'static> = Site {
             action: Action::Rewrite {
                 destination: &[Part::Literal("/dir/"), Part::Capture(0)],
             },
+        },
+    ],
+    // The rules through the index sitegen would build: root → r (rule 0), w (rule 1).
+    rule_index: &[
+        RuleNode {
+            children: &[("r", 1), ("w", 2)],
+            rules: &[],
+        },
+        RuleNode {
+            children: &[],
+            rules: &[0],
+        },
+        RuleNode {
+            children: &[],
+            rules: &[1],
         },
     ],
 };

@@ -126,6 +126,7 @@ fn generated_site(n: usize) -> &'static Site<'static> {
         multipart_content_type: "multipart/byteranges; boundary=b",
         headers: &[],
         rules: &[],
+        rule_index: &[],
     }))
 }
 
@@ -147,10 +148,56 @@ fn large(c: &mut Criterion) {
     group.finish();
 }
 
+/// A site with 10,000 `_redirects` rules with placeholders (100 sections of 100 rules), compiled
+/// by edgesite-sitegen (its parser, checks and rule index), and one file.
+fn rules_site(dir: &std::path::Path) -> edgesite_sitegen::Manifest {
+    let rules: String = (0..10_000)
+        .map(|i| {
+            format!(
+                "/section-{:02}/old-{i:05}/:slug /new/{i}/:slug 301\n",
+                i % 100
+            )
+        })
+        .collect();
+    std::fs::write(dir.join("_redirects"), rules).unwrap();
+    std::fs::write(dir.join("page.html"), "<p>hi</p>").unwrap();
+    let options = edgesite_sitegen::Options::new(std::time::SystemTime::UNIX_EPOCH);
+    edgesite_sitegen::compile(dir, &options).unwrap()
+}
+
+/// Issue 11's target: a request matched by one of 10,000 dynamic rules within 2x of a route hit
+/// on the same site.
+fn many_rules(c: &mut Criterion) {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = rules_site(dir.path());
+    manifest.with_routing(|site| {
+        let browser = [("accept-encoding", CHROME_AE), ("accept", CHROME_ACCEPT)];
+        let route = head("/page", &browser);
+        let rule = head("/section-42/old-05042/hello", &browser);
+        let miss = head("/section-42/nothing/hello", &browser);
+        let mut group = c.benchmark_group("10,000 dynamic rules");
+        let mut run = |name: &str, request: &RequestHead<'_>, status: u16| {
+            let mut response = Response::new();
+            respond_into(site, request, &mut response);
+            assert_eq!(response.status, status, "{name}");
+            group.bench_function(name, |b| {
+                b.iter(|| {
+                    respond_into(site, black_box(request), &mut response);
+                    black_box(&response);
+                });
+            });
+        };
+        run("200 (route hit)", &route, 200);
+        run("301 (rule hit)", &rule, 301);
+        run("404 (no route, no rule)", &miss, 404);
+        group.finish();
+    });
+}
+
 criterion_group! {
     name = benches;
     // Bounded in time: about 2 s of measurement per benchmark.
     config = Criterion::default().warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
-    targets = demo, large
+    targets = demo, large, many_rules
 }
 criterion_main!(benches);

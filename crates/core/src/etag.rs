@@ -23,60 +23,23 @@
 
 use crate::ows::{trim, trim_start};
 
-/// A list of entity-tags or `*`, as If-Match and If-None-Match carry (RFC 9110 §13.1.1-2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EntityTagList<'a> {
-    /// `*`: any current representation.
-    Any,
-    /// A syntactically valid, non-empty list of entity-tags, kept as the raw field value.
-    Tags(&'a [u8]),
-}
-
-impl<'a> EntityTagList<'a> {
-    /// Parses a field value; `None` when it is malformed or an empty list (treated as absent).
-    ///
-    /// ```
-    /// use edgesite_core::EntityTagList;
-    /// assert_eq!(EntityTagList::parse(b" * "), Some(EntityTagList::Any));
-    /// assert!(EntityTagList::parse(b"\"a,b\", W/\"c\"").is_some());
-    /// assert_eq!(EntityTagList::parse(b"unquoted"), None);
-    /// ```
-    pub fn parse(value: &'a [u8]) -> Option<Self> {
-        if trim(value) == b"*" {
-            return Some(EntityTagList::Any);
-        }
-        let mut count = 0;
-        for tag in EntityTags(value) {
-            tag?;
-            count += 1;
-        }
-        (count > 0).then_some(EntityTagList::Tags(value))
-    }
-
-    /// Whether `*` or any listed tag equals `etag` under `eq`.
-    fn matches(&self, etag: &str, eq: fn(&[u8], &[u8]) -> bool) -> bool {
-        match self {
-            EntityTagList::Any => true,
-            EntityTagList::Tags(value) => {
-                EntityTags(value).flatten().any(|t| eq(t, etag.as_bytes()))
-            }
-        }
-    }
-}
-
 /// If-Match (RFC 9110 §13.1.1): the **strong** comparison; `*` holds for any current
 /// representation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct IfMatch<'a>(pub EntityTagList<'a>);
+pub struct IfMatch;
 
-impl IfMatch<'_> {
-    /// True when `*`, or a listed tag is strongly equal to `etag`; false answers 412.
-    pub fn precondition_passes(&self, etag: &str) -> bool {
-        self.0.matches(etag, strong_eq)
-    }
-
-    /// [`EntityTagList::parse`] and [`IfMatch::precondition_passes`] in one pass over the field
-    /// value: `None` when it is malformed or empty (the field is ignored).
+impl IfMatch {
+    /// Whether the precondition passes for the current representation's `etag`, validating and
+    /// comparing in one pass over the field value: `Some(true)` when it is `*` or lists a tag
+    /// strongly equal to `etag`, `Some(false)` otherwise (412), `None` when the value is
+    /// malformed or an empty list (the field is ignored).
+    ///
+    /// ```
+    /// use edgesite_core::IfMatch;
+    /// assert_eq!(IfMatch::evaluate(b"\"a\", \"x\"", "\"x\""), Some(true));
+    /// assert_eq!(IfMatch::evaluate(b"W/\"x\"", "\"x\""), Some(false));
+    /// assert_eq!(IfMatch::evaluate(b"unquoted", "\"x\""), None);
+    /// ```
     pub fn evaluate(value: &[u8], etag: &str) -> Option<bool> {
         evaluate(value, etag, strong_eq)
     }
@@ -99,16 +62,19 @@ fn evaluate(value: &[u8], etag: &str, eq: fn(&[u8], &[u8]) -> bool) -> Option<bo
 
 /// If-None-Match (RFC 9110 §13.1.2): the **weak** comparison.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct IfNoneMatch<'a>(pub EntityTagList<'a>);
+pub struct IfNoneMatch;
 
-impl IfNoneMatch<'_> {
-    /// False when `*` or any listed tag weakly matches `etag` (then GET/HEAD get 304).
-    pub fn precondition_passes(&self, etag: &str) -> bool {
-        !self.0.matches(etag, weak_eq)
-    }
-
-    /// [`EntityTagList::parse`] and [`IfNoneMatch::precondition_passes`] in one pass over the
-    /// field value: `None` when it is malformed or empty (the field is ignored).
+impl IfNoneMatch {
+    /// Whether the precondition passes for the current representation's `etag`, in one pass:
+    /// `Some(false)` when the value is `*` or lists a tag weakly equal to `etag` (GET and HEAD
+    /// then get 304), `Some(true)` otherwise, `None` when malformed or empty (ignored).
+    ///
+    /// ```
+    /// use edgesite_core::IfNoneMatch;
+    /// assert_eq!(IfNoneMatch::evaluate(b"\"a\", W/\"x\"", "\"x\""), Some(false));
+    /// assert_eq!(IfNoneMatch::evaluate(b"*", "\"x\""), Some(false));
+    /// assert_eq!(IfNoneMatch::evaluate(b"\"y\"", "\"x\""), Some(true));
+    /// ```
     pub fn evaluate(value: &[u8], etag: &str) -> Option<bool> {
         evaluate(value, etag, weak_eq).map(|matched| !matched)
     }
@@ -221,18 +187,32 @@ mod tests {
     use proptest::prelude::*;
     use std::vec::Vec;
 
+    /// The reference the one-pass evaluation is checked against: parse the whole list first
+    /// (`None` when malformed or empty), then compare.
+    fn parse(value: &[u8]) -> Option<Vec<&[u8]>> {
+        if trim(value) == b"*" {
+            return Some(std::vec![&b"*"[..]]);
+        }
+        let tags: Option<Vec<&[u8]>> = EntityTags(value).collect();
+        tags.filter(|t| !t.is_empty())
+    }
+
+    fn listed(list: &[&[u8]], etag: &str, eq: fn(&[u8], &[u8]) -> bool) -> bool {
+        list == [b"*"] || list.iter().any(|t| eq(t, etag.as_bytes()))
+    }
+
     proptest! {
         /// The one-pass evaluation agrees with parsing then comparing.
         #[test]
         fn evaluate_is_parse_then_compare(value in "[ ,*W/\"a-c]{0,24}", etag in "(W/)?\"[a-c]{0,2}\"") {
-            let parsed = EntityTagList::parse(value.as_bytes());
+            let parsed = parse(value.as_bytes());
             prop_assert_eq!(
                 IfMatch::evaluate(value.as_bytes(), &etag),
-                parsed.map(|l| IfMatch(l).precondition_passes(&etag))
+                parsed.as_ref().map(|l| listed(l, &etag, strong_eq))
             );
             prop_assert_eq!(
                 IfNoneMatch::evaluate(value.as_bytes(), &etag),
-                parsed.map(|l| IfNoneMatch(l).precondition_passes(&etag))
+                parsed.as_ref().map(|l| !listed(l, &etag, weak_eq))
             );
         }
     }
@@ -276,30 +256,38 @@ mod tests {
             "\"a b\"",
             "*, \"a\"",
         ] {
-            assert_eq!(EntityTagList::parse(bad.as_bytes()), None, "{bad:?}");
+            assert_eq!(IfMatch::evaluate(bad.as_bytes(), "\"a\""), None, "{bad:?}");
+            assert_eq!(
+                IfNoneMatch::evaluate(bad.as_bytes(), "\"a\""),
+                None,
+                "{bad:?}"
+            );
         }
     }
 
     #[test]
     fn if_none_match_star_matches_any_representation() {
-        assert!(!IfNoneMatch(EntityTagList::Any).precondition_passes("\"x\""));
+        assert_eq!(IfNoneMatch::evaluate(b" * ", "\"x\""), Some(false));
     }
 
     #[test]
     fn if_none_match_fails_when_any_listed_tag_weakly_matches() {
-        let inm = IfNoneMatch(EntityTagList::parse(b"\"a\", W/\"x\"").unwrap());
-        assert!(!inm.precondition_passes("\"x\""));
-        assert!(inm.precondition_passes("\"y\""));
+        assert_eq!(
+            IfNoneMatch::evaluate(b"\"a\", W/\"x\"", "\"x\""),
+            Some(false)
+        );
+        assert_eq!(
+            IfNoneMatch::evaluate(b"\"a\", W/\"x\"", "\"y\""),
+            Some(true)
+        );
     }
 
     #[test]
     fn if_match_uses_the_strong_comparison() {
         // RFC 9110 §13.1.1: a weak tag in If-Match never matches.
-        assert!(
-            IfMatch(EntityTagList::parse(b"\"a\", \"x\"").unwrap()).precondition_passes("\"x\"")
-        );
-        assert!(!IfMatch(EntityTagList::parse(b"W/\"x\"").unwrap()).precondition_passes("\"x\""));
-        assert!(IfMatch(EntityTagList::Any).precondition_passes("\"x\""));
+        assert_eq!(IfMatch::evaluate(b"\"a\", \"x\"", "\"x\""), Some(true));
+        assert_eq!(IfMatch::evaluate(b"W/\"x\"", "\"x\""), Some(false));
+        assert_eq!(IfMatch::evaluate(b"*", "\"x\""), Some(true));
     }
 
     #[test]
@@ -317,10 +305,8 @@ mod tests {
         /// Totality: any bytes parse to Some or None without panicking.
         #[test]
         fn parse_is_total(value in proptest::collection::vec(any::<u8>(), 0..64)) {
-            if let Some(list) = EntityTagList::parse(&value) {
-                let _ = IfNoneMatch(list).precondition_passes("\"x\"");
-                let _ = IfMatch(list).precondition_passes("\"x\"");
-            }
+            let _ = IfNoneMatch::evaluate(&value, "\"x\"");
+            let _ = IfMatch::evaluate(&value, "\"x\"");
             if let Some(if_range) = IfRange::parse(&value) {
                 let _ = if_range.matches("\"x\"", 0);
             }
@@ -340,8 +326,7 @@ mod tests {
         fn a_listed_tag_always_matches(before in "(W/)?\"[a-c]{1,3}\"", weak in any::<bool>()) {
             let listed = if weak { "W/\"cur\"" } else { "\"cur\"" };
             let value = std::format!("{before}, {listed}");
-            let list = EntityTagList::parse(value.as_bytes()).unwrap();
-            prop_assert!(!IfNoneMatch(list).precondition_passes("\"cur\""));
+            prop_assert_eq!(IfNoneMatch::evaluate(value.as_bytes(), "\"cur\""), Some(false));
         }
     }
 }

@@ -1,11 +1,11 @@
 //! # edgesite-core
 //!
 //! The pure part of edgesite: given a compiled [`Site`] and a borrowed [`RequestHead`], [`decide`]
-//! returns a closed [`Decision`], and [`Decision::response`] renders it as a status, a list of
-//! `&'static`-backed header fields (a redirect's Location may be written into the response) and a
-//! body slice. Both runtimes (the Cloudflare Worker in the
-//! root crate, and the native hyper twin) copy that [`Response`] out verbatim, so they cannot
-//! disagree on any HTTP rule.
+//! returns a closed [`Decision`] that carries everything the answer needs, and [`render`] turns
+//! it into a status, a list of `&'static`-backed header fields (a redirect's Location may be
+//! written into the response) and a body, without looking at the request again. [`respond`]
+//! does both. Both runtimes (the Cloudflare Worker in the root crate, and the native hyper twin)
+//! copy that [`Response`] out verbatim, so they cannot disagree on any HTTP rule.
 //!
 //! What it is not: it does no I/O, reads no clock or environment, knows no `http` or `worker`
 //! types, and allocates nothing (`#![no_std]`, no `alloc`). Everything that can be decided before
@@ -13,14 +13,14 @@
 //! by `edgesite-sitegen` and arrives here as static tables.
 //!
 //! ```
-//! use edgesite_core::{decide, respond, Asset, Body, ContentCoding, RequestHead, Representation, Route, Site, Target};
+//! use edgesite_core::{decide, respond, Asset, Body, ContentCoding, RequestHead, Representation, Route, Scratch, Site, Target};
 //!
 //! static INDEX: Asset<'static> = Asset {
 //!     content_type: "text/html; charset=utf-8",
 //!     last_modified: "Sun, 29 Nov 2026 12:00:00 GMT",
 //!     last_modified_unix: 1_795_953_600,
 //!     cache_control: "no-cache",
-//!     headers: &[],
+//!     headers: &[("x-content-type-options", "nosniff")],
 //!     representations: &[Representation {
 //!         coding: ContentCoding::Identity,
 //!         etag: "\"abc\"",
@@ -36,40 +36,54 @@
 //!     multipart_content_type: "multipart/byteranges; boundary=b",
 //!     headers: &[("x-content-type-options", "nosniff")],
 //!     rules: &[],
+//!     rule_index: &[],
 //! };
 //!
 //! let response = respond(&SITE, &RequestHead::new("GET", "/?utm=1"));
 //! assert_eq!(response.status, 200);
+//! assert!(matches!(response.body, Body::Bytes(b"hello")));
+//! assert_eq!(response.header("etag").unwrap(), "\"abc\"");
 //! // The site's fields go on responses that are not a resource's own, such as a 404.
 //! let missing = respond(&SITE, &RequestHead::new("GET", "/nope"));
 //! assert_eq!((missing.status, &*missing.header("x-content-type-options").unwrap()), (404, "nosniff"));
-//! assert!(matches!(response.body, Body::Bytes(b"hello")));
-//! assert_eq!(response.header("etag").unwrap(), "\"abc\"");
 //!
 //! // RFC 9110 §13.1.2: If-None-Match uses the weak comparison, so W/"abc" matches "abc".
 //! let mut head = RequestHead::new("GET", "/");
 //! head.set_field("if-none-match", b"W/\"abc\"");
-//! assert_eq!(decide(&SITE, &head).response(&head).status, 304);
+//! let mut scratch = Scratch::new();
+//! let decision = decide(&SITE, &head, &mut scratch);
+//! assert_eq!(decision.status(), 304);
+//! // Deciding and rendering separately gives what respond gives.
+//! assert_eq!(decision.response().header("x-content-type-options").unwrap(), "nosniff");
 //! ```
 #![no_std]
 #[cfg(test)]
 extern crate std;
 
+mod coding;
 mod date;
 mod decision;
 mod etag;
+mod location;
+mod lookup;
 mod negotiate;
 mod ows;
 mod path;
+mod percent;
 mod range;
-mod redirect;
+mod render;
 mod request;
+mod respond;
 mod response;
+mod rule;
 mod site;
+mod timing;
+
+#[cfg(test)]
+mod tests;
 
 /// Defines the site compiled by `edgesite_sitegen::build_script::run` (from the crate's
-/// `build.rs`) in the calling crate: `pub static SITE: edgesite_core::Site<'static>` and
-/// `pub static FILES: include_dir::Dir<'static>` (so the crate needs `include_dir` too).
+/// `build.rs`) in the calling crate: `pub static SITE: edgesite_core::Site<'static>`.
 ///
 /// ```ignore
 /// edgesite_core::include_site!();
@@ -82,19 +96,23 @@ macro_rules! include_site {
     };
 }
 
+pub use coding::ContentCoding;
 pub use date::parse_http_date;
-pub use decision::{
-    bad_request, decide, respond, respond_if_served, respond_into, respond_timed, serves, Decision,
-    ServerTiming,
-};
-pub use etag::{strong_eq, weak_eq, EntityTagList, IfMatch, IfNoneMatch, IfRange};
+pub use decision::{decide, Decision, Outcome};
+pub use etag::{strong_eq, weak_eq, IfMatch, IfNoneMatch, IfRange};
+pub use location::{Destination, Location, LOCATION_CAPACITY};
+pub use lookup::{serves, Scratch};
 pub use negotiate::{select, AcceptEncoding};
 pub use path::{canonical_path, normalize, PathBuf, PathError, MAX_PATH_LEN};
+pub use percent::{is_path_char, is_query_value_char, is_visible_ascii, percent_encode};
 pub use range::{evaluate_range, ByteRange, RangeRequest, RangeSet, MAX_RANGE_SPECS};
-pub use redirect::{Destination, LOCATION_CAPACITY, MAX_CAPTURES};
-pub use request::{Method, RequestHead, REQUEST_FIELDS};
-pub use response::{Body, FieldText, HeaderList, Multipart, Response, ALLOW};
+pub use render::{render, ALLOW};
+pub use request::{HostFieldLines, Method, RequestHead, REQUEST_FIELDS};
+pub use respond::{respond, respond_if_served, respond_into};
+pub use response::{Body, FieldText, HeaderList, Multipart, Response};
+pub use rule::{Captures, MAX_CAPTURES};
 pub use site::{
-    Action, Asset, ContentCoding, NotFoundPage, Part, Redirect, RedirectStatus, Representation,
-    Route, Rule, Segment, Site, Target,
+    Action, Asset, NotFoundPage, Part, Redirect, RedirectStatus, Representation, Route, Rule,
+    RuleNode, Segment, Site, Target,
 };
+pub use timing::{respond_timed, ServerTiming};

@@ -20,8 +20,9 @@
 //!   qualities the fewest bytes (browsers send no weights, so this is the smallest body);
 //! - nothing acceptable: 406 Not Acceptable.
 
+use crate::coding::ContentCoding;
 use crate::ows::trim;
-use crate::site::{Asset, ContentCoding, Representation};
+use crate::site::{Asset, Representation};
 
 /// The highest quality, 1.000, in thousandths.
 const MAX_QUALITY: u16 = 1000;
@@ -32,25 +33,8 @@ const IMPLICIT_IDENTITY: u16 = 1;
 /// the field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AcceptEncoding {
-    /// Indexed by [`coding_index`]: identity, br, zstd, gzip; in thousandths.
-    qualities: [u16; 4],
-}
-
-/// The codings in the order of [`AcceptEncoding`]'s table.
-const CODINGS: [ContentCoding; 4] = [
-    ContentCoding::Identity,
-    ContentCoding::Br,
-    ContentCoding::Zstd,
-    ContentCoding::Gzip,
-];
-
-fn coding_index(coding: ContentCoding) -> usize {
-    match coding {
-        ContentCoding::Identity => 0,
-        ContentCoding::Br => 1,
-        ContentCoding::Zstd => 2,
-        ContentCoding::Gzip => 3,
-    }
+    /// Indexed by [`ContentCoding::index`], in thousandths.
+    qualities: [u16; ContentCoding::COUNT],
 }
 
 impl AcceptEncoding {
@@ -67,41 +51,28 @@ impl AcceptEncoding {
     /// assert_eq!(AcceptEncoding::parse(b"gzip;q=2"), None);
     /// ```
     pub fn parse(value: &[u8]) -> Option<Self> {
-        let mut explicit: [Option<u16>; 4] = [None; 4];
+        let mut explicit: [Option<u16>; ContentCoding::COUNT] = [None; ContentCoding::COUNT];
         let mut star = None;
         for element in Elements(value) {
             let (name, q) = element?;
             if name == b"*" {
                 star.get_or_insert(q);
-                continue;
-            }
-            for (slot, coding) in explicit.iter_mut().zip(CODINGS) {
-                if slot.is_none() && names(coding, name) {
-                    *slot = Some(q);
-                }
+            } else if let Some(coding) = ContentCoding::from_token(name) {
+                explicit[coding.index()].get_or_insert(q);
             }
         }
-        let mut qualities = [0; 4];
-        for (i, (quality, coding)) in qualities.iter_mut().zip(CODINGS).enumerate() {
-            *quality = match (explicit[i], star, coding) {
-                (Some(q), _, _) | (None, Some(q), _) => q,
-                (None, None, ContentCoding::Identity) => IMPLICIT_IDENTITY,
-                (None, None, _) => 0,
-            };
-        }
+        let qualities = ContentCoding::ALL.map(|coding| match (explicit[coding.index()], star) {
+            (Some(q), _) | (None, Some(q)) => q,
+            (None, None) if coding == ContentCoding::Identity => IMPLICIT_IDENTITY,
+            (None, None) => 0,
+        });
         Some(AcceptEncoding { qualities })
     }
 
     /// The quality of `coding`, in thousandths (0 = not acceptable).
     pub fn quality(&self, coding: ContentCoding) -> u16 {
-        self.qualities[coding_index(coding)]
+        self.qualities[coding.index()]
     }
-}
-
-/// Whether a token from the field names `coding`.
-fn names(coding: ContentCoding, token: &[u8]) -> bool {
-    token.eq_ignore_ascii_case(coding.token().as_bytes())
-        || (coding == ContentCoding::Gzip && token.eq_ignore_ascii_case(b"x-gzip"))
 }
 
 /// Chooses the representation of `asset` to send (RFC 9110 §12.5.3), or `None` for 406.

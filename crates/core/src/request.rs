@@ -28,6 +28,35 @@ pub struct RequestHead<'a> {
     pub sec_fetch_mode: Option<&'a [u8]>,
     /// Accept (RFC 9110 §12.5.1): `text/html` marks a page navigation for older browsers.
     pub accept: Option<&'a [u8]>,
+    /// The Host field lines the transport counted, where it leaves RFC 9112 §3.2's check to the
+    /// core (the native twin); `None` where the runtime enforces it itself (Workers).
+    pub host: Option<HostFieldLines>,
+}
+
+/// How many Host field lines a request had, and whether it was HTTP/1.1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HostFieldLines {
+    /// The number of Host field lines.
+    pub count: usize,
+    /// Whether the request is HTTP/1.1, which must carry Host.
+    pub http_1_1: bool,
+}
+
+impl HostFieldLines {
+    /// RFC 9112 §3.2: "A server MUST respond with a 400 (Bad Request) status code to any
+    /// HTTP/1.1 request message that lacks a Host header field and to any request message that
+    /// contains more than one Host header field line". HTTP/1.0 may omit it.
+    ///
+    /// ```
+    /// use edgesite_core::HostFieldLines;
+    /// assert!(HostFieldLines { count: 1, http_1_1: true }.are_valid());
+    /// assert!(!HostFieldLines { count: 0, http_1_1: true }.are_valid());
+    /// assert!(HostFieldLines { count: 0, http_1_1: false }.are_valid());
+    /// assert!(!HostFieldLines { count: 2, http_1_1: false }.are_valid());
+    /// ```
+    pub fn are_valid(self) -> bool {
+        self.count == 1 || (self.count == 0 && !self.http_1_1)
+    }
 }
 
 /// Every field [`RequestHead`] reads, in lower case, for adapters to copy.
@@ -58,6 +87,7 @@ impl<'a> RequestHead<'a> {
             range: None,
             sec_fetch_mode: None,
             accept: None,
+            host: None,
         }
     }
 

@@ -1,15 +1,12 @@
 //! The rendered answer: a status, header fields and a body, borrowed from the site.
 //!
-//! Adapters copy a [`Response`] into their runtime's response type field by field; this is the
-//! one place that says which fields each status carries. Numbers (Content-Length of a part,
+//! Adapters copy a [`Response`] into their runtime's response type field by field; which fields
+//! each status carries is [`crate::render`]'s to say. Numbers (Content-Length of a part,
 //! Content-Range) are formatted on demand into a small inline buffer, so nothing allocates.
 
+use crate::location::{Location, LocationText};
 use crate::range::{ByteRange, RangeSet};
-use crate::redirect::{Destination, LocationText};
 use core::ops::Deref;
-
-/// The methods every resource allows, as sent in Allow (RFC 9110 §10.2.1).
-pub const ALLOW: &str = "GET, HEAD, OPTIONS";
 
 /// How many header fields a response can carry.
 const CAPACITY: usize = 12;
@@ -30,13 +27,12 @@ enum Value<'a> {
 }
 
 /// A fixed-capacity list of header fields (lower-case names), built without allocating, followed
-/// by up to two borrowed slices of configured fields (the resource's, then the site's).
+/// by one borrowed slice of configured fields (the resource's own, or the site's).
 #[derive(Debug, Clone, Copy)]
 pub struct HeaderList<'a> {
     fields: [(&'static str, Value<'a>); CAPACITY],
     len: usize,
-    extra: [&'a [(&'a str, &'a str)]; 2],
-    resource_fields: bool,
+    configured: &'a [(&'a str, &'a str)],
     /// A Location written for this response (a redirect whose destination is not fixed text).
     location: Option<LocationText>,
 }
@@ -46,8 +42,7 @@ impl<'a> HeaderList<'a> {
         HeaderList {
             fields: [("", Value::Int(0)); CAPACITY],
             len: 0,
-            extra: [&[], &[]],
-            resource_fields: false,
+            configured: &[],
             location: None,
         }
     }
@@ -55,26 +50,14 @@ impl<'a> HeaderList<'a> {
     /// Empties the list (without touching the field slots, which `len` guards).
     pub(crate) fn clear(&mut self) {
         self.len = 0;
-        self.extra = [&[], &[]];
-        self.resource_fields = false;
+        self.configured = &[];
         self.location = None;
     }
 
-    /// Appends the resource's configured fields, which replace the site's (so a `_headers`
-    /// rule can remove a default such as `referrer-policy` for one resource).
-    pub(crate) fn extend_resource(&mut self, fields: &'a [(&'a str, &'a str)]) {
-        self.extra[0] = fields;
-        self.resource_fields = true;
-    }
-
-    /// Whether the resource's configured fields were added (then the site's are not).
-    pub(crate) fn has_resource_fields(&self) -> bool {
-        self.resource_fields
-    }
-
-    /// Appends the site's configured fields (sent on every response).
-    pub(crate) fn extend_site(&mut self, fields: &'a [(&'a str, &'a str)]) {
-        self.extra[1] = fields;
+    /// Sets the configured fields sent after the list's own: a resource's (which include the
+    /// site's defaults, less what `_headers` removed) or the site's.
+    pub(crate) fn set_configured(&mut self, fields: &'a [(&'a str, &'a str)]) {
+        self.configured = fields;
     }
 
     fn push_value(&mut self, name: &'static str, value: Value<'a>) {
@@ -100,20 +83,20 @@ impl<'a> HeaderList<'a> {
         self.push_value("content-range", Value::ContentRange(range, complete));
     }
 
-    /// Appends the Location for `destination` as an answer to `target`, written into the list
-    /// itself. Out of line: only redirects with a query or captures get here.
+    /// Appends the text of `location`, written into the list itself. Out of line: only
+    /// redirects with a query or captures get here.
     #[cold]
     #[inline(never)]
-    pub(crate) fn push_location(&mut self, destination: &Destination<'_>, target: &str) {
-        self.location = Some(LocationText::new(destination, target));
+    pub(crate) fn push_location(&mut self, location: &Location<'_, '_>) {
+        self.location = Some(LocationText::new(location));
         self.push_value("location", Value::Location);
     }
 
-    /// Appends `Server-Timing` for `timing`.
-    pub(crate) fn push_server_timing(&mut self, timing: crate::decision::ServerTiming) {
+    /// Appends `Server-Timing` with these durations in nanoseconds: lookup, negotiation, total.
+    pub(crate) fn push_server_timing(&mut self, lookup: u64, negotiation: u64, total: u64) {
         self.push_value(
             "server-timing",
-            Value::ServerTiming(timing.lookup_ns, timing.negotiation_ns, timing.total_ns),
+            Value::ServerTiming(lookup, negotiation, total),
         );
     }
 
@@ -128,13 +111,13 @@ impl<'a> HeaderList<'a> {
         let own = self.fields[..self.len]
             .iter()
             .map(move |&(name, value)| (name, FieldText::new(value, location)));
-        let extra = self.extra.iter().flat_map(|fields| fields.iter());
-        own.chain(extra.map(|&(name, value)| (name, FieldText::new(Value::Str(value), ""))))
+        let configured = self.configured.iter();
+        own.chain(configured.map(|&(name, value)| (name, FieldText::new(Value::Str(value), ""))))
     }
 
     /// How many fields there are.
     pub fn len(&self) -> usize {
-        self.len + self.extra[0].len() + self.extra[1].len()
+        self.len + self.configured.len()
     }
 
     /// Whether there are none.
@@ -313,7 +296,7 @@ impl Body<'_> {
         match self {
             Body::Empty => 0,
             Body::Bytes(bytes) => bytes.len() as u64,
-            Body::Multipart(multipart) => multipart.len(),
+            Body::Multipart(multipart) => multipart.byte_len(),
         }
     }
 
@@ -327,7 +310,6 @@ impl Body<'_> {
 #[derive(Debug, Clone, Copy)]
 pub struct Multipart<'a> {
     pub(crate) boundary: &'a str,
-    pub(crate) multipart_content_type: &'a str,
     pub(crate) content_type: &'a str,
     pub(crate) representation: &'a [u8],
     pub(crate) ranges: RangeSet,
@@ -358,16 +340,11 @@ impl<'a> Multipart<'a> {
         write(b"--\r\n");
     }
 
-    /// The body's length, counted without building it.
-    pub fn len(&self) -> u64 {
+    /// The body's length in bytes, counted without building it.
+    pub fn byte_len(&self) -> u64 {
         let mut len = 0;
         self.for_each_chunk(|chunk| len += chunk.len() as u64);
         len
-    }
-
-    /// Never true: a multipart body has at least its boundaries.
-    pub fn is_empty(&self) -> bool {
-        false
     }
 }
 
@@ -390,7 +367,7 @@ impl Default for Response<'_> {
 
 impl<'a> Response<'a> {
     /// An empty response (status 0, no fields, no content), to be filled by
-    /// [`crate::respond_into`] or [`crate::Decision::write_response`].
+    /// [`crate::respond_into`] or [`crate::render`].
     pub const fn new() -> Self {
         Response {
             status: 0,

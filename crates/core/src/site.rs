@@ -4,6 +4,8 @@
 //! request only selects. The same types are used for the generated `'static` tables and for
 //! hand-built sites in tests.
 
+use crate::coding::ContentCoding;
+
 /// A compiled site: its routes, sorted for binary search, its 404 pages and fallback.
 #[derive(Debug)]
 pub struct Site<'a> {
@@ -25,6 +27,20 @@ pub struct Site<'a> {
     /// The `_redirects` rules with a splat or placeholders, in file order, tried (first match
     /// wins) for a path that matches no route. Rules without them are routes already.
     pub rules: &'a [Rule<'a>],
+    /// An index over `rules` by their literal leading segments (node 0 is the root), so a path
+    /// is tried only against the rules that can match it; empty: every rule is tried in order.
+    pub rule_index: &'a [RuleNode<'a>],
+}
+
+/// A node of [`Site::rule_index`]: a trie over the literal leading segments of the rules'
+/// sources (`/blog/:year/*` sits under `blog`, `/:lang/*` at the root).
+#[derive(Debug)]
+pub struct RuleNode<'a> {
+    /// The next literal segment and the index of its node, sorted by segment.
+    pub children: &'a [(&'a str, u32)],
+    /// Indexes into [`Site::rules`], ascending (file order), of the rules whose literal leading
+    /// segments are exactly the path from the root to this node.
+    pub rules: &'a [u32],
 }
 
 /// A folder's 404 page.
@@ -83,6 +99,20 @@ pub enum RedirectStatus {
 }
 
 impl RedirectStatus {
+    /// Every redirect status.
+    pub const ALL: [RedirectStatus; 5] = [
+        RedirectStatus::MovedPermanently,
+        RedirectStatus::Found,
+        RedirectStatus::SeeOther,
+        RedirectStatus::TemporaryRedirect,
+        RedirectStatus::PermanentRedirect,
+    ];
+
+    /// The redirect status with this code, if it is one edgesite sends.
+    pub fn from_code(code: u16) -> Option<RedirectStatus> {
+        RedirectStatus::ALL.into_iter().find(|s| s.code() == code)
+    }
+
     /// The status code.
     pub const fn code(self) -> u16 {
         match self {
@@ -194,31 +224,6 @@ pub struct Representation<'a> {
     pub content_length: &'a str,
     /// The exact bytes sent.
     pub body: &'a [u8],
-}
-
-/// A content coding (RFC 9110 §8.4.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ContentCoding {
-    /// No encoding.
-    Identity,
-    /// Brotli (RFC 7932).
-    Br,
-    /// Zstandard (RFC 8878).
-    Zstd,
-    /// gzip (RFC 9110 §8.4.1.3).
-    Gzip,
-}
-
-impl ContentCoding {
-    /// The token used in Content-Encoding and Accept-Encoding.
-    pub const fn token(self) -> &'static str {
-        match self {
-            ContentCoding::Identity => "identity",
-            ContentCoding::Br => "br",
-            ContentCoding::Zstd => "zstd",
-            ContentCoding::Gzip => "gzip",
-        }
-    }
 }
 
 impl<'a> Site<'a> {

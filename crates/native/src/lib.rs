@@ -16,12 +16,13 @@
 //! ```
 
 use bytes::Bytes;
-use edgesite_core::{Body, Site, REQUEST_FIELDS};
+use edgesite::RequestHead;
+use edgesite_core::{Body, FieldText, HostFieldLines, Site, REQUEST_FIELDS};
 use http_body_util::Full;
 use hyper::header::{self, HeaderName, HeaderValue};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use hyper::{HeaderMap, Method, Request, StatusCode, Version};
+use hyper::{HeaderMap, Request, StatusCode, Version};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use std::borrow::Cow;
@@ -58,7 +59,11 @@ pub fn respond<B>(request: &Request<B>) -> Response {
 /// Answers one request from `site` (any compiled site, e.g. one a crate embeds with
 /// `edgesite_core::include_site!`): always a response, the nearest 404 page included.
 pub fn respond_with<B>(site: &'static Site<'static>, request: &Request<B>) -> Response {
-    answer(site, request, Mode::Always).unwrap_or_else(|| to_hyper(&edgesite::Response::new()))
+    let values = field_values(request.headers());
+    let head = request_head(request, &values);
+    let mut response = edgesite::Response::new();
+    edgesite_core::respond_into(site, &head, &mut response);
+    to_hyper(&response)
 }
 
 /// Library mode: the answer to `request` from `site` if the site has something at its path (a
@@ -81,59 +86,48 @@ pub fn respond_if_served<B>(
     site: &'static Site<'static>,
     request: &Request<B>,
 ) -> Option<Response> {
-    answer(site, request, Mode::IfServed)
+    let values = field_values(request.headers());
+    let head = request_head(request, &values);
+    let mut response = edgesite::Response::new();
+    edgesite_core::respond_if_served(site, &head, &mut response).then(|| to_hyper(&response))
 }
 
 /// [`respond_with`], with `Server-Timing: lookup;dur=.., negotiation;dur=.., total;dur=..`
 /// (milliseconds, timed by the core's phases with this process's monotonic clock).
 pub fn respond_timed<B>(site: &'static Site<'static>, request: &Request<B>) -> Response {
-    answer(site, request, Mode::Timed).unwrap_or_else(|| to_hyper(&edgesite::Response::new()))
+    let values = field_values(request.headers());
+    let head = request_head(request, &values);
+    let mut response = edgesite::Response::new();
+    let epoch = std::time::Instant::now();
+    let clock = || u64::try_from(epoch.elapsed().as_nanos()).unwrap_or(u64::MAX);
+    edgesite_core::respond_timed(site, &head, &mut response, clock);
+    to_hyper(&response)
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Mode {
-    Always,
-    IfServed,
-    Timed,
-}
+/// The values of the fields the core reads, in [`REQUEST_FIELDS`] order.
+type FieldValues<'h> = [Option<Cow<'h, [u8]>>; REQUEST_FIELDS.len()];
 
-fn answer<B>(site: &'static Site<'static>, request: &Request<B>, mode: Mode) -> Option<Response> {
-    let headers = request.headers();
-    let target = request.uri().path_and_query().map_or("/", |p| p.as_str());
-    // RFC 9112 §3.2: "A server MUST respond with a 400 (Bad Request) status code to any
-    // HTTP/1.1 request message that lacks a Host header field and to any request message that
-    // contains more than one Host header field line". Message framing is the transport's job
-    // (hyper's here, the runtime's on Workers); the 400 itself is the core's.
-    let hosts = headers.get_all(header::HOST).iter().count();
-    if hosts > 1 || (hosts == 0 && request.version() == Version::HTTP_11) {
-        let mut response = edgesite::Response::new();
-        edgesite_core::bad_request(site, request.method() == Method::HEAD, &mut response);
-        return Some(to_hyper(&response));
-    }
-    let values = FIELD_NAMES
+fn field_values(headers: &HeaderMap) -> FieldValues<'_> {
+    FIELD_NAMES
         .each_ref()
-        .map(|name| field_value(headers, name));
-    let mut head = edgesite::RequestHead::new(request.method().as_str(), target);
-    for (name, value) in REQUEST_FIELDS.iter().zip(&values) {
+        .map(|name| field_value(headers, name))
+}
+
+/// The core's view of `request`: method, target, the fields it reads, and how many Host field
+/// lines there were (RFC 9112 §3.2 is the core's to apply: [`HostFieldLines`]).
+fn request_head<'r, B>(request: &'r Request<B>, values: &'r FieldValues<'_>) -> RequestHead<'r> {
+    let target = request.uri().path_and_query().map_or("/", |p| p.as_str());
+    let mut head = RequestHead::new(request.method().as_str(), target);
+    for (name, value) in REQUEST_FIELDS.iter().zip(values) {
         if let Some(value) = value {
             head.set_field(name, value);
         }
     }
-    let mut response = edgesite::Response::new();
-    match mode {
-        Mode::Always => edgesite_core::respond_into(site, &head, &mut response),
-        Mode::IfServed => {
-            if !edgesite_core::respond_if_served(site, &head, &mut response) {
-                return None;
-            }
-        }
-        Mode::Timed => {
-            let epoch = std::time::Instant::now();
-            let clock = || u64::try_from(epoch.elapsed().as_nanos()).unwrap_or(u64::MAX);
-            edgesite_core::respond_timed(site, &head, &mut response, clock);
-        }
-    }
-    Some(to_hyper(&response))
+    head.host = Some(HostFieldLines {
+        count: request.headers().get_all(header::HOST).iter().count(),
+        http_1_1: request.version() == Version::HTTP_11,
+    });
+    head
 }
 
 /// A field's value; several field lines are one comma-separated list (RFC 9110 §5.3).
@@ -158,26 +152,33 @@ fn to_hyper(response: &edgesite::Response<'static>) -> Response {
         Body::Empty => Bytes::new(),
         Body::Bytes(bytes) => Bytes::from_static(bytes),
         Body::Multipart(multipart) => {
-            let mut assembled = Vec::with_capacity(multipart.len() as usize);
+            let mut assembled = Vec::with_capacity(multipart.byte_len() as usize);
             multipart.for_each_chunk(|chunk| assembled.extend_from_slice(chunk));
             Bytes::from(assembled)
         }
     };
     let mut out = hyper::Response::new(Full::new(body));
-    *out.status_mut() =
-        StatusCode::from_u16(response.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    // The core answers only statuses it names (200..416), all valid.
+    *out.status_mut() = StatusCode::from_u16(response.status).unwrap_or(StatusCode::OK);
     let headers = out.headers_mut();
     headers.reserve(response.headers.len() + 1);
     for (name, value) in response.headers.iter() {
-        // Names are lower-case literals of the core; values are visible ASCII, written by sitegen
-        // at build time (sent without copying) or digits formatted by the core.
-        let value = match value.as_static() {
-            Some(value) => HeaderValue::from_static(value),
-            None => HeaderValue::from_str(&value).unwrap_or(HeaderValue::from_static("")),
-        };
-        headers.append(HeaderName::from_static(name), value);
+        if let Some(value) = header_value(&value) {
+            headers.append(HeaderName::from_static(name), value);
+        }
     }
     out
+}
+
+/// A field value for hyper. hyper checks every byte either way; a value of the site is then
+/// shared, not copied. Values of a sitegen-compiled site passed the same check at build time
+/// (`field.rs`), and the core formats only digits and visible ASCII, so `None` (the field is
+/// left out) is only possible for a hand-built [`Site`] with a bad value: never a panic.
+fn header_value(value: &FieldText<'static, '_>) -> Option<HeaderValue> {
+    match value.as_static() {
+        Some(value) => HeaderValue::from_maybe_shared(Bytes::from_static(value.as_bytes())).ok(),
+        None => HeaderValue::from_str(value).ok(),
+    }
 }
 
 /// The settings of [`serve_with`]: resource limits (each bounds what a client can hold or make

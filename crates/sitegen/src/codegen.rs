@@ -2,11 +2,12 @@
 //!
 //! Only `static` items built from `edgesite-core` struct literals, and `include_bytes!` of each
 //! file by absolute path (so Cargo tracks every byte). Strings are written with `{:?}`, which
-//! always yields a valid Rust string literal. The same bodies also form an `include_dir::Dir`
-//! tree (`FILES`) for code that wants to browse the embedded files.
+//! always yields a valid Rust string literal; core's enums (codings, redirect statuses) with
+//! `{:?}`, which is the variant's name, so a variant sitegen has is one core has.
 
-use crate::{DestinationPart, Manifest, PatternSegment, RedirectRule, RouteTarget, RuleAction};
-use std::collections::BTreeMap;
+use crate::{
+    DestinationPart, Manifest, PatternSegment, RedirectRule, RouteTarget, RuleAction, RuleIndexNode,
+};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -38,8 +39,8 @@ pub(crate) fn site_rs(manifest: &Manifest, encoded_dir: &Path) -> String {
                     Some(_) => format!("include_bytes!({:?})", encoded_dir.join(&variant.sha256).display().to_string()),
                 };
                 format!(
-                    "{CORE}::Representation {{ coding: {CORE}::ContentCoding::{}, etag: {:?}, content_length: \"{}\", body: {body} }}",
-                    coding_variant(variant.coding),
+                    "{CORE}::Representation {{ coding: {CORE}::ContentCoding::{:?}, etag: {:?}, content_length: \"{}\", body: {body} }}",
+                    variant.coding,
                     variant.etag,
                     variant.size
                 )
@@ -58,7 +59,6 @@ pub(crate) fn site_rs(manifest: &Manifest, encoded_dir: &Path) -> String {
         );
     }
     out.push_str(&site_static(manifest));
-    out.push_str(&files_static(manifest));
     out
 }
 
@@ -69,15 +69,6 @@ fn fields(fields: &[(impl AsRef<str>, String)]) -> String {
         .map(|(name, value)| format!("({:?}, {value:?})", name.as_ref()))
         .collect();
     format!("&[{}]", items.join(", "))
-}
-
-fn coding_variant(token: &str) -> &'static str {
-    match token {
-        "br" => "Br",
-        "zstd" => "Zstd",
-        "gzip" => "Gzip",
-        _ => "Identity",
-    }
 }
 
 fn site_static(manifest: &Manifest) -> String {
@@ -93,8 +84,7 @@ fn site_static(manifest: &Manifest) -> String {
                 location,
                 query_at,
             } => format!(
-                "{CORE}::Target::Redirect({CORE}::Redirect {{ status: {}, location: {location:?}, query_at: {query_at:?} }})",
-                redirect_status(*status)
+                "{CORE}::Target::Redirect({CORE}::Redirect {{ status: {CORE}::RedirectStatus::{status:?}, location: {location:?}, query_at: {query_at:?} }})"
             ),
         };
         let _ = writeln!(
@@ -116,24 +106,28 @@ fn site_static(manifest: &Manifest) -> String {
     };
     let _ = writeln!(
         out,
-        "    ],\n    fallback: {fallback},\n    boundary: {:?},\n    multipart_content_type: {:?},\n    headers: {},\n    rules: &[{}],\n}};",
+        "    ],\n    fallback: {fallback},\n    boundary: {:?},\n    multipart_content_type: {:?},\n    headers: {},\n    rules: &[{}],\n    rule_index: &[{}],\n}};",
         manifest.boundary,
         format!("multipart/byteranges; boundary={}", manifest.boundary),
         fields(&manifest.headers),
-        manifest.rules.iter().map(rule).collect::<Vec<_>>().join(", ")
+        manifest.rules.iter().map(rule).collect::<Vec<_>>().join(", "),
+        manifest.rule_index.iter().map(rule_node).collect::<Vec<_>>().join(", ")
     );
     out
 }
 
-fn redirect_status(status: u16) -> String {
-    let name = match status {
-        301 => "MovedPermanently",
-        302 => "Found",
-        303 => "SeeOther",
-        307 => "TemporaryRedirect",
-        _ => "PermanentRedirect",
-    };
-    format!("{CORE}::RedirectStatus::{name}")
+/// A node of the rules' trie as an `edgesite_core::RuleNode` literal.
+fn rule_node(node: &RuleIndexNode) -> String {
+    let children: Vec<String> = node
+        .children
+        .iter()
+        .map(|(segment, child)| format!("({segment:?}, {child})"))
+        .collect();
+    format!(
+        "{CORE}::RuleNode {{ children: &[{}], rules: &{:?} }}",
+        children.join(", "),
+        node.rules
+    )
 }
 
 /// A `_redirects` rule as an `edgesite_core::Rule` literal.
@@ -163,8 +157,7 @@ fn rule(rule: &RedirectRule) -> String {
             destination,
             query_at,
         } => format!(
-            "{CORE}::Action::Redirect {{ status: {}, destination: {}, query_at: {query_at:?} }}",
-            redirect_status(*status),
+            "{CORE}::Action::Redirect {{ status: {CORE}::RedirectStatus::{status:?}, destination: {}, query_at: {query_at:?} }}",
             parts(destination)
         ),
         RuleAction::Rewrite { destination } => format!(
@@ -178,50 +171,5 @@ fn rule(rule: &RedirectRule) -> String {
         rule.source.replace('\n', " "),
         pattern.join(", "),
         rule.splat
-    )
-}
-
-/// The files as an `include_dir::Dir` tree, built the way `include_dir!` builds it (paths
-/// relative to the site root, `/`-separated), over the same `BODY_n` statics.
-fn files_static(manifest: &Manifest) -> String {
-    #[derive(Default)]
-    struct Folder {
-        files: Vec<(String, usize)>,
-        folders: BTreeMap<String, Folder>,
-    }
-    let mut root = Folder::default();
-    for (i, file) in manifest.files.iter().enumerate() {
-        let relative = file.path.trim_start_matches('/');
-        let mut folder = &mut root;
-        let mut prefix = String::new();
-        let parts: Vec<&str> = relative.split('/').collect();
-        for part in &parts[..parts.len() - 1] {
-            prefix = if prefix.is_empty() {
-                part.to_string()
-            } else {
-                format!("{prefix}/{part}")
-            };
-            folder = folder.folders.entry(prefix.clone()).or_default();
-        }
-        folder.files.push((relative.to_string(), i));
-    }
-    fn render(path: &str, folder: &Folder) -> String {
-        let mut entries: Vec<String> = folder
-            .folders
-            .iter()
-            .map(|(sub, f)| format!("::include_dir::DirEntry::Dir({})", render(sub, f)))
-            .collect();
-        entries.extend(folder.files.iter().map(|(p, i)| {
-            format!("::include_dir::DirEntry::File(::include_dir::File::new({p:?}, BODY_{i}))")
-        }));
-        format!(
-            "::include_dir::Dir::new({path:?}, &[{}])",
-            entries.join(", ")
-        )
-    }
-    format!(
-        "\n/// The embedded files as an [`include_dir::Dir`] tree (paths relative to the site root).\n\
-         pub static FILES: ::include_dir::Dir<'static> = {};\n",
-        render("", &root)
     )
 }

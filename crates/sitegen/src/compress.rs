@@ -32,7 +32,8 @@ pub struct EncodeCounts {
     pub cached: usize,
 }
 
-/// The encodings of `bytes` worth storing, in the order br, zstd, gzip (of those configured).
+/// The encodings of `bytes` worth storing, in the order of [`ContentCoding::ALL`] (of those
+/// configured).
 pub(crate) fn precompress(
     file_name: &str,
     bytes: &[u8],
@@ -45,8 +46,8 @@ pub(crate) fn precompress(
         return Vec::new();
     }
     let mut out = Vec::new();
-    for coding in [ContentCoding::Br, ContentCoding::Zstd, ContentCoding::Gzip] {
-        if !config.codings.iter().any(|c| c == coding.token()) {
+    for coding in ContentCoding::ALL {
+        if coding == ContentCoding::Identity || !config.codings.contains(&coding) {
             continue;
         }
         let key = format!("{sha256_hex}.{}", settings_key(coding, config));
@@ -301,7 +302,7 @@ mod tests {
         assert!(a.iter().zip(&b).all(|(x, y)| x.bytes == y.bytes));
         let lighter = CompressionConfig {
             brotli_quality: 5,
-            codings: vec!["br".into()],
+            codings: vec![ContentCoding::Br],
             ..config
         };
         let mut third = EncodeCounts::default();

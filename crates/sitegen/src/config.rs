@@ -14,7 +14,9 @@
 //! ```
 
 use crate::error::Error;
-use serde::Deserialize;
+use crate::field::check_value;
+use edgesite_core::ContentCoding;
+use serde::{Deserialize, Deserializer, Serializer};
 use std::path::{Path, PathBuf};
 
 /// The parsed `edgesite.toml`.
@@ -36,6 +38,20 @@ pub struct Config {
     /// `[budget]`
     #[serde(default)]
     pub budget: BudgetConfig,
+    /// `[compat]`
+    #[serde(default)]
+    pub compat: CompatConfig,
+}
+
+/// `[compat]`: compatibility with other hosts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct CompatConfig {
+    /// Refuse `_redirects` and `_headers` files past Cloudflare Pages' caps (2,000 fixed and
+    /// 100 dynamic redirects, 1,000 characters a line, 100 header rules), for a site that must
+    /// also deploy on Pages (default `false`: edgesite compiles any number of rules).
+    #[serde(default)]
+    pub pages_limits: bool,
 }
 
 /// `[compression]`: which encodings are stored, and how hard each is tried.
@@ -43,8 +59,12 @@ pub struct Config {
 #[serde(deny_unknown_fields)]
 pub struct CompressionConfig {
     /// The encodings to store, of `br`, `zstd`, `gzip` (default all three).
-    #[serde(default = "default_codings")]
-    pub codings: Vec<String>,
+    #[serde(
+        default = "default_codings",
+        deserialize_with = "codings",
+        serialize_with = "coding_tokens"
+    )]
+    pub codings: Vec<ContentCoding>,
     /// Brotli quality, 0-11 (default 11).
     #[serde(default = "default_brotli_quality")]
     pub brotli_quality: u32,
@@ -75,8 +95,41 @@ impl Default for CompressionConfig {
     }
 }
 
-fn default_codings() -> Vec<String> {
-    vec!["br".into(), "zstd".into(), "gzip".into()]
+fn default_codings() -> Vec<ContentCoding> {
+    ContentCoding::ALL
+        .into_iter()
+        .filter(|c| *c != ContentCoding::Identity)
+        .collect()
+}
+
+/// `compression.codings`: content-coding tokens (RFC 9110 §8.4.1), read as core's
+/// [`ContentCoding`]; identity is always stored and cannot be listed.
+fn codings<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<ContentCoding>, D::Error> {
+    let tokens = Vec::<String>::deserialize(deserializer)?;
+    tokens
+        .iter()
+        .map(|token| {
+            ContentCoding::from_token(token.as_bytes())
+                .filter(|c| *c != ContentCoding::Identity)
+                .ok_or_else(|| {
+                    serde::de::Error::custom(format!(
+                        "compression.codings: unknown coding {token:?}; use {}",
+                        default_codings()
+                            .iter()
+                            .map(|c| c.token())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ))
+                })
+        })
+        .collect()
+}
+
+fn coding_tokens<S: Serializer>(
+    codings: &[ContentCoding],
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_seq(codings.iter().map(|c| c.token()))
 }
 fn default_brotli_quality() -> u32 {
     11
@@ -120,47 +173,6 @@ fn default_max_bundle_bytes() -> u64 {
 }
 fn default_max_file_bytes() -> u64 {
     25 * 1024 * 1024
-}
-
-impl Config {
-    /// Checks values serde cannot (ranges, names), naming the key.
-    fn validate(self, path: &Path) -> Result<Config, Error> {
-        let c = &self.compression;
-        let bad = |key: &str, why: String| Error::Config {
-            path: path.to_path_buf(),
-            line: 0,
-            message: format!("{key}: {why}"),
-        };
-        if let Some(coding) = c
-            .codings
-            .iter()
-            .find(|c| !matches!(c.as_str(), "br" | "zstd" | "gzip"))
-        {
-            return Err(bad(
-                "compression.codings",
-                format!("unknown coding {coding:?}; use br, zstd or gzip"),
-            ));
-        }
-        if c.brotli_quality > 11 {
-            return Err(bad(
-                "compression.brotli_quality",
-                format!("{} is not in 0..=11", c.brotli_quality),
-            ));
-        }
-        if !(1..=19).contains(&c.zstd_level) {
-            return Err(bad(
-                "compression.zstd_level",
-                format!("{} is not in 1..=19", c.zstd_level),
-            ));
-        }
-        if c.zopfli_iterations == 0 || c.min_savings_percent > 100 {
-            return Err(bad(
-                "compression",
-                "zopfli_iterations must be > 0 and min_savings_percent <= 100".into(),
-            ));
-        }
-        Ok(self)
-    }
 }
 
 /// `[cache]`: the Cache-Control policy (see `cache.rs` for the order rules apply in).
@@ -356,36 +368,184 @@ impl Config {
     /// Parses the text of `path`.
     ///
     /// # Errors
-    /// Invalid TOML, an unknown key or a wrong type, naming file and line.
+    /// Invalid TOML, an unknown key, a wrong type or a value out of range (a field value a
+    /// response could not carry, a compression level, ...), naming file, line and key.
     pub fn parse(text: &str, path: &Path) -> Result<Config, Error> {
         let config: Config = toml::from_str(text).map_err(|e| Error::Config {
             path: path.to_path_buf(),
-            line: e
-                .span()
-                .map_or(1, |span| text[..span.start].matches('\n').count() + 1),
+            line: e.span().map_or(1, |span| line_at(text, span.start)),
             message: e.message().to_string(),
         })?;
-        config.validate(path).map_err(|e| match e {
-            // A range error names its key (`compression.brotli_quality: ...`): find its line.
-            Error::Config { path, message, .. } => {
-                let key = message
-                    .split(':')
-                    .next()
-                    .unwrap_or("")
-                    .rsplit('.')
-                    .next()
-                    .unwrap_or("");
-                let line = text
-                    .lines()
-                    .position(|l| l.trim_start().starts_with(key))
-                    .map_or(1, |i| i + 1);
-                Error::Config {
-                    path,
-                    line,
-                    message,
-                }
+        match config.first_invalid() {
+            None => Ok(config),
+            Some((key, message)) => Err(Error::Config {
+                path: path.to_path_buf(),
+                line: key.line_in(text),
+                message: format!("{key}: {message}"),
+            }),
+        }
+    }
+
+    /// The first value serde cannot check, with its key.
+    fn first_invalid(&self) -> Option<(Key, String)> {
+        self.compression
+            .first_invalid()
+            .or_else(|| self.headers.first_invalid())
+            .or_else(|| self.cache.first_invalid())
+            .or_else(|| self.site.first_invalid())
+    }
+}
+
+/// The 1-based line of byte `offset` of `text`.
+fn line_at(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+/// A key of `edgesite.toml`, for messages and to find its line: `headers.referrer_policy`,
+/// `cache.rules[2].cache_control`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Key(Vec<KeyPart>);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum KeyPart {
+    Name(&'static str),
+    Index(usize),
+}
+
+impl Key {
+    fn new(names: &[&'static str]) -> Key {
+        Key(names.iter().map(|n| KeyPart::Name(n)).collect())
+    }
+
+    /// The line of the key's value in `text` (1 when it is not written there, e.g. a default).
+    fn line_in(&self, text: &str) -> usize {
+        let Ok(document) = toml_edit::Document::parse(text) else {
+            return 1;
+        };
+        let mut item = document.as_item();
+        for part in &self.0 {
+            let next = match *part {
+                KeyPart::Name(name) => item.get(name),
+                KeyPart::Index(i) => item.get(i),
+            };
+            match next {
+                Some(next) => item = next,
+                None => break,
             }
-            other => other,
+        }
+        item.span().map_or(1, |span| line_at(text, span.start))
+    }
+}
+
+impl std::fmt::Display for Key {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, part) in self.0.iter().enumerate() {
+            match part {
+                KeyPart::Name(name) if i == 0 => write!(f, "{name}")?,
+                KeyPart::Name(name) => write!(f, ".{name}")?,
+                KeyPart::Index(n) => write!(f, "[{n}]")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A configured field value: the shared check of `field.rs`; `required`: empty is refused.
+fn check_field_value(key: Key, value: &str, required: bool) -> Option<(Key, String)> {
+    if required && value.is_empty() {
+        return Some((
+            key,
+            "an empty value; give a policy such as \"no-cache\"".into(),
+        ));
+    }
+    check_value(value).err().map(|message| (key, message))
+}
+
+impl CompressionConfig {
+    fn first_invalid(&self) -> Option<(Key, String)> {
+        let key = |name| Key::new(&["compression", name]);
+        if self.brotli_quality > 11 {
+            return Some((
+                key("brotli_quality"),
+                format!("{} is not in 0..=11", self.brotli_quality),
+            ));
+        }
+        if !(1..=19).contains(&self.zstd_level) {
+            return Some((
+                key("zstd_level"),
+                format!("{} is not in 1..=19", self.zstd_level),
+            ));
+        }
+        if self.zopfli_iterations == 0 {
+            return Some((key("zopfli_iterations"), "must be at least 1".into()));
+        }
+        if self.min_savings_percent > 100 {
+            return Some((
+                key("min_savings_percent"),
+                format!("{} is over 100", self.min_savings_percent),
+            ));
+        }
+        None
+    }
+}
+
+impl HeadersConfig {
+    fn first_invalid(&self) -> Option<(Key, String)> {
+        [
+            ("referrer_policy", &self.referrer_policy),
+            ("content_security_policy", &self.content_security_policy),
+            ("strict_transport_security", &self.strict_transport_security),
+            (
+                "access_control_allow_origin",
+                &self.access_control_allow_origin,
+            ),
+        ]
+        .into_iter()
+        .find_map(|(name, value)| check_field_value(Key::new(&["headers", name]), value, false))
+    }
+}
+
+impl CacheConfig {
+    fn first_invalid(&self) -> Option<(Key, String)> {
+        let policies = [
+            ("html", Some(&self.html)),
+            ("fingerprinted", Some(&self.fingerprinted)),
+            ("default", Some(&self.default)),
+            ("cdn", self.cdn.as_ref()),
+        ];
+        let policy = policies
+            .into_iter()
+            .find_map(|(name, value)| check_field_value(Key::new(&["cache", name]), value?, true));
+        policy.or_else(|| {
+            self.rules.iter().enumerate().find_map(|(i, rule)| {
+                let key = |name| {
+                    Key(vec![
+                        KeyPart::Name("cache"),
+                        KeyPart::Name("rules"),
+                        KeyPart::Index(i),
+                        KeyPart::Name(name),
+                    ])
+                };
+                if !rule.pattern.starts_with('/') {
+                    return Some((
+                        key("pattern"),
+                        format!("{:?} must start with `/` (a URL path glob)", rule.pattern),
+                    ));
+                }
+                check_field_value(key("cache_control"), &rule.cache_control, true)
+            })
+        })
+    }
+}
+
+impl SiteConfig {
+    fn first_invalid(&self) -> Option<(Key, String)> {
+        let fallback = self.spa_fallback.as_deref()?;
+        (!fallback.starts_with('/')).then(|| {
+            (
+                Key::new(&["site", "spa_fallback"]),
+                format!("{fallback:?} must be a URL path such as \"/index.html\""),
+            )
         })
     }
 }
@@ -495,9 +655,61 @@ mod tests {
         let config =
             parse("[compression]\ncodings = [\"br\"]\n[budget]\nmax_bundle_bytes = 1000\n")
                 .unwrap();
-        assert_eq!(config.compression.codings, ["br"]);
+        assert_eq!(config.compression.codings, [ContentCoding::Br]);
         assert_eq!(config.budget.max_bundle_bytes, 1000);
         assert_eq!(config.budget.max_file_bytes, 25 * 1024 * 1024);
+    }
+
+    /// Every configured value that reaches a response field is checked: each case fails the
+    /// build naming the file, the line and the key (issue: a CSP with a line break built, then
+    /// made every native response panic and every Worker response a 500).
+    #[test]
+    fn configured_field_values_are_checked_naming_line_and_key() {
+        let cases = [
+            ("[headers]\ncontent_security_policy = \"default-src 'self'\\nX-Injected: yes\"\n", 2, "headers.content_security_policy: the value contains '\\n'"),
+            ("[headers]\n\nreferrer_policy = \"a\\r\\nb\"\n", 3, "headers.referrer_policy: the value contains '\\r'"),
+            ("[headers]\naccess_control_allow_origin = \"caf\u{e9}\"\n", 2, "headers.access_control_allow_origin: the value contains"),
+            ("[headers]\nstrict_transport_security = \" max-age=1\"\n", 2, "starts or ends with a space"),
+            ("[headers]\nstrict_transport_security = \"a\\u0000\"\n", 2, "the value contains '\\0'"),
+            ("[cache]\nhtml = \"\"\n", 2, "cache.html: an empty value"),
+            ("[cache]\ndefault = \"max-age=60\\n\"\n", 2, "cache.default: the value contains"),
+            ("[cache]\ncdn = \"x\\ty\\u0007\"\n", 2, "cache.cdn: the value contains '\\u{7}'"),
+            ("[[cache.rules]]\npattern = \"/a/**\"\ncache_control = \"x\"\n\n[[cache.rules]]\npattern = \"/b\"\ncache_control = \"no\\nstore\"\n", 7, "cache.rules[1].cache_control: the value contains"),
+            ("[[cache.rules]]\npattern = \"b/**\"\ncache_control = \"x\"\n", 2, "cache.rules[0].pattern: \"b/**\" must start with `/`"),
+            ("[site]\nspa_fallback = \"index.html\"\n", 2, "site.spa_fallback"),
+            ("[compression]\nzopfli_iterations = 0\n", 2, "compression.zopfli_iterations: must be at least 1"),
+            ("[compression]\nmin_savings_percent = 101\n", 2, "compression.min_savings_percent"),
+            ("[compression]\ncodings = [\"identity\"]\n", 2, "compression.codings: unknown coding \"identity\""),
+        ];
+        for (text, line, needle) in cases {
+            let err = parse(text).expect_err(text).to_string();
+            assert!(
+                err.starts_with(&format!("edgesite.toml:{line}: ")) && err.contains(needle),
+                "{text:?}: {err}"
+            );
+        }
+        let long = format!(
+            "[headers]\ncontent_security_policy = \"{}\"\n",
+            "a".repeat(8193)
+        );
+        assert!(parse(&long)
+            .unwrap_err()
+            .to_string()
+            .contains("over the limit of 8192"));
+        // Tabs and spaces inside a value are fine; so is an empty [headers] value (off).
+        parse("[headers]\ncontent_security_policy = \"a\\tb c\"\nreferrer_policy = \"\"\n")
+            .unwrap();
+    }
+
+    #[test]
+    fn pages_limits_are_off_unless_asked_for() {
+        assert!(!Config::default().compat.pages_limits);
+        assert!(
+            parse("[compat]\npages_limits = true\n")
+                .unwrap()
+                .compat
+                .pages_limits
+        );
     }
 
     #[test]

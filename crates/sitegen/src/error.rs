@@ -58,7 +58,8 @@ pub enum Error {
         /// The site directory.
         site: PathBuf,
     },
-    /// `edgesite.toml` is not valid: bad TOML, an unknown key, or a value of the wrong type.
+    /// A configuration file (`edgesite.toml`, `_headers`, `_redirects`) is not valid: bad
+    /// syntax, an unknown key, a value of the wrong type or out of range.
     Config {
         /// The configuration file.
         path: PathBuf,
@@ -66,13 +67,6 @@ pub enum Error {
         line: usize,
         /// What is wrong.
         message: String,
-    },
-    /// The site uses something edgesite does not support yet.
-    Unsupported {
-        /// The file.
-        path: PathBuf,
-        /// What and why.
-        reason: &'static str,
     },
     /// A size budget is exceeded.
     Budget {
@@ -132,7 +126,6 @@ impl fmt::Display for Error {
                 message.trim_end()
             ),
             Error::Budget { message } => write!(f, "{message}"),
-            Error::Unsupported { path, reason } => write!(f, "{}: {reason}", path.display()),
             Error::SourceDateEpoch { value } => write!(
                 f,
                 "SOURCE_DATE_EPOCH={value:?} is not a number of seconds since 1970; unset it or fix it"

@@ -18,12 +18,18 @@
 //! - Every rule that matches a file's URL applies, in file order; a field set by several rules
 //!   gets their values joined with `, `. `Cache-Control` replaces the caching policy's value.
 //! - Build errors naming file and line: a field before any pattern, a pattern that does not start
-//!   with `/`, a malformed field line or name, a value with control or non-ASCII characters, and
+//!   with `/`, a malformed field line or name, a value that fails the field check of `field.rs`
+//!   (controls, line breaks, non-ASCII, over 8 KiB; also after substitution and joining), and
 //!   fields edgesite computes itself (Content-Type, Content-Length, Content-Encoding, ETag, ...).
 //!   A rule that matches no file is reported as a warning.
+//! - No cap on the number of rules; `[compat] pages_limits` restores Cloudflare Pages' 100.
 
 use crate::error::Error;
+use crate::field::{check_name, check_value};
 use std::path::Path;
+
+/// Cloudflare Pages' limit on the rules of a `_headers` file, with `[compat] pages_limits`.
+const PAGES_MAX_RULES: usize = 100;
 
 /// Fields edgesite computes for every response; `_headers` may not set or remove them.
 const MANAGED: [&str; 13] = [
@@ -63,7 +69,7 @@ enum Edit {
 
 impl HeaderRules {
     /// Parses the text of `path`.
-    pub(crate) fn parse(text: &str, path: &Path) -> Result<Self, Error> {
+    pub(crate) fn parse(text: &str, path: &Path, pages_limits: bool) -> Result<Self, Error> {
         let error = |line: usize, message: String| Error::Config {
             path: path.to_path_buf(),
             line,
@@ -82,6 +88,9 @@ impl HeaderRules {
                         line,
                         format!("{trimmed:?} is not a URL pattern; patterns start with `/`"),
                     ));
+                }
+                if pages_limits && rules.len() == PAGES_MAX_RULES {
+                    return Err(error(line, format!("more than {PAGES_MAX_RULES} rules (Cloudflare Pages' limit, [compat] pages_limits)")));
                 }
                 rules.push(Rule {
                     line,
@@ -120,24 +129,8 @@ impl HeaderRules {
                     Edit::Remove { name } => fields.retain(|(n, _)| n != name),
                     Edit::Set { name, value } => {
                         let value = substitute(value, &captures);
-                        if let Some(c) = value
-                            .chars()
-                            .find(|c| !(c.is_ascii_graphic() || *c == ' ' || *c == '\t'))
-                        {
-                            return Err((rule.line, format!("for {}, the value of {name} would contain {c:?}; values must be visible ASCII", paths[0])));
-                        }
-                        if name == "cache-control" {
-                            *cache_control = value;
-                        } else if let Some(existing) = fields
-                            .iter_mut()
-                            .find(|(n, _)| n == name)
-                            .filter(|_| !set_here.contains(&name.as_str()))
-                        {
-                            // A later rule adds to the value an earlier rule (or a default) set.
-                            existing.1 = format!("{}, {value}", existing.1);
-                        } else {
-                            fields.push((name.clone(), value));
-                        }
+                        let set = set_field(fields, cache_control, name, value, &set_here);
+                        set.map_err(|m| (rule.line, format!("for {}, {name}: {m}", paths[0])))?;
                         set_here.push(name);
                     }
                 }
@@ -150,6 +143,36 @@ impl HeaderRules {
     pub(crate) fn rules(&self) -> impl Iterator<Item = (usize, &str)> {
         self.rules.iter().map(|r| (r.line, r.pattern.as_str()))
     }
+}
+
+/// Sets `name` to `value` (a `_headers` rule's, captures substituted): Cache-Control replaces
+/// the policy's value; a field an earlier rule (or a default) set gets the value appended, unless
+/// this rule set it (`set_here`). The result passes the field check.
+fn set_field(
+    fields: &mut Vec<(String, String)>,
+    cache_control: &mut String,
+    name: &str,
+    value: String,
+    set_here: &[&str],
+) -> Result<(), String> {
+    check_value(&value)?;
+    if name == "cache-control" {
+        *cache_control = value;
+        return Ok(());
+    }
+    let existing = fields
+        .iter_mut()
+        .find(|(n, _)| n == name)
+        .filter(|_| !set_here.contains(&name));
+    match existing {
+        Some(existing) => {
+            let joined = format!("{}, {value}", existing.1);
+            check_value(&joined)?;
+            existing.1 = joined;
+        }
+        None => fields.push((name.to_string(), value)),
+    }
+    Ok(())
 }
 
 fn parse_edit(line: &str) -> Result<Edit, String> {
@@ -167,14 +190,7 @@ fn parse_edit(line: &str) -> Result<Edit, String> {
             "{name} has an empty value; to remove a field, write `! {name}`"
         ));
     }
-    if let Some(c) = value
-        .chars()
-        .find(|c| !(c.is_ascii_graphic() || *c == ' ' || *c == '\t'))
-    {
-        return Err(format!(
-            "the value of {name} contains {c:?}; values must be visible ASCII"
-        ));
-    }
+    check_value(value).map_err(|m| format!("{name}: {m}"))?;
     Ok(Edit::Set {
         name,
         value: value.to_string(),
@@ -183,13 +199,7 @@ fn parse_edit(line: &str) -> Result<Edit, String> {
 
 /// A field name in lower case, if it is a token (RFC 9110 §5.1) edgesite lets `_headers` set.
 fn checked_name(name: &str) -> Result<String, String> {
-    if name.is_empty()
-        || !name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
-    {
-        return Err(format!("{name:?} is not a field name"));
-    }
+    check_name(name)?;
     let lower = name.to_ascii_lowercase();
     if MANAGED.contains(&lower.as_str()) {
         return Err(format!(
@@ -270,7 +280,7 @@ mod tests {
     use super::*;
 
     fn parse(text: &str) -> Result<HeaderRules, Error> {
-        HeaderRules::parse(text, Path::new("public/_headers"))
+        HeaderRules::parse(text, Path::new("public/_headers"), false)
     }
 
     fn apply(rules: &HeaderRules, path: &str) -> (Vec<(String, String)>, String) {
@@ -343,6 +353,35 @@ mod tests {
     }
 
     #[test]
+    fn pages_limits_cap_the_rules_and_nothing_else_does() {
+        let many: String = (0..10_000)
+            .map(|i| format!("/p{i}\n  X-A: {i}\n"))
+            .collect();
+        let rules = parse(&many).unwrap();
+        assert_eq!(rules.rules().count(), 10_000);
+        assert!(apply(&rules, "/p9999")
+            .0
+            .contains(&("x-a".into(), "9999".into())));
+        let err = HeaderRules::parse(&many, Path::new("public/_headers"), true)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("public/_headers:201: more than 100 rules"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_joined_value_is_checked_too() {
+        let long = "a".repeat(5000);
+        let rules = parse(&format!("/*\n  X-A: {long}\n/x\n  X-A: {long}\n")).unwrap();
+        let (mut fields, mut cc) = (Vec::new(), String::new());
+        let err = rules.apply(&["/x"], &mut fields, &mut cc).unwrap_err();
+        assert_eq!(err.0, 3);
+        assert!(err.1.contains("over the limit of 8192"), "{}", err.1);
+    }
+
+    #[test]
     fn errors_name_the_file_and_line() {
         let cases = [
             ("  X-A: b\n", 1, "before any URL pattern"),
@@ -357,6 +396,7 @@ mod tests {
             ("/a\n  X-A:\n", 2, "empty value"),
             ("/a\n  X-A: caf\u{e9}\n", 2, "visible ASCII"),
             ("https://example.com/*\n  X-A: b\n", 1, "not a URL pattern"),
+            ("/a\n  X-A: a\u{7}b\n", 2, "contains '\\u{7}'"),
         ];
         for (text, line, needle) in cases {
             let err = parse(text).unwrap_err().to_string();

@@ -29,6 +29,7 @@ mod compress;
 mod config;
 mod error;
 mod etag;
+mod field;
 mod glob;
 mod headers_file;
 mod mime;
@@ -36,20 +37,23 @@ mod modified;
 mod redirects_file;
 mod report;
 mod routes;
+mod rule;
+mod uri;
 mod walk;
 
 pub use budget::{bundle_bytes, warnings as budget_warnings, CODE_ESTIMATE_BYTES};
 pub use cache::CacheReason;
 pub use compress::{encode, EncodeCounts};
 pub use config::{
-    BudgetConfig, CacheConfig, CacheRule, CompressionConfig, Config, HeadersConfig, SiteConfig,
-    TrailingSlash,
+    BudgetConfig, CacheConfig, CacheRule, CompatConfig, CompressionConfig, Config, HeadersConfig,
+    SiteConfig, TrailingSlash,
 };
 pub use error::Error;
 pub use modified::last_modified;
-pub use redirects_file::{DestinationPart, PatternSegment, RedirectRule, RuleAction};
+pub use rule::{DestinationPart, PatternSegment, RedirectRule, RuleAction, RuleIndexNode};
 
-use serde::Serialize;
+use edgesite_core::{ContentCoding, RedirectStatus};
+use serde::{Serialize, Serializer};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -78,6 +82,8 @@ pub struct Options {
     /// Where encoded files are cached between builds (keyed by content and settings); `None`
     /// encodes everything every time.
     pub cache_dir: Option<PathBuf>,
+    /// Refuse `_redirects` and `_headers` past Cloudflare Pages' caps (`[compat]`).
+    pub pages_limits: bool,
 }
 
 impl Options {
@@ -98,6 +104,7 @@ impl Options {
             compression: config.compression.clone(),
             budget: config.budget.clone(),
             cache_dir: None,
+            pages_limits: config.compat.pages_limits,
         }
     }
 }
@@ -118,6 +125,9 @@ pub struct Manifest {
     /// The `_redirects` rules with placeholders or a splat, in file order (matched at run time
     /// for paths that are not routes).
     pub rules: Vec<RedirectRule>,
+    /// The index of `rules` by their literal leading segments (a trie; node 0 is the root).
+    #[serde(skip)]
+    pub rule_index: Vec<RuleIndexNode>,
     /// The 404 pages: each folder that has a `404.html`, with its index in `files`.
     pub not_found: Vec<(String, usize)>,
     /// The index in `files` of the SPA fallback, if configured.
@@ -186,8 +196,9 @@ pub struct File {
 /// One stored representation of a file (RFC 9110 §3.2).
 #[derive(Debug, Clone, Serialize)]
 pub struct Variant {
-    /// The content coding token: `identity`, `br`, `zstd` or `gzip`.
-    pub coding: &'static str,
+    /// The content coding (written as its token: `identity`, `br`, `zstd`, `gzip`).
+    #[serde(serialize_with = "serialize_coding")]
+    pub coding: ContentCoding,
     /// Size in bytes.
     pub size: u64,
     /// SHA-256 of these bytes, lower-case hex.
@@ -217,8 +228,9 @@ pub enum RouteTarget {
     /// A redirect: a fixed `_redirects` rule, one resolved for this path, or the canonical
     /// spelling of a URL (308).
     Redirect {
-        /// The status code.
-        status: u16,
+        /// The status (written as its code).
+        #[serde(serialize_with = "serialize_status")]
+        status: RedirectStatus,
         /// The Location, percent-encoded.
         location: String,
         /// Where the request's query goes into `location`, if the destination has no query.
@@ -226,10 +238,24 @@ pub enum RouteTarget {
     },
 }
 
+/// Writes a coding as its token in `manifest.json`.
+fn serialize_coding<S: Serializer>(coding: &ContentCoding, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(coding.token())
+}
+
+/// Writes a redirect status as its code in `manifest.json`.
+pub(crate) fn serialize_status<S: Serializer>(
+    status: &RedirectStatus,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    s.serialize_u16(status.code())
+}
+
 /// Compiles the site in `site_dir`.
 ///
 /// # Errors
-/// A missing, empty or unreadable site, a name no URL can reach, or a bad option (see [`Error`]).
+/// A missing, empty or unreadable site, a name no URL can reach, a bad option, or a bad
+/// `_headers` or `_redirects` file (see [`Error`]).
 pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
     let started = Instant::now();
     let walked = walk::walk(site_dir)?;
@@ -243,56 +269,10 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
     let (mut files, counts) = compile_files(walked.files, options)?;
     budget::check(&files, &options.budget)?;
     let build_id = build_id(&files);
-    let mut site_headers = options.headers.fields();
-    if options.headers.build_id {
-        // Before `_headers`, which may remove it for some files.
-        for file in &mut files {
-            file.headers
-                .push(("x-edgesite-build".to_string(), build_id.clone()));
-        }
-        site_headers.push(("x-edgesite-build", build_id.clone()));
-    }
+    let headers = site_headers(options, &build_id, &mut files);
     let mut routes = routes::routes(&files, options.clean_urls, options.trailing_slash);
-    let headers_file = site_dir.join("_headers");
-    let mut warnings = if headers_file.is_file() {
-        tracked.push(headers_file.clone());
-        apply_headers_file(&headers_file, &mut files, &routes)?
-    } else {
-        Vec::new()
-    };
-    // After `_headers`, which matches the URLs files are served at, not rewrites' sources.
-    let redirects_file = site_dir.join("_redirects");
-    let rules = if redirects_file.is_file() {
-        tracked.push(redirects_file.clone());
-        let text = std::fs::read_to_string(&redirects_file).map_err(|source| Error::Read {
-            path: redirects_file.clone(),
-            source,
-        })?;
-        let applied = redirects_file::apply(&text, &redirects_file, &mut routes)?;
-        warnings.extend(applied.warnings);
-        applied.rules
-    } else {
-        Vec::new()
-    };
-    let not_found = files
-        .iter()
-        .enumerate()
-        .filter_map(|(i, f)| {
-            f.path
-                .strip_suffix("404.html")
-                .filter(|d| d.ends_with('/'))
-                .map(|d| (d.to_string(), i))
-        })
-        .collect();
-    let fallback = match &options.spa_fallback {
-        None => None,
-        Some(path) => Some(files.iter().position(|f| &f.path == path).ok_or_else(|| {
-            Error::MissingFallback {
-                path: path.clone(),
-                site: site_dir.to_path_buf(),
-            }
-        })?),
-    };
+    let rules = apply_site_files(site_dir, options, &mut files, &mut routes, &mut tracked)?;
+    let fallback = spa_fallback(site_dir, options, &files)?;
     let since_epoch = options
         .last_modified
         .duration_since(UNIX_EPOCH)
@@ -304,7 +284,7 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
         ),
         last_modified_unix: since_epoch.as_secs(),
         boundary: boundary::choose(&files),
-        headers: site_headers,
+        headers,
         build_id,
         stats: BuildStats {
             files: files.len(),
@@ -312,13 +292,97 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
             wall_time_ms: started.elapsed().as_millis() as u64,
         },
         budget: options.budget.clone(),
-        warnings,
+        warnings: rules.warnings,
+        not_found: not_found_pages(&files),
         files,
         routes,
-        rules,
-        not_found,
+        rules: rules.rules,
+        rule_index: rules.index,
         fallback,
         tracked,
+    })
+}
+
+/// The site's fields (sent on every answer that is not a resource's own), and `X-Edgesite-Build`
+/// on every file too when `headers.build_id` asks for it (before `_headers`, which may remove
+/// it for some files).
+fn site_headers(
+    options: &Options,
+    build_id: &str,
+    files: &mut [File],
+) -> Vec<(&'static str, String)> {
+    let mut headers = options.headers.fields();
+    if options.headers.build_id {
+        for file in files.iter_mut() {
+            file.headers
+                .push(("x-edgesite-build".to_string(), build_id.to_string()));
+        }
+        headers.push(("x-edgesite-build", build_id.to_string()));
+    }
+    headers
+}
+
+/// Applies `_headers`, then `_redirects` (which match the URLs files are served at, so
+/// `_headers` does not see rewrites' sources), when the site has them.
+fn apply_site_files(
+    site_dir: &Path,
+    options: &Options,
+    files: &mut [File],
+    routes: &mut Vec<Route>,
+    tracked: &mut Vec<PathBuf>,
+) -> Result<redirects_file::Applied, Error> {
+    let headers_file = site_dir.join("_headers");
+    let mut warnings = Vec::new();
+    if headers_file.is_file() {
+        tracked.push(headers_file.clone());
+        warnings = apply_headers_file(&headers_file, files, routes, options.pages_limits)?;
+    }
+    let redirects_file = site_dir.join("_redirects");
+    let mut applied = redirects_file::Applied::default();
+    if redirects_file.is_file() {
+        tracked.push(redirects_file.clone());
+        let text = read_text(&redirects_file)?;
+        applied = redirects_file::apply(&text, &redirects_file, routes, options.pages_limits)?;
+    }
+    warnings.append(&mut applied.warnings);
+    applied.warnings = warnings;
+    Ok(applied)
+}
+
+fn read_text(path: &Path) -> Result<String, Error> {
+    std::fs::read_to_string(path).map_err(|source| Error::Read {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Each folder that has a `404.html`, with the file's index.
+fn not_found_pages(files: &[File]) -> Vec<(String, usize)> {
+    files
+        .iter()
+        .enumerate()
+        .filter_map(|(i, f)| {
+            f.path
+                .strip_suffix("404.html")
+                .filter(|d| d.ends_with('/'))
+                .map(|d| (d.to_string(), i))
+        })
+        .collect()
+}
+
+/// The index of the SPA fallback's file, if one is configured.
+fn spa_fallback(
+    site_dir: &Path,
+    options: &Options,
+    files: &[File],
+) -> Result<Option<usize>, Error> {
+    let Some(path) = &options.spa_fallback else {
+        return Ok(None);
+    };
+    let index = files.iter().position(|f| &f.path == path);
+    index.map(Some).ok_or_else(|| Error::MissingFallback {
+        path: path.clone(),
+        site: site_dir.to_path_buf(),
     })
 }
 
@@ -400,12 +464,10 @@ fn apply_headers_file(
     path: &Path,
     files: &mut [File],
     routes: &[Route],
+    pages_limits: bool,
 ) -> Result<Vec<String>, Error> {
-    let text = std::fs::read_to_string(path).map_err(|source| Error::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let rules = headers_file::HeaderRules::parse(&text, path)?;
+    let text = read_text(path)?;
+    let rules = headers_file::HeaderRules::parse(&text, path, pages_limits)?;
     let mut used = std::collections::BTreeSet::new();
     for (i, file) in files.iter_mut().enumerate() {
         let mut paths: Vec<&str> = routes
@@ -455,7 +517,7 @@ fn compile_file(found: walk::Found, options: &Options) -> Result<(File, EncodeCo
         source,
     })?;
     let digest = etag::sha256(&bytes);
-    let identity = variant("identity", &digest, bytes.len(), None);
+    let identity = variant(ContentCoding::Identity, &digest, bytes.len(), None);
     let mut representations = vec![identity.clone()];
     let mut counts = EncodeCounts::default();
     let cache_dir = options.cache_dir.as_deref();
@@ -470,7 +532,7 @@ fn compile_file(found: walk::Found, options: &Options) -> Result<(File, EncodeCo
         let encoded_digest = etag::sha256(&encoded.bytes);
         let size = encoded.bytes.len();
         representations.push(variant(
-            encoded.coding.token(),
+            encoded.coding,
             &encoded_digest,
             size,
             Some(encoded.bytes),
@@ -503,7 +565,7 @@ fn compile_file(found: walk::Found, options: &Options) -> Result<(File, EncodeCo
 
 /// A representation of `size` bytes with this SHA-256; `bytes` are kept for encoded ones.
 fn variant(
-    coding: &'static str,
+    coding: ContentCoding,
     digest: &[u8; 32],
     size: usize,
     bytes: Option<Vec<u8>>,
@@ -518,6 +580,13 @@ fn variant(
 }
 
 impl Manifest {
+    /// Calls `f` with edgesite-core's view of this site's routing: its routes (every file one
+    /// empty placeholder asset), its `_redirects` rules and their index. What the build checks
+    /// loops and reachability with; also what routing benchmarks run on.
+    pub fn with_routing<T>(&self, f: impl FnOnce(&edgesite_core::Site<'_>) -> T) -> T {
+        rule::with_core_site(&self.routes, &self.rules, &self.rule_index, f)
+    }
+
     /// Total bytes of all files.
     pub fn total_size(&self) -> u64 {
         self.files.iter().map(|f| f.size).sum()

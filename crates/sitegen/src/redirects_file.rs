@@ -21,85 +21,44 @@
 //!   its source; a rewrite only applies where no file is (`/* /index.html 200` does not hide
 //!   `/app.js`). Rules without placeholders or a splat are exact routes and win over the others;
 //!   among those, the first matching rule in the file wins.
+//! - No cap on the number of rules: fixed rules are routes (binary search), dynamic ones are
+//!   indexed by their literal leading segments (a trie, see `rule.rs`). `[compat] pages_limits`
+//!   restores Cloudflare Pages' caps (2,000 fixed rules, 100 dynamic ones, 1,000 characters a
+//!   line) for a file that must also deploy on Pages.
 //! - Build errors naming the file and line: a malformed line, an unknown status, a bad source
 //!   or destination, an undeclared placeholder, two rules for the same source, a rule that an
 //!   earlier one makes unreachable, a rewrite to a path that is not a file of the site or from a
-//!   path that is one, a redirect loop (followed from the rule's source, with sample values for
-//!   placeholders), and more than 2,000 fixed or 100 dynamic rules or a line over 1,000
-//!   characters (Cloudflare's limits, so a file works on both).
+//!   path that is one, a redirect loop or a chain of more than 16 redirects (followed from the
+//!   rule's source through edgesite-core, with sample values for placeholders).
 
 use crate::error::Error;
+use crate::rule::{
+    earlier_candidates, index_rule, with_core_site, DestinationPart, PatternSegment, RedirectRule,
+    RuleAction, RuleIndexNode,
+};
+use crate::uri::encoded;
 use crate::{Route, RouteTarget};
 use edgesite_core::{
-    normalize, respond, Action, Asset, ContentCoding, Part, Redirect, RedirectStatus,
-    Representation, RequestHead, Rule, Segment, Site, Target, MAX_CAPTURES, MAX_PATH_LEN,
+    is_path_char, is_visible_ascii, normalize, respond, RedirectStatus, RequestHead, Site,
+    MAX_CAPTURES, MAX_PATH_LEN,
 };
-use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-/// Cloudflare's limits on a `_redirects` file.
-const MAX_FIXED_RULES: usize = 2000;
-const MAX_DYNAMIC_RULES: usize = 100;
-const MAX_LINE_CHARS: usize = 1000;
+/// Cloudflare Pages' limits on a `_redirects` file, enforced with `[compat] pages_limits`.
+const PAGES_MAX_FIXED_RULES: usize = 2000;
+const PAGES_MAX_DYNAMIC_RULES: usize = 100;
+const PAGES_MAX_LINE_CHARS: usize = 1000;
 /// The longest redirect chain followed when looking for loops.
 const MAX_HOPS: usize = 16;
 
-/// A `_redirects` rule with placeholders or a splat, matched at run time.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct RedirectRule {
-    /// The line of `_redirects` it comes from.
-    pub line: usize,
-    /// The source as written.
-    pub source: String,
-    /// The source's segments after its leading `/`, percent-decoded.
-    pub pattern: Vec<PatternSegment>,
-    /// Whether the source ends with `/*`.
-    pub splat: bool,
-    /// What a match does.
-    pub action: RuleAction,
-}
-
-/// A segment of a rule's source.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PatternSegment {
-    /// Exactly this text.
-    Literal(String),
-    /// `:name`.
-    Placeholder(String),
-}
-
-/// What a rule does.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RuleAction {
-    /// A redirect (301, 302, 303, 307, 308).
-    Redirect {
-        /// The status code.
-        status: u16,
-        /// The destination, in parts.
-        destination: Vec<DestinationPart>,
-        /// The part before which the request's query goes, if the destination has no query.
-        query_at: Option<usize>,
-    },
-    /// A 200 rewrite to a path of the site.
-    Rewrite {
-        /// The destination path, in parts (decoded).
-        destination: Vec<DestinationPart>,
-    },
-}
-
-/// A piece of a rule's destination.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DestinationPart {
-    /// Text as it is.
-    Literal(String),
-    /// A capture (placeholders in source order, then the splat) in the path.
-    Capture(usize),
-    /// A capture in the query.
-    QueryCapture(usize),
+/// What a line's status asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Status {
+    /// 200: serve the destination's file at the source.
+    Rewrite,
+    /// A redirect.
+    Redirect(RedirectStatus),
 }
 
 /// A parsed line.
@@ -111,7 +70,7 @@ struct Line {
     normalized: String,
     pattern: Vec<PatternSegment>,
     splat: bool,
-    status: u16,
+    status: Status,
     destination: String,
 }
 
@@ -126,215 +85,296 @@ impl Line {
 }
 
 /// The result of applying `_redirects` to the route table.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) struct Applied {
     /// The rules matched at run time.
     pub(crate) rules: Vec<RedirectRule>,
+    /// Their index by literal leading segments.
+    pub(crate) index: Vec<RuleIndexNode>,
     /// Things worth a look (a redirect hiding a file).
     pub(crate) warnings: Vec<String>,
 }
 
+/// A line number and what is wrong with it.
+type LineError = (usize, String);
+
 /// Parses `text` (the contents of `path`) and applies it to `routes`: fixed rules become
 /// routes, dynamic redirects are resolved at build time for every route they match (so they
 /// win over files there), the rest are returned for run time.
-pub(crate) fn apply(text: &str, path: &Path, routes: &mut Vec<Route>) -> Result<Applied, Error> {
-    let error = |line: usize, message: String| Error::Config {
+pub(crate) fn apply(
+    text: &str,
+    path: &Path,
+    routes: &mut Vec<Route>,
+    pages_limits: bool,
+) -> Result<Applied, Error> {
+    let error = |(line, message): LineError| Error::Config {
         path: path.to_path_buf(),
         line,
         message,
     };
-    let lines = parse(text).map_err(|(line, message)| error(line, message))?;
-    let mut table: BTreeMap<String, RouteTarget> = routes
+    let lines = parse(text, pages_limits).map_err(error)?;
+    let files: BTreeMap<String, RouteTarget> = routes
         .drain(..)
         .map(|route| (route.path, route.target))
         .collect();
-    let files = table.clone();
-    let mut warnings = Vec::new();
-    let mut fixed_sources: BTreeMap<String, usize> = BTreeMap::new();
-    let (mut fixed_count, mut dynamic_count) = (0, 0);
-    let mut rules = Vec::new();
+    let mut compiled = Compiled {
+        table: files.clone(),
+        files,
+        ..Compiled::default()
+    };
     for line in &lines {
-        if line.is_dynamic() {
-            dynamic_count += 1;
-            if dynamic_count > MAX_DYNAMIC_RULES {
-                return Err(error(line.line, format!("more than {MAX_DYNAMIC_RULES} rules with placeholders or a splat (Cloudflare's limit); use fewer, broader rules")));
-            }
-            let rule = dynamic_rule(line).map_err(|m| error(line.line, m))?;
-            if let Some(earlier) = rules.iter().find(|r: &&RedirectRule| subsumes(r, &rule)) {
-                return Err(error(
-                    line.line,
-                    format!(
-                        "this rule is unreachable: every path it matches is matched first by {} on line {}",
-                        earlier.source, earlier.line
-                    ),
-                ));
-            }
-            if let RuleAction::Rewrite { destination } = &rule.action {
-                if destination
-                    .iter()
-                    .all(|p| matches!(p, DestinationPart::Literal(_)))
-                {
-                    rewrite_target(&files, &literal_text(destination))
-                        .map_err(|m| error(line.line, m))?;
-                }
-            }
-            rules.push(rule);
-            continue;
-        }
-        if let Some(name) = first_placeholder(&line.destination) {
-            return Err(error(
-                line.line,
-                format!(
-                    "the destination uses :{name}, which the source {} does not capture",
-                    line.source
-                ),
-            ));
-        }
-        fixed_count += 1;
-        if fixed_count > MAX_FIXED_RULES {
-            return Err(error(
-                line.line,
-                format!("more than {MAX_FIXED_RULES} fixed rules (Cloudflare's limit)"),
-            ));
-        }
-        if let Some(first) = fixed_sources.insert(line.normalized.clone(), line.line) {
-            return Err(error(
-                line.line,
-                format!(
-                    "{} already has a rule on line {first}; the first rule would always win",
-                    line.source
-                ),
-            ));
-        }
-        if line.status == 200 {
-            let target = checked_rewrite(&line.destination)
-                .and_then(|destination| rewrite_target(&files, &destination))
-                .map_err(|m| error(line.line, m))?;
-            if matches!(files.get(&line.normalized), Some(RouteTarget::File(_))) {
-                return Err(error(
-                    line.line,
-                    format!("this rewrite is unreachable: {} is a file of the site, which is served first; remove the rule or the file", line.source),
-                ));
-            }
-            table.insert(line.normalized.clone(), target);
-        } else {
-            check_destination(&line.destination).map_err(|m| error(line.line, m))?;
-            let (location, query_at) = fixed_location(&line.destination);
-            if let Some(RouteTarget::File(_)) = table.get(&line.normalized) {
-                warnings.push(format!(
-                    "{}:{}: the redirect from {} hides the file at that path",
-                    path.display(),
-                    line.line,
-                    line.source
-                ));
-            }
-            table.insert(
-                line.normalized.clone(),
-                RouteTarget::Redirect {
-                    status: line.status,
-                    location,
-                    query_at,
-                },
-            );
-        }
+        compiled.add(line, path).map_err(error)?;
     }
-    // Dynamic redirects win over files and canonical-URL redirects: resolve them now for every
-    // route they match (a rewrite never replaces a route). Fixed rules were matched first.
-    let paths: Vec<String> = table
-        .keys()
-        .filter(|p| !fixed_sources.contains_key(*p))
-        .cloned()
-        .collect();
-    for (route_path, status, location) in redirects_of(&rules, &paths) {
-        if let Some(RouteTarget::File(_)) = table.get(&route_path) {
-            let rule = rules
-                .iter()
-                .find(|r| matches_rule(r, &route_path))
-                .map_or(0, |r| r.line);
-            warnings.push(format!(
-                "{}:{rule}: the redirect from {route_path} hides the file at that path",
-                path.display()
-            ));
-        }
-        // The location is the rule's destination with this path's captures (encoded, so a
-        // `?` or `#` in it is the destination's own).
-        let before_fragment = location.find('#').unwrap_or(location.len());
-        let query_at = (!location[..before_fragment].contains('?')).then_some(before_fragment);
-        table.insert(
-            route_path,
-            RouteTarget::Redirect {
-                status,
-                location,
-                query_at,
-            },
-        );
-    }
-    *routes = table
+    compiled.resolve_dynamic_redirects(path);
+    *routes = std::mem::take(&mut compiled.table)
         .into_iter()
         .map(|(path, target)| Route { path, target })
         .collect();
-    check_loops(&lines, routes, &rules).map_err(|(line, m)| error(line, m))?;
-    Ok(Applied { rules, warnings })
+    check_loops(&lines, routes, &compiled.rules, &compiled.index).map_err(error)?;
+    Ok(Applied {
+        rules: compiled.rules,
+        index: compiled.index,
+        warnings: compiled.warnings,
+    })
 }
 
-fn parse(text: &str) -> Result<Vec<Line>, (usize, String)> {
+/// The rules compiled so far.
+#[derive(Default)]
+struct Compiled {
+    /// The routes before `_redirects` (files and canonical URLs).
+    files: BTreeMap<String, RouteTarget>,
+    /// The routes with the fixed rules applied.
+    table: BTreeMap<String, RouteTarget>,
+    /// The source of each fixed rule, with its line.
+    fixed_sources: BTreeMap<String, usize>,
+    rules: Vec<RedirectRule>,
+    index: Vec<RuleIndexNode>,
+    warnings: Vec<String>,
+}
+
+impl Compiled {
+    fn add(&mut self, line: &Line, path: &Path) -> Result<(), LineError> {
+        if line.is_dynamic() {
+            let rule = dynamic_rule(line).map_err(|m| (line.line, m))?;
+            self.add_dynamic(rule)
+        } else {
+            self.add_fixed(line, path).map_err(|m| (line.line, m))
+        }
+    }
+
+    /// A rule with placeholders or a splat: kept for run time, unless an earlier one makes it
+    /// unreachable.
+    fn add_dynamic(&mut self, rule: RedirectRule) -> Result<(), LineError> {
+        let earlier =
+            earlier_candidates(&self.rules, &self.index, &rule).find(|e| e.subsumes(&rule));
+        if let Some(earlier) = earlier {
+            return Err((
+                rule.line,
+                format!(
+                    "this rule is unreachable: every path it matches is matched first by {} on line {}",
+                    earlier.source, earlier.line
+                ),
+            ));
+        }
+        if let RuleAction::Rewrite { destination } = &rule.action {
+            if let Some(literal) = all_literal(destination) {
+                rewrite_target(&self.files, &literal).map_err(|m| (rule.line, m))?;
+            }
+        }
+        index_rule(&mut self.index, &rule, self.rules.len());
+        self.rules.push(rule);
+        Ok(())
+    }
+
+    /// A rule without placeholders or splat: a route.
+    fn add_fixed(&mut self, line: &Line, path: &Path) -> Result<(), String> {
+        if let Some(name) = first_placeholder(&line.destination) {
+            return Err(format!(
+                "the destination uses :{name}, which the source {} does not capture",
+                line.source
+            ));
+        }
+        if let Some(first) = self
+            .fixed_sources
+            .insert(line.normalized.clone(), line.line)
+        {
+            return Err(format!(
+                "{} already has a rule on line {first}; the first rule would always win",
+                line.source
+            ));
+        }
+        let target = match line.status {
+            Status::Rewrite => self.fixed_rewrite(line)?,
+            Status::Redirect(status) => {
+                check_destination(&line.destination)?;
+                if let Some(RouteTarget::File(_)) = self.table.get(&line.normalized) {
+                    self.warnings.push(format!(
+                        "{}:{}: the redirect from {} hides the file at that path",
+                        path.display(),
+                        line.line,
+                        line.source
+                    ));
+                }
+                fixed_redirect(status, &encoded(&line.destination, is_visible_ascii))
+            }
+        };
+        self.table.insert(line.normalized.clone(), target);
+        Ok(())
+    }
+
+    /// A fixed 200 rewrite: the destination's file, where no file is.
+    fn fixed_rewrite(&self, line: &Line) -> Result<RouteTarget, String> {
+        let target = checked_rewrite(&line.destination)
+            .and_then(|destination| rewrite_target(&self.files, &destination))?;
+        if matches!(self.files.get(&line.normalized), Some(RouteTarget::File(_))) {
+            return Err(format!("this rewrite is unreachable: {} is a file of the site, which is served first; remove the rule or the file", line.source));
+        }
+        Ok(target)
+    }
+
+    /// Dynamic redirects win over files and canonical-URL redirects: resolve them now, through
+    /// edgesite-core, for every route they match (a rewrite never replaces a route). Fixed
+    /// rules were matched first.
+    fn resolve_dynamic_redirects(&mut self, path: &Path) {
+        if self.rules.is_empty() {
+            return;
+        }
+        let paths: Vec<String> = self
+            .table
+            .keys()
+            .filter(|p| !self.fixed_sources.contains_key(*p))
+            .cloned()
+            .collect();
+        let resolved = with_core_site(&[], &self.rules, &self.index, |site| {
+            redirects_of(site, &paths)
+        });
+        for (route_path, rule, status, location) in resolved {
+            if let Some(RouteTarget::File(_)) = self.table.get(&route_path) {
+                self.warnings.push(format!(
+                    "{}:{}: the redirect from {route_path} hides the file at that path",
+                    path.display(),
+                    self.rules[rule].line
+                ));
+            }
+            // The Location is the rule's destination with this path's captures (encoded, so a
+            // `?` or `#` in it is the destination's own).
+            self.table
+                .insert(route_path, fixed_redirect(status, &location));
+        }
+    }
+}
+
+/// The paths among `paths` that `site`'s rules redirect: each with its rule's index, status and
+/// Location, as edgesite-core answers a GET of it.
+fn redirects_of(site: &Site<'_>, paths: &[String]) -> Vec<(String, usize, RedirectStatus, String)> {
+    let mut redirects = Vec::new();
+    for path in paths {
+        let Some((rule, _)) = site.matching_rule(path) else {
+            continue;
+        };
+        let (status, location) = get(site, path);
+        if let Some(status) = RedirectStatus::from_code(status) {
+            let index = site
+                .rules
+                .iter()
+                .position(|r| std::ptr::eq(r, rule))
+                .unwrap_or(0);
+            redirects.push((path.clone(), index, status, location));
+        }
+    }
+    redirects
+}
+
+/// A fixed redirect to `location` (encoded), keeping the request's query unless the location
+/// has one (it goes before a fragment).
+fn fixed_redirect(status: RedirectStatus, location: &str) -> RouteTarget {
+    let before_fragment = location.find('#').unwrap_or(location.len());
+    let query_at = (!location[..before_fragment].contains('?')).then_some(before_fragment);
+    RouteTarget::Redirect {
+        status,
+        location: location.to_string(),
+        query_at,
+    }
+}
+
+fn parse(text: &str, pages_limits: bool) -> Result<Vec<Line>, LineError> {
     let mut lines = Vec::new();
     for (i, raw) in text.lines().enumerate() {
-        let line = i + 1;
         let trimmed = raw.trim();
         if trimmed.is_empty() || trimmed.starts_with('#') {
             continue;
         }
-        if trimmed.chars().count() > MAX_LINE_CHARS {
+        if pages_limits && trimmed.chars().count() > PAGES_MAX_LINE_CHARS {
             return Err((
-                line,
-                format!("the rule is longer than {MAX_LINE_CHARS} characters (Cloudflare's limit)"),
+                i + 1,
+                format!("the rule is longer than {PAGES_MAX_LINE_CHARS} characters (Cloudflare Pages' limit, [compat] pages_limits)"),
             ));
         }
-        let fields: Vec<&str> = trimmed.split_whitespace().collect();
-        let (source, destination, status) = match fields[..] {
-            [source, destination] => (source, destination, 302),
-            [source, destination, status] => (
-                source,
-                destination,
-                parse_status(status).map_err(|m| (line, m))?,
-            ),
-            _ => {
-                return Err((
-                    line,
-                    format!(
-                        "expected `source destination [status]`, found {} fields{}",
-                        fields.len(),
-                        if fields.len() > 3 {
-                            " (conditions such as Country= are not supported; spaces in paths are written %20)"
-                        } else {
-                            ""
-                        }
-                    ),
-                ))
-            }
-        };
-        let (normalized, pattern, splat) = parse_source(source).map_err(|m| (line, m))?;
-        lines.push(Line {
-            line,
-            source: source.to_string(),
-            normalized,
-            pattern,
-            splat,
-            status,
-            destination: destination.to_string(),
-        });
+        lines.push(parse_line(i + 1, trimmed).map_err(|m| (i + 1, m))?);
+    }
+    if pages_limits {
+        check_pages_limits(&lines)?;
     }
     Ok(lines)
 }
 
-fn parse_status(text: &str) -> Result<u16, String> {
-    match text.parse::<u16>() {
-        Ok(status @ (200 | 301 | 302 | 303 | 307 | 308)) => Ok(status),
-        _ => Err(format!(
-            "status {text:?} is not supported: redirects are 301, 302, 303, 307 or 308, rewrites 200"
-        )),
+/// One rule: `source destination [status]`.
+fn parse_line(line: usize, text: &str) -> Result<Line, String> {
+    let fields: Vec<&str> = text.split_whitespace().collect();
+    let (source, destination, status) = match fields[..] {
+        [source, destination] => (source, destination, Status::Redirect(RedirectStatus::Found)),
+        [source, destination, status] => (source, destination, parse_status(status)?),
+        _ => {
+            return Err(format!(
+                "expected `source destination [status]`, found {} fields{}",
+                fields.len(),
+                if fields.len() > 3 {
+                    " (conditions such as Country= are not supported; spaces in paths are written %20)"
+                } else {
+                    ""
+                }
+            ))
+        }
+    };
+    let (normalized, pattern, splat) = parse_source(source)?;
+    Ok(Line {
+        line,
+        source: source.to_string(),
+        normalized,
+        pattern,
+        splat,
+        status,
+        destination: destination.to_string(),
+    })
+}
+
+/// Cloudflare Pages' caps on the number of rules.
+fn check_pages_limits(lines: &[Line]) -> Result<(), LineError> {
+    let mut dynamic = lines.iter().filter(|l| l.is_dynamic());
+    if let Some(line) = dynamic.nth(PAGES_MAX_DYNAMIC_RULES) {
+        return Err((line.line, format!("more than {PAGES_MAX_DYNAMIC_RULES} rules with placeholders or a splat (Cloudflare Pages' limit, [compat] pages_limits); use fewer, broader rules")));
     }
+    let mut fixed = lines.iter().filter(|l| !l.is_dynamic());
+    if let Some(line) = fixed.nth(PAGES_MAX_FIXED_RULES) {
+        return Err((
+            line.line,
+            format!("more than {PAGES_MAX_FIXED_RULES} fixed rules (Cloudflare Pages' limit, [compat] pages_limits)"),
+        ));
+    }
+    Ok(())
+}
+
+fn parse_status(text: &str) -> Result<Status, String> {
+    match text.parse::<u16>() {
+        Ok(200) => Some(Status::Rewrite),
+        Ok(code) => RedirectStatus::from_code(code).map(Status::Redirect),
+        Err(_) => None,
+    }
+    .ok_or_else(|| {
+        format!(
+        "status {text:?} is not supported: redirects are 301, 302, 303, 307 or 308, rewrites 200"
+    )
+    })
 }
 
 /// The source's normalized text, segments and splat.
@@ -363,6 +403,21 @@ fn parse_source(source: &str) -> Result<(String, Vec<PatternSegment>, bool), Str
     if splat {
         segments.pop();
     }
+    let pattern = source_pattern(source, &segments)?;
+    let placeholders = pattern
+        .iter()
+        .filter(|s| matches!(s, PatternSegment::Placeholder(_)))
+        .count();
+    if placeholders + usize::from(splat) > MAX_CAPTURES {
+        return Err(format!(
+            "{source:?} has more than {MAX_CAPTURES} placeholders and splats"
+        ));
+    }
+    Ok((normalized, pattern, splat))
+}
+
+/// The source's segments (without the splat) as literals and placeholders.
+fn source_pattern(source: &str, segments: &[&str]) -> Result<Vec<PatternSegment>, String> {
     let mut names = BTreeSet::new();
     let mut pattern = Vec::new();
     for segment in segments {
@@ -383,50 +438,36 @@ fn parse_source(source: &str) -> Result<(String, Vec<PatternSegment>, bool), Str
                 }
                 pattern.push(PatternSegment::Placeholder(name.to_string()));
             }
-            None if segment.contains(':') && segment.find(':').is_some_and(|i| i > 0) => {
+            None if segment.find(':').is_some_and(|i| i > 0) => {
                 // `/blog-:year` is a literal to Cloudflare too; say so rather than guess.
                 return Err(format!("in {source:?}, a placeholder must be a whole segment (`/blog/:year`, not `/blog-:year`)"));
             }
             None => pattern.push(PatternSegment::Literal(segment.to_string())),
         }
     }
-    if names.len() + usize::from(splat) > MAX_CAPTURES {
-        return Err(format!(
-            "{source:?} has more than {MAX_CAPTURES} placeholders and splats"
-        ));
-    }
-    Ok((normalized, pattern, splat))
+    Ok(pattern)
 }
 
 /// The first `:name` in a destination (`https://host:8080` has none: a name starts with a
 /// letter or `_`).
 fn first_placeholder(destination: &str) -> Option<String> {
-    destination.match_indices(':').find_map(|(i, _)| {
-        let name: String = destination[i + 1..]
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-            .collect();
-        is_name(&name).then_some(name)
-    })
+    destination
+        .match_indices(':')
+        .find_map(|(i, _)| placeholder_at(destination, i))
+}
+
+/// The name of the placeholder whose `:` is at byte `i` of `text`, if one is there.
+fn placeholder_at(text: &str, i: usize) -> Option<String> {
+    let name: String = text[i + 1..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    is_name(&name).then_some(name)
 }
 
 fn is_name(name: &str) -> bool {
     name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
-
-/// A destination with bytes a field value cannot carry (space, controls, non-ASCII)
-/// percent-encoded (RFC 3986 §2.1).
-fn encode_destination(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for &b in text.as_bytes() {
-        if b.is_ascii_graphic() {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
 }
 
 fn check_destination(destination: &str) -> Result<(), String> {
@@ -441,14 +482,6 @@ fn check_destination(destination: &str) -> Result<(), String> {
             "the destination {destination:?} must be a path starting with `/` or an http(s):// URL"
         ))
     }
-}
-
-/// A fixed redirect's Location and where the request's query goes into it.
-fn fixed_location(destination: &str) -> (String, Option<usize>) {
-    let location = encode_destination(destination);
-    let before_fragment = location.find('#').unwrap_or(location.len());
-    let query_at = (!location[..before_fragment].contains('?')).then_some(before_fragment);
-    (location, query_at)
 }
 
 /// A rewrite serves a file of this site: its destination is a path, without query or fragment.
@@ -490,123 +523,36 @@ fn rewrite_target(
     }
 }
 
-fn literal_text(parts: &[DestinationPart]) -> String {
+/// The text of a destination with no captures.
+fn all_literal(parts: &[DestinationPart]) -> Option<String> {
     parts
         .iter()
         .map(|p| match p {
-            DestinationPart::Literal(text) => text.as_str(),
-            _ => "",
+            DestinationPart::Literal(text) => Some(text.as_str()),
+            _ => None,
         })
         .collect()
 }
 
 /// A rule with placeholders or a splat, its destination split into literals and captures.
 fn dynamic_rule(line: &Line) -> Result<RedirectRule, String> {
-    let names: Vec<&str> = line
-        .pattern
-        .iter()
-        .filter_map(|s| match s {
-            PatternSegment::Placeholder(name) => Some(name.as_str()),
-            PatternSegment::Literal(_) => None,
-        })
-        .collect();
-    let capture_index = |name: &str| -> Result<usize, String> {
-        if name == "splat" && line.splat {
-            return Ok(names.len());
-        }
-        names.iter().position(|n| *n == name).ok_or_else(|| {
-            format!(
-                "the destination uses :{name}, which the source {} does not capture",
-                line.source
-            )
-        })
-    };
-    let rewrite = line.status == 200;
-    let text = if rewrite {
-        check_rewrite_destination(&line.destination)?;
-        line.destination.clone()
-    } else {
-        check_destination(&line.destination)?;
-        encode_destination(&line.destination)
-    };
-    let mut parts = Vec::new();
-    let mut literal = String::new();
-    let (mut in_query, mut in_fragment) = (false, false);
-    let mut query_at = None;
-    let mut chars = text.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        if c == ':' {
-            let name: String = text[i + 1..]
-                .chars()
-                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                .collect();
-            if is_name(&name) {
-                let index = capture_index(&name)?;
-                if !literal.is_empty() {
-                    parts.push(DestinationPart::Literal(std::mem::take(&mut literal)));
-                }
-                parts.push(if in_query && !in_fragment {
-                    DestinationPart::QueryCapture(index)
-                } else {
-                    DestinationPart::Capture(index)
-                });
-                for _ in 0..name.len() {
-                    chars.next();
-                }
-                continue;
+    let action = match line.status {
+        Status::Rewrite => {
+            check_rewrite_destination(&line.destination)?;
+            let (parts, _) = destination_parts(line, &line.destination, true)?;
+            RuleAction::Rewrite {
+                destination: decoded_rewrite(line, parts)?,
             }
         }
-        if c == '#' && !in_fragment && !rewrite {
-            in_fragment = true;
-            if !literal.is_empty() {
-                parts.push(DestinationPart::Literal(std::mem::take(&mut literal)));
+        Status::Redirect(status) => {
+            check_destination(&line.destination)?;
+            let text = encoded(&line.destination, is_visible_ascii);
+            let (destination, query_at) = destination_parts(line, &text, false)?;
+            RuleAction::Redirect {
+                status,
+                destination,
+                query_at,
             }
-            if !in_query {
-                query_at = Some(parts.len());
-            }
-        }
-        if c == '?' && !in_fragment {
-            in_query = true;
-        }
-        literal.push(c);
-    }
-    if !literal.is_empty() {
-        parts.push(DestinationPart::Literal(literal));
-    }
-    if !in_query && !in_fragment {
-        query_at = Some(parts.len());
-    }
-    let action = if rewrite {
-        // Both sides of a rewrite are decoded paths: decode the literals.
-        let mut decoded = Vec::new();
-        for part in parts {
-            decoded.push(match part {
-                DestinationPart::Literal(text) => {
-                    DestinationPart::Literal(percent_decode(&text).ok_or_else(|| {
-                        format!(
-                            "the destination {:?} has a bad percent-encoding or an encoded `/`",
-                            line.destination
-                        )
-                    })?)
-                }
-                other => other,
-            });
-        }
-        let literal = literal_text(&decoded);
-        if literal.split('/').any(|s| s == "." || s == "..") {
-            return Err(format!(
-                "a rewrite's destination {:?} cannot have `.` or `..` segments",
-                line.destination
-            ));
-        }
-        RuleAction::Rewrite {
-            destination: decoded,
-        }
-    } else {
-        RuleAction::Redirect {
-            status: line.status,
-            destination: parts,
-            query_at,
         }
     };
     Ok(RedirectRule {
@@ -616,6 +562,108 @@ fn dynamic_rule(line: &Line) -> Result<RedirectRule, String> {
         splat: line.splat,
         action,
     })
+}
+
+/// The index of the capture `:name` stands for in `line`'s source (placeholders in order, then
+/// the splat).
+fn capture_index(line: &Line, name: &str) -> Result<usize, String> {
+    let mut placeholders = line.pattern.iter().filter_map(|s| match s {
+        PatternSegment::Placeholder(name) => Some(name.as_str()),
+        PatternSegment::Literal(_) => None,
+    });
+    if name == "splat" && line.splat {
+        return Ok(placeholders.count());
+    }
+    placeholders.position(|n| n == name).ok_or_else(|| {
+        format!(
+            "the destination uses :{name}, which the source {} does not capture",
+            line.source
+        )
+    })
+}
+
+/// `text` split into literals and captures, and the part before which the request's query goes
+/// (none when the destination has a query; before a fragment). In a rewrite, `#` and `?` are
+/// not special (the destination was checked to have neither).
+fn destination_parts(
+    line: &Line,
+    text: &str,
+    rewrite: bool,
+) -> Result<(Vec<DestinationPart>, Option<usize>), String> {
+    let mut parts = Vec::new();
+    let mut literal = String::new();
+    let (mut in_query, mut in_fragment, mut query_at) = (false, false, None);
+    let mut chars = text.char_indices();
+    while let Some((i, c)) = chars.next() {
+        if let Some(name) = (c == ':').then(|| placeholder_at(text, i)).flatten() {
+            let index = capture_index(line, &name)?;
+            flush(&mut parts, &mut literal);
+            parts.push(if in_query && !in_fragment {
+                DestinationPart::QueryCapture(index)
+            } else {
+                DestinationPart::Capture(index)
+            });
+            chars.nth(name.len() - 1);
+            continue;
+        }
+        if c == '#' && !in_fragment && !rewrite {
+            in_fragment = true;
+            flush(&mut parts, &mut literal);
+            if !in_query {
+                query_at = Some(parts.len());
+            }
+        }
+        in_query |= c == '?' && !in_fragment;
+        literal.push(c);
+    }
+    flush(&mut parts, &mut literal);
+    if !in_query && !in_fragment {
+        query_at = Some(parts.len());
+    }
+    Ok((parts, query_at))
+}
+
+/// Ends the literal being collected, if any.
+fn flush(parts: &mut Vec<DestinationPart>, literal: &mut String) {
+    if !literal.is_empty() {
+        parts.push(DestinationPart::Literal(std::mem::take(literal)));
+    }
+}
+
+/// A rewrite's destination parts with the literals decoded: both sides of a rewrite are
+/// decoded paths.
+fn decoded_rewrite(
+    line: &Line,
+    parts: Vec<DestinationPart>,
+) -> Result<Vec<DestinationPart>, String> {
+    let decoded = parts
+        .into_iter()
+        .map(|part| match part {
+            DestinationPart::Literal(text) => percent_decode(&text)
+                .map(DestinationPart::Literal)
+                .ok_or_else(|| {
+                    format!(
+                        "the destination {:?} has a bad percent-encoding or an encoded `/`",
+                        line.destination
+                    )
+                }),
+            other => Ok(other),
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    let literal: String = decoded
+        .iter()
+        .map(|p| match p {
+            DestinationPart::Literal(text) => text.as_str(),
+            _ => "",
+        })
+        .collect();
+    if literal.split('/').any(|s| s == "." || s == "..") {
+        return Err(format!(
+            "a rewrite's destination {:?} cannot have `.` or `..` segments",
+            line.destination
+        ));
+    }
+    Ok(decoded)
 }
 
 /// `text` with `%XX` decoded; `None` for a bad escape, an encoded `/`, or invalid UTF-8.
@@ -640,58 +688,10 @@ fn percent_decode(text: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
-/// Whether every path `later` matches is matched by `earlier`.
-fn subsumes(earlier: &RedirectRule, later: &RedirectRule) -> bool {
-    for (i, segment) in later.pattern.iter().enumerate() {
-        match earlier.pattern.get(i) {
-            None => return earlier.splat,
-            Some(PatternSegment::Literal(text)) => {
-                if !matches!(segment, PatternSegment::Literal(t) if t == text) {
-                    return false;
-                }
-            }
-            Some(PatternSegment::Placeholder(_)) => match segment {
-                PatternSegment::Literal(t) if !t.is_empty() => {}
-                PatternSegment::Placeholder(_) => {}
-                PatternSegment::Literal(_) => return false,
-            },
-        }
-    }
-    earlier.pattern.len() <= later.pattern.len() && (!later.splat || earlier.splat)
-}
-
-/// The paths among `paths` that `rules` alone redirect, with status and Location: computed by
-/// edgesite-core itself over a site with no routes, so build time and run time agree.
-fn redirects_of(rules: &[RedirectRule], paths: &[String]) -> Vec<(String, u16, String)> {
-    let mut redirects = Vec::new();
-    if rules.is_empty() {
-        return redirects;
-    }
-    with_core_site(&BTreeMap::new(), rules, |site| {
-        for path in paths {
-            let (status, location) = get(site, path);
-            if (300..400).contains(&status) {
-                redirects.push((path.clone(), status, location));
-            }
-        }
-    });
-    redirects
-}
-
-fn matches_rule(rule: &RedirectRule, path: &str) -> bool {
-    let mut matched = false;
-    let one = [rule.clone()];
-    with_core_site(&BTreeMap::new(), &one, |site| {
-        matched = get(site, path).0 != 404;
-    });
-    matched
-}
-
-/// Status and Location of a GET of `target` (percent-encoded as needed).
-fn get(site: &Site<'_>, target: &str) -> (u16, String) {
-    let encoded = crate::routes::percent_encode_path(target);
-    let head = RequestHead::new("GET", &encoded);
-    let response = respond(site, &head);
+/// Status and Location of a GET of `path` (percent-encoded as a request would be).
+fn get(site: &Site<'_>, path: &str) -> (u16, String) {
+    let target = encoded(path, is_path_char);
+    let response = respond(site, &RequestHead::new("GET", &target));
     let location = response
         .header("location")
         .map(|l| l.to_string())
@@ -699,191 +699,78 @@ fn get(site: &Site<'_>, target: &str) -> (u16, String) {
     (response.status, location)
 }
 
-static PLACEHOLDER_ASSET: Asset<'static> = Asset {
-    content_type: "text/plain",
-    last_modified: "",
-    last_modified_unix: 0,
-    cache_control: "",
-    headers: &[],
-    representations: &[Representation {
-        coding: ContentCoding::Identity,
-        etag: "\"\"",
-        content_length: "0",
-        body: b"",
-    }],
-};
-
-fn redirect_status(status: u16) -> RedirectStatus {
-    match status {
-        301 => RedirectStatus::MovedPermanently,
-        302 => RedirectStatus::Found,
-        303 => RedirectStatus::SeeOther,
-        307 => RedirectStatus::TemporaryRedirect,
-        _ => RedirectStatus::PermanentRedirect,
-    }
-}
-
-/// Calls `f` with an edgesite-core `Site` of these routes (every file the same placeholder
-/// asset) and rules.
-fn with_core_site(
-    routes: &BTreeMap<String, RouteTarget>,
-    rules: &[RedirectRule],
-    f: impl FnOnce(&Site<'_>),
-) {
-    let segments: Vec<Vec<Segment<'_>>> = rules
-        .iter()
-        .map(|r| {
-            r.pattern
-                .iter()
-                .map(|s| match s {
-                    PatternSegment::Literal(text) => Segment::Literal(text),
-                    PatternSegment::Placeholder(_) => Segment::Placeholder,
-                })
-                .collect()
-        })
-        .collect();
-    let parts: Vec<Vec<Part<'_>>> = rules
-        .iter()
-        .map(|r| {
-            let destination = match &r.action {
-                RuleAction::Redirect { destination, .. } | RuleAction::Rewrite { destination } => {
-                    destination
-                }
-            };
-            destination.iter().map(core_part).collect()
-        })
-        .collect();
-    let core_rules: Vec<Rule<'_>> = rules
-        .iter()
-        .zip(&segments)
-        .zip(&parts)
-        .map(|((r, pattern), destination)| Rule {
-            pattern,
-            splat: r.splat,
-            action: match &r.action {
-                RuleAction::Redirect {
-                    status, query_at, ..
-                } => Action::Redirect {
-                    status: redirect_status(*status),
-                    destination,
-                    query_at: *query_at,
-                },
-                RuleAction::Rewrite { .. } => Action::Rewrite { destination },
-            },
-        })
-        .collect();
-    let core_routes: Vec<edgesite_core::Route<'_>> = routes
-        .iter()
-        .map(|(path, target)| edgesite_core::Route {
-            path,
-            target: match target {
-                RouteTarget::File(_) => Target::Asset(&PLACEHOLDER_ASSET),
-                RouteTarget::Redirect {
-                    status,
-                    location,
-                    query_at,
-                } => Target::Redirect(Redirect {
-                    status: redirect_status(*status),
-                    location,
-                    query_at: *query_at,
-                }),
-            },
-        })
-        .collect();
-    f(&Site {
-        routes: &core_routes,
-        not_found: &[],
-        fallback: None,
-        boundary: "b",
-        multipart_content_type: "multipart/byteranges; boundary=b",
-        headers: &[],
-        rules: &core_rules,
-    });
-}
-
-fn core_part(part: &DestinationPart) -> Part<'_> {
-    match part {
-        DestinationPart::Literal(text) => Part::Literal(text),
-        DestinationPart::Capture(n) => Part::Capture(*n),
-        DestinationPart::QueryCapture(n) => Part::QueryCapture(*n),
-    }
-}
-
-/// Follows every rule from its source (placeholders `p1`, `p2`..., splat `s`) through the
-/// compiled routes and rules, as edgesite-core answers; a path seen twice is a loop.
+/// Follows every redirect rule from its source (placeholders `p1`, `p2`..., splat `s`) through
+/// the compiled routes and rules, as edgesite-core answers; a path seen twice is a loop, more
+/// than [`MAX_HOPS`] a chain too long.
 fn check_loops(
     lines: &[Line],
     routes: &[Route],
     rules: &[RedirectRule],
-) -> Result<(), (usize, String)> {
-    let table: BTreeMap<String, RouteTarget> = routes
+    index: &[RuleIndexNode],
+) -> Result<(), LineError> {
+    with_core_site(routes, rules, index, |site| {
+        lines
+            .iter()
+            .filter(|l| l.status != Status::Rewrite)
+            .try_for_each(|line| follow(site, line).map_err(|m| (line.line, m)))
+    })
+}
+
+/// The path a rule's source stands for, with sample values for its captures.
+fn sample_path(line: &Line) -> String {
+    let mut n = 0;
+    let mut path: String = line
+        .pattern
         .iter()
-        .map(|r| (r.path.clone(), r.target.clone()))
+        .map(|s| match s {
+            PatternSegment::Literal(text) => format!("/{text}"),
+            PatternSegment::Placeholder(_) => {
+                n += 1;
+                format!("/p{n}")
+            }
+        })
         .collect();
-    let mut result = Ok(());
-    with_core_site(&table, rules, |site| {
-        for line in lines.iter().filter(|l| l.status != 200) {
-            let mut n = 0;
-            let mut start: String = line
-                .pattern
-                .iter()
-                .map(|s| match s {
-                    PatternSegment::Literal(text) => format!("/{text}"),
-                    PatternSegment::Placeholder(_) => {
-                        n += 1;
-                        format!("/p{n}")
-                    }
-                })
-                .collect();
-            if line.splat {
-                start.push_str("/s");
-            }
-            if start.is_empty() {
-                start.push('/');
-            }
-            let mut seen = vec![start.clone()];
-            let mut path = start;
-            for _ in 0..MAX_HOPS {
-                let (status, location) = get(site, &path);
-                if !(300..400).contains(&status) {
-                    break;
-                }
-                if !location.starts_with('/') || location.starts_with("//") {
-                    break; // another host
-                }
-                let mut buf = [0; MAX_PATH_LEN];
-                let Ok(next) = normalize(&location, &mut buf) else {
-                    break;
-                };
-                let next = next.to_string();
-                if seen.contains(&next) {
-                    seen.push(next);
-                    result = Err((
-                        line.line,
-                        format!(
-                            "redirect loop: {} (canonical URLs of the site included; placeholders shown as p1, p2, splat as s)",
-                            seen.join(" -> ")
-                        ),
-                    ));
-                    return;
-                }
-                seen.push(next.clone());
-                path = next;
-            }
-            if seen.len() > MAX_HOPS {
-                result = Err((
-                    line.line,
-                    format!(
-                        "a chain of more than {MAX_HOPS} redirects: {} -> ... -> {}",
-                        seen[..3].join(" -> "),
-                        seen[seen.len() - 1]
-                    ),
-                ));
-                return;
-            }
+    if line.splat {
+        path.push_str("/s");
+    }
+    if path.is_empty() {
+        path.push('/');
+    }
+    path
+}
+
+/// Follows the redirects from `line`'s source until a non-redirect, another host, a loop or
+/// [`MAX_HOPS`].
+fn follow(site: &Site<'_>, line: &Line) -> Result<(), String> {
+    let start = sample_path(line);
+    let mut seen = vec![start.clone()];
+    let mut path = start;
+    for _ in 0..MAX_HOPS {
+        let (status, location) = get(site, &path);
+        if !(300..400).contains(&status) || !location.starts_with('/') || location.starts_with("//")
+        {
+            return Ok(()); // an answer, or another host
         }
-    });
-    result
+        let mut buf = [0; MAX_PATH_LEN];
+        let Ok(next) = normalize(&location, &mut buf) else {
+            return Ok(());
+        };
+        let next = next.to_string();
+        let looped = seen.contains(&next);
+        seen.push(next.clone());
+        if looped {
+            return Err(format!(
+                "redirect loop: {} (canonical URLs of the site included; placeholders shown as p1, p2, splat as s)",
+                seen.join(" -> ")
+            ));
+        }
+        path = next;
+    }
+    Err(format!(
+        "a chain of more than {MAX_HOPS} redirects: {} -> ... -> {}",
+        seen[..3].join(" -> "),
+        seen[seen.len() - 1]
+    ))
 }
 
 #[cfg(test)]
@@ -908,11 +795,20 @@ mod tests {
         ]
     }
 
-    fn apply_text(text: &str) -> Result<(Vec<Route>, Applied), String> {
+    fn apply_with(text: &str, pages_limits: bool) -> Result<(Vec<Route>, Applied), String> {
         let mut routes = file_routes();
-        apply(text, Path::new("public/_redirects"), &mut routes)
-            .map(|applied| (routes, applied))
-            .map_err(|e| e.to_string())
+        apply(
+            text,
+            Path::new("public/_redirects"),
+            &mut routes,
+            pages_limits,
+        )
+        .map(|applied| (routes, applied))
+        .map_err(|e| e.to_string())
+    }
+
+    fn apply_text(text: &str) -> Result<(Vec<Route>, Applied), String> {
+        apply_with(text, false)
     }
 
     fn target<'r>(routes: &'r [Route], path: &str) -> Option<&'r RouteTarget> {
@@ -921,7 +817,7 @@ mod tests {
 
     fn redirect(status: u16, location: &str, query_at: Option<usize>) -> RouteTarget {
         RouteTarget::Redirect {
-            status,
+            status: RedirectStatus::from_code(status).unwrap(),
             location: location.into(),
             query_at,
         }
@@ -985,7 +881,7 @@ mod tests {
                 ],
                 splat: true,
                 action: RuleAction::Redirect {
-                    status: 301,
+                    status: RedirectStatus::MovedPermanently,
                     destination: vec![
                         DestinationPart::Literal("https://new.example/".into()),
                         DestinationPart::Capture(0),
@@ -999,7 +895,7 @@ mod tests {
         assert_eq!(
             applied.rules[1].action,
             RuleAction::Redirect {
-                status: 302,
+                status: RedirectStatus::Found,
                 destination: vec![
                     DestinationPart::Literal("/posts/".into()),
                     DestinationPart::Capture(0),
@@ -1126,16 +1022,39 @@ mod tests {
                 "{text:?}: {err}"
             );
         }
-        let long = format!("/a /{}\n", "b".repeat(MAX_LINE_CHARS));
-        assert!(apply_text(&long)
+    }
+
+    #[test]
+    fn pages_limits_restore_cloudflares_caps_and_nothing_else_caps_the_rules() {
+        let long = format!("/a /{}\n", "b".repeat(PAGES_MAX_LINE_CHARS));
+        assert!(apply_with(&long, true)
             .unwrap_err()
             .contains("longer than 1000 characters"));
-        let many: String = (0..=MAX_DYNAMIC_RULES)
+        let many: String = (0..=PAGES_MAX_DYNAMIC_RULES)
             .map(|i| format!("/d{i}/* /\n"))
             .collect();
-        assert!(apply_text(&many)
+        assert!(apply_with(&many, true)
             .unwrap_err()
             .starts_with("public/_redirects:101: more than 100 rules"));
+        let fixed: String = (0..=PAGES_MAX_FIXED_RULES)
+            .map(|i| format!("/f{i} /\n"))
+            .collect();
+        assert!(apply_with(&fixed, true)
+            .unwrap_err()
+            .starts_with("public/_redirects:2001: more than 2000 fixed rules"));
+        // Without the compat switch: 10,000 of each, and a long line.
+        let (_, applied) = apply_text(&long).unwrap();
+        assert!(applied.rules.is_empty());
+        let many: String = (0..10_000)
+            .map(|i| format!("/d{i}/:x/* /to/:x 301\n"))
+            .collect();
+        let fixed: String = (0..10_000).map(|i| format!("/f{i} /\n")).collect();
+        let (routes, applied) = apply_text(&format!("{many}{fixed}")).unwrap();
+        assert_eq!(applied.rules.len(), 10_000);
+        assert!(routes.len() >= 10_000);
+        // The index holds every rule once, under its literal prefix.
+        let indexed: usize = applied.index.iter().map(|n| n.rules.len()).sum();
+        assert_eq!(indexed, 10_000);
     }
 
     #[test]
@@ -1146,41 +1065,5 @@ mod tests {
         apply_text("/a/:x/b /c 301\n/a/:x/* /d 301\n").unwrap();
         // Redirects to other hosts end the chain; a rewrite is not followed.
         apply_text("/a https://a.example/a 301\n/* /docs/intro 200\n").unwrap();
-    }
-
-    #[test]
-    fn subsumption_is_exact() {
-        let rule = |source: &str| {
-            let (normalized, pattern, splat) = parse_source(source).unwrap();
-            RedirectRule {
-                line: 0,
-                source: normalized,
-                pattern,
-                splat,
-                action: RuleAction::Rewrite {
-                    destination: Vec::new(),
-                },
-            }
-        };
-        let yes = [
-            ("/*", "/a/:b"),
-            ("/a/*", "/a"),
-            ("/a/:x", "/a/:y"),
-            ("/a/:x/*", "/a/b/c/*"),
-            ("/:x", "/:y"),
-        ];
-        let no = [
-            ("/a/:x", "/a/*"),
-            ("/a/:x/b", "/a/:x/*"),
-            ("/a/b/*", "/a/*"),
-            ("/a/:x", "/a/:x/:y"),
-            ("/b/*", "/a/*"),
-        ];
-        for (earlier, later) in yes {
-            assert!(subsumes(&rule(earlier), &rule(later)), "{earlier} {later}");
-        }
-        for (earlier, later) in no {
-            assert!(!subsumes(&rule(earlier), &rule(later)), "{earlier} {later}");
-        }
     }
 }

@@ -2,7 +2,8 @@
 //! took (and how much came from the compression cache), and the bundle estimate against the
 //! limit. Printed by `build.rs` at every build and written next to the manifest.
 
-use crate::{budget, Manifest};
+use crate::{budget, File, Manifest, RouteTarget};
+use edgesite_core::ContentCoding;
 use std::fmt::Write as _;
 
 /// The most file rows printed; larger sites show the largest files and a count of the rest.
@@ -11,41 +12,14 @@ const MAX_ROWS: usize = 40;
 impl Manifest {
     /// The report as text (one table, then totals).
     pub fn report(&self) -> String {
-        let mut out = String::new();
-        let _ = writeln!(
-            out,
-            "{:<44} {:>9} {:>9} {:>9} {:>9} {:>6}  cache",
-            "file", "identity", "br", "zstd", "gzip", "saved"
-        );
-        let mut rows: Vec<&crate::File> = self.files.iter().collect();
+        let mut out = table_header();
+        let mut rows: Vec<&File> = self.files.iter().collect();
         if rows.len() > MAX_ROWS {
             rows.sort_by_key(|f| std::cmp::Reverse(f.size));
             rows.truncate(MAX_ROWS);
         }
         for file in &rows {
-            let size = |coding: &str| {
-                file.representations
-                    .iter()
-                    .find(|v| v.coding == coding)
-                    .map_or("-".to_string(), |v| v.size.to_string())
-            };
-            let best = file
-                .representations
-                .iter()
-                .map(|v| v.size)
-                .min()
-                .unwrap_or(file.size);
-            let _ = writeln!(
-                out,
-                "{:<44} {:>9} {:>9} {:>9} {:>9} {:>5}%  {:?}",
-                truncate(&file.path, 44),
-                file.size,
-                size("br"),
-                size("zstd"),
-                size("gzip"),
-                percent_saved(file.size, best),
-                file.cache_reason
-            );
+            out.push_str(&row(file));
         }
         if self.files.len() > rows.len() {
             let _ = writeln!(
@@ -54,51 +28,85 @@ impl Manifest {
                 self.files.len() - rows.len()
             );
         }
+        out.push_str(&self.totals());
+        out
+    }
+
+    /// The totals: sizes and savings, build time, routes and rules, build id, bundle estimate.
+    fn totals(&self) -> String {
         let identity: u64 = self.files.iter().map(|f| f.size).sum();
-        let best: u64 = self
-            .files
-            .iter()
-            .map(|f| {
-                f.representations
-                    .iter()
-                    .map(|v| v.size)
-                    .min()
-                    .unwrap_or(f.size)
-            })
-            .sum();
+        let best: u64 = self.files.iter().map(smallest).sum();
         let stats = &self.stats;
-        let _ = writeln!(
-            out,
+        let redirects = self
+            .routes
+            .iter()
+            .filter(|r| matches!(r.target, RouteTarget::Redirect { .. }))
+            .count();
+        let bundle = budget::bundle_bytes(&self.files);
+        format!(
             "{} files, {identity} bytes; smallest encodings {best} bytes ({}% saved); compiled in {} ms \
-             ({} encodings computed, {} from the cache)",
+             ({} encodings computed, {} from the cache)\n\
+             {} routes ({redirects} redirects, canonical URLs and fixed _redirects rules included); {} _redirects rules matched at run time\n\
+             build id {}\n\
+             bundle estimate {bundle} bytes (site + {} bytes of code) of the {}-byte limit: {}%\n",
             stats.files,
             percent_saved(identity, best),
             stats.wall_time_ms,
             stats.encodings.encoded,
-            stats.encodings.cached
-        );
-        let redirects = self
-            .routes
-            .iter()
-            .filter(|r| matches!(r.target, crate::RouteTarget::Redirect { .. }))
-            .count();
-        let _ = writeln!(
-            out,
-            "{} routes ({redirects} redirects, canonical URLs and fixed _redirects rules included); {} _redirects rules matched at run time",
+            stats.encodings.cached,
             self.routes.len(),
-            self.rules.len()
-        );
-        let _ = writeln!(out, "build id {}", self.build_id);
-        let bundle = budget::bundle_bytes(&self.files);
-        let _ = writeln!(
-            out,
-            "bundle estimate {bundle} bytes (site + {} bytes of code) of the {}-byte limit: {}%",
+            self.rules.len(),
+            self.build_id,
             budget::CODE_ESTIMATE_BYTES,
             self.budget.max_bundle_bytes,
             bundle * 100 / self.budget.max_bundle_bytes.max(1)
-        );
-        out
+        )
     }
+}
+
+/// The codings with a column: every one but identity, in core's order.
+fn encoded_codings() -> impl Iterator<Item = ContentCoding> {
+    ContentCoding::ALL
+        .into_iter()
+        .filter(|c| *c != ContentCoding::Identity)
+}
+
+fn table_header() -> String {
+    let mut out = format!("{:<44} {:>9}", "file", "identity");
+    for coding in encoded_codings() {
+        let _ = write!(out, " {:>9}", coding.token());
+    }
+    let _ = writeln!(out, " {:>6}  cache", "saved");
+    out
+}
+
+/// One file: its stored sizes, the best saving and why it got its Cache-Control.
+fn row(file: &File) -> String {
+    let mut out = format!("{:<44} {:>9}", truncate(&file.path, 44), file.size);
+    for coding in encoded_codings() {
+        let size = file
+            .representations
+            .iter()
+            .find(|v| v.coding == coding)
+            .map_or("-".to_string(), |v| v.size.to_string());
+        let _ = write!(out, " {size:>9}");
+    }
+    let _ = writeln!(
+        out,
+        " {:>5}%  {:?}",
+        percent_saved(file.size, smallest(file)),
+        file.cache_reason
+    );
+    out
+}
+
+/// The smallest stored representation of `file`.
+fn smallest(file: &File) -> u64 {
+    file.representations
+        .iter()
+        .map(|v| v.size)
+        .min()
+        .unwrap_or(file.size)
 }
 
 fn percent_saved(identity: u64, best: u64) -> u64 {

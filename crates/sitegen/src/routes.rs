@@ -12,7 +12,9 @@
 //! Redirect locations are percent-encoded. The table is sorted by path (byte order) for
 //! `edgesite_core::Site::route`'s binary search.
 
+use crate::uri::encoded;
 use crate::{File, Route, RouteTarget, TrailingSlash};
+use edgesite_core::{is_path_char, RedirectStatus};
 use std::collections::{BTreeMap, BTreeSet};
 
 pub(crate) fn routes(
@@ -74,27 +76,14 @@ pub(crate) fn routes(
 }
 
 /// A 308 to the canonical spelling of a URL (RFC 9110 §15.4.9), keeping the request's query.
+/// The Location is the path as a URI path (RFC 3986 §3.3, [`is_path_char`]): ASCII.
 fn canonical_redirect(path: &str) -> RouteTarget {
-    let location = percent_encode_path(path);
+    let location = encoded(path, is_path_char);
     RouteTarget::Redirect {
-        status: 308,
+        status: RedirectStatus::PermanentRedirect,
         query_at: Some(location.len()),
         location,
     }
-}
-
-/// A path as a URI path (RFC 3986 §3.3): unreserved characters, sub-delims, `:`, `@` and `/`
-/// stay, every other byte becomes `%XX`. Used for Location, whose value must be ASCII.
-pub(crate) fn percent_encode_path(path: &str) -> String {
-    let mut out = String::with_capacity(path.len());
-    for &b in path.as_bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@/".contains(&b) {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
 }
 
 #[cfg(test)]
@@ -224,6 +213,9 @@ mod tests {
 
     #[test]
     fn locations_are_percent_encoded() {
-        assert_eq!(percent_encode_path("/café dir/"), "/caf%C3%A9%20dir/");
+        let RouteTarget::Redirect { location, .. } = canonical_redirect("/café dir/") else {
+            panic!("a redirect")
+        };
+        assert_eq!(location, "/caf%C3%A9%20dir/");
     }
 }

@@ -7,20 +7,24 @@
 //!
 //! ```ignore
 //! // build.rs: fn main() -> std::process::ExitCode { edgesite_sitegen::build_script::run() }
-//! edgesite_core::include_site!(); // SITE and FILES, compiled from public/ at build time
+//! edgesite_core::include_site!(); // SITE, compiled from public/ at build time
 //!
 //! #[worker::event(fetch)]
-//! async fn fetch(req: worker::Request, _env: worker::Env, _ctx: worker::Context) -> worker::Result<worker::Response> {
+//! async fn fetch(req: worker::Request, _env: worker::Env, _ctx: worker::Context) -> worker::Result<web_sys::Response> {
 //!     if req.path() == "/api/hello" {
-//!         return worker::Response::from_json(&serde_json::json!({ "hello": "world" }));
+//!         return Ok(worker::Response::from_json(&serde_json::json!({ "hello": "world" }))?.into());
 //!     }
+//!     // Return edgesite's web_sys::Response as it is: converting it into a worker::Response
+//!     // would drop its `encodeBody: "manual"`, and the runtime would compress the precompressed
+//!     // body again.
 //!     match edgesite_worker::respond_if_served(&SITE, req.inner()) {
-//!         Some(response) => Ok(response?.into()),
-//!         None => worker::Response::error("Not Found", 404),
+//!         Some(response) => Ok(response?),
+//!         None => Ok(worker::Response::error("Not Found", 404)?.into()),
 //!     }
 //! }
 //! ```
-//! `examples/api-worker` is that Worker, tested end to end under `wrangler dev` by `make test`.
+//! `examples/api-worker` is that Worker (workers-rs accepts a `web_sys::Response` as the
+//! handler's result), tested end to end under `wrangler dev` by `make test`.
 //!
 //! Precompressed bodies are sent with `encodeBody: "manual"`; `Date` is added from the JS
 //! clock. The request is read, and the response built, in one call across the wasm boundary each
@@ -165,7 +169,7 @@ fn to_web_sys(response: &Response<'_>) -> Result<web_sys::Response, JsValue> {
             Body::Empty => edgesite_response(status, &fields, &[], true, encoded),
             Body::Bytes(bytes) => edgesite_response(status, &fields, bytes, false, encoded),
             Body::Multipart(multipart) => {
-                let mut assembled = Vec::with_capacity(multipart.len() as usize);
+                let mut assembled = Vec::with_capacity(multipart.byte_len() as usize);
                 multipart.for_each_chunk(|chunk| assembled.extend_from_slice(chunk));
                 edgesite_response(status, &fields, &assembled, false, encoded)
             }

@@ -1,0 +1,256 @@
+//! `render`: a [`Decision`] → status, header fields and content, with no access to the request.
+//!
+//! This is the one place that says which fields each status carries:
+//! - 200 and 206: Content-Type (the part's, or `multipart/byteranges`), Content-Encoding for an
+//!   encoded representation (§8.4), Content-Length, Content-Range for one part (§14.4), the
+//!   validators and caching fields, Accept-Ranges (§14.3) and Vary;
+//! - 304: the validators and caching fields of the 200 it stands for, and Vary (§15.4.5);
+//! - a redirect: Location (§10.2.2) and an empty body;
+//! - 405 and OPTIONS: Allow (§10.2.1); 416: `Content-Range: bytes */LEN` (§14.4);
+//! - 406, 412 and 416 of a negotiable resource: Vary (§12.5.5), so caches key them apart;
+//! - every answer: the configured fields, a resource's own on its 2xx and 304 (sitegen includes
+//!   the site's defaults in them, less what `_headers` removed), the site's on every other one.
+
+use crate::coding::ContentCoding;
+use crate::decision::{Decision, Outcome};
+use crate::location::Location;
+use crate::range::{ByteRange, RangeSet};
+use crate::response::{Body, HeaderList, Multipart, Response};
+use crate::site::{Asset, Representation, Site};
+
+/// The methods every resource allows, as sent in Allow (RFC 9110 §10.2.1).
+pub const ALLOW: &str = "GET, HEAD, OPTIONS";
+
+const TEXT_PLAIN: &str = "text/plain; charset=utf-8";
+
+/// A fixed text body with its Content-Length spelled out, so nothing is formatted at run time
+/// (the `fixed_bodies_have_their_content_length` test keeps the two in step).
+pub(crate) struct Text {
+    pub(crate) body: &'static str,
+    pub(crate) content_length: &'static str,
+}
+
+pub(crate) const BAD_REQUEST: Text = Text {
+    body: "400 Bad Request\n",
+    content_length: "16",
+};
+pub(crate) const NOT_FOUND: Text = Text {
+    body: "404 Not Found\n",
+    content_length: "14",
+};
+pub(crate) const METHOD_NOT_ALLOWED: Text = Text {
+    body: "405 Method Not Allowed\n",
+    content_length: "23",
+};
+pub(crate) const NOT_ACCEPTABLE: Text = Text {
+    body: "406 Not Acceptable: no stored encoding of this resource is acceptable\n",
+    content_length: "70",
+};
+pub(crate) const PRECONDITION_FAILED: Text = Text {
+    body: "412 Precondition Failed\n",
+    content_length: "24",
+};
+pub(crate) const URI_TOO_LONG: Text = Text {
+    body: "414 URI Too Long\n",
+    content_length: "17",
+};
+pub(crate) const RANGE_NOT_SATISFIABLE: Text = Text {
+    body: "416 Range Not Satisfiable\n",
+    content_length: "26",
+};
+
+/// Writes the answer `decision` stands for into `response` (whatever it held is replaced).
+/// Allocates nothing and never panics.
+pub fn render<'a>(decision: &Decision<'a, '_>, response: &mut Response<'a>) {
+    response.status = decision.status();
+    let h = &mut response.headers;
+    h.clear();
+    let content = fields(h, decision.site, &decision.outcome);
+    h.set_configured(configured_fields(&decision.outcome).unwrap_or(decision.site.headers));
+    // RFC 9110 §9.3.2: HEAD gets the fields of GET and no content.
+    response.body = if decision.head { Body::Empty } else { content };
+}
+
+/// The resource's own configured fields, for its 2xx and 304 answers.
+fn configured_fields<'a>(outcome: &Outcome<'a, '_>) -> Option<&'a [(&'a str, &'a str)]> {
+    match outcome {
+        Outcome::Ok { asset, .. }
+        | Outcome::PartialContent { asset, .. }
+        | Outcome::MultipartRanges { asset, .. }
+        | Outcome::NotModified { asset, .. } => Some(asset.headers),
+        _ => None,
+    }
+}
+
+/// Pushes the fields of `outcome` and returns its content.
+fn fields<'a>(h: &mut HeaderList<'a>, site: &'a Site<'a>, outcome: &Outcome<'a, '_>) -> Body<'a> {
+    match *outcome {
+        Outcome::Ok {
+            asset,
+            representation,
+        } => ok(h, asset, representation),
+        Outcome::PartialContent {
+            asset,
+            representation,
+            range,
+        } => partial_content(h, asset, representation, range),
+        Outcome::MultipartRanges {
+            asset,
+            representation,
+            ranges,
+        } => multipart_ranges(h, site, asset, representation, ranges),
+        Outcome::NotModified {
+            asset,
+            representation,
+        } => {
+            // RFC 9110 §15.4.5: the fields a 200 would carry that describe the cache entry.
+            validator_fields(h, asset, representation);
+            vary(h, asset);
+            Body::Empty
+        }
+        Outcome::Redirect { ref location, .. } => redirect(h, location),
+        Outcome::NotFound { page } => not_found(h, page),
+        Outcome::BadRequest => text(h, &BAD_REQUEST),
+        Outcome::UriTooLong => text(h, &URI_TOO_LONG),
+        Outcome::MethodNotAllowed => {
+            h.push("allow", ALLOW);
+            text(h, &METHOD_NOT_ALLOWED)
+        }
+        Outcome::NotAcceptable { asset } => vary_text(h, asset, &NOT_ACCEPTABLE),
+        Outcome::PreconditionFailed { asset } => vary_text(h, asset, &PRECONDITION_FAILED),
+        Outcome::RangeNotSatisfiable {
+            asset,
+            representation,
+        } => {
+            h.push_unsatisfied_range(representation.body.len() as u64);
+            h.push("accept-ranges", "bytes");
+            vary_text(h, asset, &RANGE_NOT_SATISFIABLE)
+        }
+        Outcome::Options => {
+            h.push("allow", ALLOW);
+            Body::Empty
+        }
+    }
+}
+
+/// 200: the whole representation.
+fn ok<'a>(h: &mut HeaderList<'a>, asset: &'a Asset<'a>, r: &'a Representation<'a>) -> Body<'a> {
+    representation_fields(h, asset.content_type, r);
+    h.push("content-length", r.content_length);
+    resource_fields(h, asset, r);
+    Body::Bytes(r.body)
+}
+
+/// 206 with one part (RFC 9110 §15.3.7): Content-Range, and the fields a 200 would carry.
+fn partial_content<'a>(
+    h: &mut HeaderList<'a>,
+    asset: &'a Asset<'a>,
+    r: &'a Representation<'a>,
+    range: ByteRange,
+) -> Body<'a> {
+    representation_fields(h, asset.content_type, r);
+    h.push_int("content-length", range.len());
+    h.push_content_range(range, r.body.len() as u64);
+    resource_fields(h, asset, r);
+    let part = r.body.get(range.first as usize..=range.last as usize);
+    Body::Bytes(part.unwrap_or_default())
+}
+
+/// 206 as `multipart/byteranges` (RFC 9110 §14.6), with the site's boundary.
+fn multipart_ranges<'a>(
+    h: &mut HeaderList<'a>,
+    site: &'a Site<'a>,
+    asset: &'a Asset<'a>,
+    r: &'a Representation<'a>,
+    ranges: RangeSet,
+) -> Body<'a> {
+    let multipart = Multipart {
+        boundary: site.boundary,
+        content_type: asset.content_type,
+        representation: r.body,
+        ranges,
+    };
+    h.push("content-type", site.multipart_content_type);
+    h.push_int("content-length", multipart.byte_len());
+    resource_fields(h, asset, r);
+    Body::Multipart(multipart)
+}
+
+/// A redirect (RFC 9110 §15.4): Location, and no content.
+fn redirect<'a>(h: &mut HeaderList<'a>, location: &Location<'a, '_>) -> Body<'a> {
+    match location.as_fixed() {
+        // The common case, a fixed location and no query to add: no copy.
+        Some(text) => h.push("location", text),
+        None => h.push_location(location),
+    }
+    h.push("content-length", "0");
+    Body::Empty
+}
+
+/// 404, with the nearest folder's 404 page when there is one.
+fn not_found<'a>(h: &mut HeaderList<'a>, page: Option<&'a Asset<'a>>) -> Body<'a> {
+    let Some(page) = page else {
+        return text(h, &NOT_FOUND);
+    };
+    let r = page.identity();
+    h.push("content-type", page.content_type);
+    h.push("content-length", r.content_length);
+    h.push("cache-control", "no-cache");
+    Body::Bytes(r.body)
+}
+
+/// Content-Type and, for an encoded representation, Content-Encoding (RFC 9110 §8.3, §8.4).
+fn representation_fields<'a>(
+    h: &mut HeaderList<'a>,
+    content_type: &'a str,
+    r: &Representation<'a>,
+) {
+    h.push("content-type", content_type);
+    if r.coding != ContentCoding::Identity {
+        h.push("content-encoding", r.coding.token());
+    }
+}
+
+/// The fields every 2xx of a resource carries: validators, Accept-Ranges (§14.3), Vary.
+fn resource_fields<'a>(h: &mut HeaderList<'a>, asset: &Asset<'a>, r: &Representation<'a>) {
+    validator_fields(h, asset, r);
+    h.push("accept-ranges", "bytes");
+    vary(h, asset);
+}
+
+/// The validators and caching fields a 200 carries and a 304 repeats (RFC 9110 §15.4.5).
+fn validator_fields<'a>(h: &mut HeaderList<'a>, asset: &Asset<'a>, r: &Representation<'a>) {
+    h.push("etag", r.etag);
+    h.push("last-modified", asset.last_modified);
+    h.push("cache-control", asset.cache_control);
+}
+
+/// RFC 9110 §12.5.5: every response of a negotiable resource varies by Accept-Encoding,
+/// identity, 206, 304 and errors included, so caches key them apart.
+fn vary(h: &mut HeaderList<'_>, asset: &Asset<'_>) {
+    if asset.is_negotiable() {
+        h.push("vary", "accept-encoding");
+    }
+}
+
+/// An error about a resource: its text, and Vary when the resource is negotiable.
+fn vary_text<'a>(h: &mut HeaderList<'a>, asset: &Asset<'_>, body: &Text) -> Body<'a> {
+    vary(h, asset);
+    text(h, body)
+}
+
+fn text<'a>(h: &mut HeaderList<'a>, text: &Text) -> Body<'a> {
+    h.push("content-type", TEXT_PLAIN);
+    h.push("content-length", text.content_length);
+    Body::Bytes(text.body.as_bytes())
+}
+
+impl<'a> Decision<'a, '_> {
+    /// The rendered answer ([`render`] into a new [`Response`]). A [`Response`] has room for a
+    /// written Location, which makes it large: adapters render into one they keep instead.
+    pub fn response(&self) -> Response<'a> {
+        let mut response = Response::new();
+        render(self, &mut response);
+        response
+    }
+}
