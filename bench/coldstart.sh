@@ -9,27 +9,12 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/env.sh
 . "$ROOT/scripts/env.sh"
+# shellcheck source=scripts/lib.sh
+. "$ROOT/scripts/lib.sh"
 cd "$ROOT"
 RUNS=${RUNS:-7}
 WORK="$ROOT/target/coldstart"
 mkdir -p "$WORK"
-pids=()
-cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; }
-trap cleanup EXIT
-
-# Builds a Worker with scripts/workerd.sh (which then serves it), waits for it, stops it.
-build() { # port [config]
-  scripts/workerd.sh "$@" >"$WORK/build-$1.log" 2>&1 &
-  local pid=$!
-  pids+=("$pid")
-  for _ in $(seq 1 1200); do
-    curl -s -o /dev/null "http://127.0.0.1:$1/" && break
-    kill -0 "$pid" 2>/dev/null || { cat "$WORK/build-$1.log" >&2; exit 1; }
-    sleep 1
-  done
-  kill "$pid"
-  wait "$pid" 2>/dev/null || true
-}
 
 # A 5 MB site: 50 text files of 100 KB (words from a fixed seed) and an index.
 if [ ! -f "$WORK/site5mb/index.html" ]; then
@@ -52,31 +37,28 @@ PY
 fi
 printf '[site]\ndir = "site5mb"\n' >"$WORK/coldstart5mb.toml"
 echo "[coldstart] building the demo Worker and the 5 MB Worker (release, once)"
-build 18201
-build 18202 "$WORK/coldstart5mb.toml"
+demo_bundle=$(scripts/workerd.sh build)
+big_bundle=$(scripts/workerd.sh build "$WORK/coldstart5mb.toml")
+demo_capnp=$(scripts/workerd.sh config 18201)
+big_capnp=$(scripts/workerd.sh config 18202 "$WORK/coldstart5mb.toml")
 
 # The floor: one prebuilt 200.
-cat >"$WORK/floor.mjs" <<'JS'
+mkdir -p "$WORK/floor"
+cat >"$WORK/floor/floor.mjs" <<'JS'
 const body = new TextEncoder().encode("<!doctype html><p>floor</p>\n");
 export default { fetch() { return new Response(body, { headers: { "content-type": "text/html" } }); } };
 JS
-cat >"$WORK/floor.capnp" <<'CAPNP'
-using Workerd = import "/workerd/workerd.capnp";
-const config :Workerd.Config = (
-  services = [(name = "w", worker = (modules = [(name = "floor.mjs", esModule = embed "floor.mjs")], compatibilityDate = "2026-05-01"))],
-  sockets = [(name = "http", address = "127.0.0.1:18203", http = (), service = "w")],
-);
-CAPNP
+workerd_config "$WORK/floor.capnp" 18203 "$WORK/floor" floor.mjs
 
 measure() { # name config port
   python3 bench/coldstart.py "$RUNS" "$3" workerd serve "$2"
 }
 floor=$(measure floor "$WORK/floor.capnp" 18203)
-demo=$(measure demo "$ROOT/target/workerd/config.capnp" 18201)
-big=$(measure 5mb "$ROOT/target/variants/coldstart5mb/config.capnp" 18202)
+demo=$(measure demo "$demo_capnp" 18201)
+big=$(measure 5mb "$big_capnp" 18202)
 wasm_size() { stat -c %s "$(find "$1" -name '*.wasm' | head -n 1)"; }
-demo_wasm=$(wasm_size "$ROOT/target/workerd/bundle")
-big_wasm=$(wasm_size "$ROOT/target/variants/coldstart5mb/build")
+demo_wasm=$(wasm_size "$demo_bundle")
+big_wasm=$(wasm_size "$big_bundle")
 printf '\n%s, median of %s launches each: launch of `workerd serve` to the first 200\n' "$(date -u +%Y-%m-%d)" "$RUNS"
 printf '| worker | wasm module | launch to first 200 | edgesite'"'"'s cold start (minus the floor) |\n|---|---|---|---|\n'
 printf '| floor (JS, one prebuilt response) | - | %.1f ms | |\n' "$floor"

@@ -1,24 +1,37 @@
 #!/usr/bin/env bash
-# `make devloop`: the dev loop's rebuild time. Starts `wrangler dev` (as `make dev` does), edits
-# one file of the demo site (a marker appended to public/about.html), and times how long until
-# the Worker serves the new bytes; then restores the file (and waits for that rebuild too).
+# `make devloop`: the dev loop's rebuild time. Copies the demo site to target/devloop/site,
+# starts `wrangler dev` on that copy (EDGESITE_SITE, as `make dev` would serve it), edits one
+# file of the copy (a marker appended to about.html), and times how long until the Worker serves
+# the new bytes. The tracked public/ is never touched.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/env.sh
 . "$ROOT/scripts/env.sh"
+# shellcheck source=scripts/lib.sh
+. "$ROOT/scripts/lib.sh"
 cd "$ROOT"
 PORT=${PORT:-18791}
-LOG="$ROOT/target/devloop.log"
-FILE=public/about.html
-cp "$FILE" "$ROOT/target/devloop-about.html"
-setsid wrangler dev --ip 127.0.0.1 --port "$PORT" >"$LOG" 2>&1 &
-pgid=$!
-restore() { cp "$ROOT/target/devloop-about.html" "$FILE"; kill -TERM -- "-$pgid" 2>/dev/null || true; }
-trap restore EXIT
-for _ in $(seq 1 900); do curl -s -o /dev/null "http://127.0.0.1:$PORT/" && break; sleep 1; done
+WORK="$ROOT/target/devloop"
+rm -rf "$WORK/site" && mkdir -p "$WORK" && cp -r public "$WORK/site"
+FILE="$WORK/site/about.html"
+trap stop_all_servers EXIT
+# wrangler dev rebuilds when a file under its watch_dir changes: a config of its own that
+# watches the copy (its paths are relative to it; the build runs at the root).
+cat >"$WORK/wrangler.toml" <<TOML
+name = "edgesite-devloop"
+main = "../../build/index.js"
+compatibility_date = "$(compat_date)"
+
+[build]
+cwd = "../.."
+command = "CUSTOM_SHIM=src/worker-shim.js worker-build --release"
+watch_dir = ["site", "../../src", "../../crates"]
+TOML
+EDGESITE_SITE="$WORK/site" start_server devloop 900 "$PORT" \
+  wrangler dev -c "$WORK/wrangler.toml" --ip 127.0.0.1 --port "$PORT" --var EDGESITE_LOG:1
 # Seconds until /about contains $1.
 wait_for() {
-  local start=$SECONDS started
+  local started
   started=$(date +%s.%N)
   for _ in $(seq 1 3000); do
     if curl -s "http://127.0.0.1:$PORT/about" | grep -q "$1"; then
@@ -27,11 +40,10 @@ wait_for() {
     fi
     sleep 0.2
   done
-  echo "timeout after $((SECONDS - start)) s" >&2
+  echo "timeout: /about never served $1" >&2
   return 1
 }
 marker="devloop-$(date +%s)"
 printf '<!-- %s -->\n' "$marker" >>"$FILE"
 edit=$(wait_for "$marker")
-cp "$ROOT/target/devloop-about.html" "$FILE"
-echo "edit of $FILE served after $edit s (wrangler dev rebuild: build.rs recompiles the site, 1 file re-encoded, the rest from the cache; then the release wasm)"
+echo "edit of about.html (a copy of the demo site) served after $edit s (wrangler dev rebuild: build.rs recompiles the site, 1 file re-encoded, the rest from the cache; then the release wasm)"

@@ -17,6 +17,8 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/env.sh
 . "$ROOT/scripts/env.sh"
+# shellcheck source=scripts/lib.sh
+. "$ROOT/scripts/lib.sh"
 cd "$ROOT"
 DURATION=${DURATION:-10}
 PART=${PART:-all}
@@ -38,11 +40,7 @@ NATIVE="$WORK/cargo/release/edgesite-native"
 CEILING="$WORK/cargo/release/edgesite-ceiling"
 CLK_TCK=$(getconf CLK_TCK)
 
-pids=()
-cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; }
-trap cleanup EXIT
-
-wait_port() { for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$1/" && return 0; sleep 0.05; done; return 1; }
+trap stop_all_servers EXIT
 
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
@@ -67,11 +65,9 @@ run() {
 }
 
 native_half() {
-taskset -c 0 "$NATIVE" --listen "127.0.0.1:$NATIVE_PORT" >/dev/null &
-native_pid=$!
-pids+=("$native_pid")
-wait_port "$NATIVE_PORT"
-etag=$(curl -s -D - -o /dev/null "http://127.0.0.1:$NATIVE_PORT/" | tr -d '\r' | awk -F': ' 'tolower($1) == "etag" { print $2 }')
+start_server lt-native 30 "$NATIVE_PORT" taskset -c 0 "$NATIVE" --listen "127.0.0.1:$NATIVE_PORT"
+native_pid=$(server_pid lt-native)
+etag=$(etag_of "http://127.0.0.1:$NATIVE_PORT/")
 
 printf '\n%s, %s connections, %s s per run, %s\n' "$(date -u +%Y-%m-%d)" "$CONNECTIONS" "$DURATION" "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 printf '| scenario | server | req/s | p50 | p99 | CPU per request | vs ceiling |\n|---|---|---|---|---|---|---|\n'
@@ -88,13 +84,9 @@ scenario() { # name path header...
   while IFS= read -r line; do
     case "${line,,}" in http/* | date:* | content-length:* | "") ;; *) ceiling_args+=(--header "$line") ;; esac
   done < <(tr -d '\r' <"$WORK/head")
-  taskset -c 0 "$CEILING" "${ceiling_args[@]}" &
-  local ceiling_pid=$!
-  pids+=("$ceiling_pid")
-  wait_port "$CEILING_PORT"
-  read -r c_rps c_p50 c_p99 c_cpu c_bad < <(run "$ceiling_pid" "$CEILING_PORT" "$path" "$@")
-  kill "$ceiling_pid"
-  wait "$ceiling_pid" 2>/dev/null || true
+  start_server lt-ceiling 30 "$CEILING_PORT" taskset -c 0 "$CEILING" "${ceiling_args[@]}"
+  read -r c_rps c_p50 c_p99 c_cpu c_bad < <(run "$(server_pid lt-ceiling)" "$CEILING_PORT" "$path" "$@")
+  stop_server lt-ceiling
   read -r n_rps n_p50 n_p99 n_cpu n_bad < <(run "$native_pid" "$NATIVE_PORT" "$path" "$@")
   printf '| %s | ceiling | %s | %s | %s | %s µs | 1.00x |\n' "$name ($status)" "$c_rps" "$c_p50" "$c_p99" "$c_cpu"
   printf '| %s | edgesite-native | %s | %s | %s | %s µs | %.2fx |\n' "$name ($status)" "$n_rps" "$n_p50" "$n_p99" "$n_cpu" \
@@ -105,50 +97,34 @@ scenario "S1 GET / identity" /
 scenario "S2 GET / br" / "Accept-Encoding: gzip, deflate, br, zstd"
 scenario "S3 GET / If-None-Match" / "If-None-Match: $etag"
 scenario "S4 GET /big.js (200 KB)" /big.js
-kill "$native_pid"
+stop_server lt-native
 }
 
 # ---- the Worker under bare workerd -----------------------------------------------------------
 WORKER_PORT=18183
 JS_PORT=18184
 
-# Serves one JS module under bare workerd on $2 (background); prints the workerd PID.
-serve_js() { # module port
-  local dir
-  dir=$(dirname "$1")
-  cat >"$1.capnp" <<CAPNP
-using Workerd = import "/workerd/workerd.capnp";
-const config :Workerd.Config = (
-  services = [(name = "w", worker = (modules = [(name = "worker.mjs", esModule = embed "$(basename "$1")")], compatibilityDate = "2026-05-01"))],
-  sockets = [(name = "http", address = "127.0.0.1:$2", http = (), service = "w")],
-);
-CAPNP
-  (cd "$dir" && exec taskset -c 0 workerd serve "$(basename "$1").capnp" >"$1.log" 2>&1) &
-  echo $!
+# Serves one JS module (FILE, in its own folder) under bare workerd on PORT, pinned to core 0,
+# as server NAME.
+serve_js() { # name module port
+  workerd_config "$2.capnp" "$3" "$(dirname "$2")" "$(basename "$2")"
+  start_server "$1" 30 "$3" taskset -c 0 workerd serve "$2.capnp"
 }
 
 workers_half() {
   printf '[site]\ndir = "site"\n' >"$WORK/edgesite.toml"
-  # scripts/workerd.sh builds the Worker for this site in its own target dir, then execs workerd.
-  scripts/workerd.sh "$WORKER_PORT" "$WORK/edgesite.toml" >"$WORK/worker.log" 2>&1 &
-  WORKER_PID=$!
-  pids+=("$WORKER_PID")
-  local up=0
-  for _ in $(seq 1 900); do
-    if curl -s -o /dev/null "http://127.0.0.1:$WORKER_PORT/"; then up=1; break; fi
-    kill -0 "$WORKER_PID" 2>/dev/null || break
-    sleep 1
-  done
-  if [ $up = 0 ]; then echo "the edgesite Worker did not come up; see $WORK/worker.log" >&2; exit 1; fi
-  taskset -a -pc 0 "$WORKER_PID" >/dev/null
-  node bench/workers/generate.mjs inmemory "$WORK/site" "$WORK/inmemory.mjs"
-  INMEMORY_PID=$(serve_js "$WORK/inmemory.mjs" "$JS_PORT")
-  pids+=("$INMEMORY_PID")
-  wait_port "$JS_PORT" || { echo "the in-memory JS worker did not come up; see $WORK/inmemory.mjs.log" >&2; exit 1; }
-  local etag
-  etag=$(curl -s -D - -o /dev/null "http://127.0.0.1:$WORKER_PORT/" | tr -d '\r' | awk -F': ' 'tolower($1) == "etag" { print $2 }')
-  local js_etag
-  js_etag=$(curl -s -D - -o /dev/null "http://127.0.0.1:$JS_PORT/" | tr -d '\r' | awk -F': ' 'tolower($1) == "etag" { print $2 }')
+  scripts/workerd.sh build "$WORK/edgesite.toml" >/dev/null
+  local capnp
+  capnp=$(scripts/workerd.sh config "$WORKER_PORT" "$WORK/edgesite.toml")
+  start_server lt-worker 60 "$WORKER_PORT" taskset -c 0 workerd serve "$capnp"
+  WORKER_PID=$(server_pid lt-worker)
+  mkdir -p "$WORK/inmemory"
+  node bench/workers/generate.mjs inmemory "$WORK/site" "$WORK/inmemory/worker.mjs"
+  serve_js lt-inmemory "$WORK/inmemory/worker.mjs" "$JS_PORT"
+  INMEMORY_PID=$(server_pid lt-inmemory)
+  local etag js_etag
+  etag=$(etag_of "http://127.0.0.1:$WORKER_PORT/")
+  js_etag=$(etag_of "http://127.0.0.1:$JS_PORT/")
   printf '\nUnder bare workerd (server pinned to core 0, wrk on core 1), %s connections, %s s per run\n' "$CONNECTIONS" "$DURATION"
   printf '| scenario | worker | req/s | p50 | p99 | CPU per request | edgesite vs floor |\n|---|---|---|---|---|---|---|\n'
   worker_scenario "S1 GET / identity" / "" ""
@@ -175,14 +151,11 @@ for line in open(head, encoding="latin-1").read().split("\r\n")[1:]:
             headers.append([name, value.strip()])
 print(json.dumps({"status": int(status), "headers": headers, "body": base64.b64encode(open(body, "rb").read()).decode()}))
 PY
-  node bench/workers/generate.mjs floor "$WORK/fixed.json" "$WORK/floor.mjs"
-  local floor_pid
-  floor_pid=$(serve_js "$WORK/floor.mjs" 18185)
-  pids+=("$floor_pid")
-  wait_port 18185
-  read -r f_rps f_p50 f_p99 f_cpu f_bad < <(run "$floor_pid" 18185 "$path" ${header:+"$header"})
-  kill "$floor_pid"
-  wait "$floor_pid" 2>/dev/null || true
+  mkdir -p "$WORK/floor"
+  node bench/workers/generate.mjs floor "$WORK/fixed.json" "$WORK/floor/worker.mjs"
+  serve_js lt-floor "$WORK/floor/worker.mjs" 18185
+  read -r f_rps f_p50 f_p99 f_cpu f_bad < <(run "$(server_pid lt-floor)" 18185 "$path" ${header:+"$header"})
+  stop_server lt-floor
   read -r e_rps e_p50 e_p99 e_cpu e_bad < <(run "$WORKER_PID" "$WORKER_PORT" "$path" ${header:+"$header"})
   read -r j_rps j_p50 j_p99 j_cpu j_bad < <(run "$INMEMORY_PID" "$JS_PORT" "$path" ${js_header:+"$js_header"})
   printf '| %s | floor (JS, fixed) | %s | %s | %s | %s µs | 1.00x |\n' "$name ($status)" "$f_rps" "$f_p50" "$f_p99" "$f_cpu"

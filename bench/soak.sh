@@ -11,6 +11,8 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/env.sh
 . "$ROOT/scripts/env.sh"
+# shellcheck source=scripts/lib.sh
+. "$ROOT/scripts/lib.sh"
 cd "$ROOT"
 SECONDS_TOTAL=${SOAK_SECONDS:-120}
 CONNECTIONS=${SOAK_CONNECTIONS:-200}
@@ -20,9 +22,7 @@ WORK="$ROOT/target/soak"
 NATIVE_PORT=18191
 WORKER_PORT=18192
 mkdir -p "$WORK"
-pids=()
-cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; }
-trap cleanup EXIT
+trap stop_all_servers EXIT
 
 rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
 fds() { find "/proc/$1/fd" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l; }
@@ -33,8 +33,7 @@ results=()
 soak() {
   local name=$1 pid=$2 port=$3
   local etag
-  etag=$(curl -s -H 'Accept-Encoding: gzip, deflate, br, zstd' -D - -o /dev/null "http://127.0.0.1:$port/" |
-    tr -d '\r' | awk -F': ' 'tolower($1) == "etag" { print $2 }')
+  etag=$(etag_of "http://127.0.0.1:$port/" -H 'Accept-Encoding: gzip, deflate, br, zstd')
   # Warm-up, so the first sample is the server at work, not at rest.
   SOAK_ETAG=$etag wrk -t2 -c"$CONNECTIONS" -d3s -s bench/soak.lua "http://127.0.0.1:$port/" >/dev/null
   local fds_before
@@ -79,25 +78,16 @@ soak() {
 
 if [ "$PART" != workerd ]; then
   cargo build -q --release -p edgesite-native
-  target/release/edgesite-native --listen "127.0.0.1:$NATIVE_PORT" >"$WORK/native.log" 2>&1 &
-  native_pid=$!
-  pids+=("$native_pid")
-  for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$NATIVE_PORT/" && break; sleep 0.1; done
-  soak native "$native_pid" "$NATIVE_PORT"
-  kill "$native_pid"
+  start_server soak-native 30 "$NATIVE_PORT" target/release/edgesite-native --listen "127.0.0.1:$NATIVE_PORT"
+  soak native "$(server_pid soak-native)" "$NATIVE_PORT"
+  stop_server soak-native
 fi
 if [ "$PART" != native ]; then
-  scripts/workerd.sh "$WORKER_PORT" >"$WORK/workerd.log" 2>&1 &
-  worker_pid=$!
-  pids+=("$worker_pid")
-  up=0
-  for _ in $(seq 1 900); do
-    if curl -s -o /dev/null "http://127.0.0.1:$WORKER_PORT/"; then up=1; break; fi
-    kill -0 "$worker_pid" 2>/dev/null || break
-    sleep 1
-  done
-  [ $up = 1 ] || { echo "the Worker did not come up; see $WORK/workerd.log" >&2; exit 1; }
-  soak workerd "$worker_pid" "$WORKER_PORT"
+  scripts/workerd.sh build >/dev/null
+  capnp=$(scripts/workerd.sh config "$WORKER_PORT")
+  start_server soak-workerd 60 "$WORKER_PORT" workerd serve "$capnp"
+  soak workerd "$(server_pid soak-workerd)" "$WORKER_PORT"
+  stop_server soak-workerd
 fi
 printf '\n%s, %s\n' "$(date -u +%Y-%m-%d)" "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 printf '| server | duration | connections | requests | req/s | errors | RSS first / at 1/4 / last / max | fds before -> after | verdict |\n|---|---|---|---|---|---|---|---|---|\n'

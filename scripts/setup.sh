@@ -6,7 +6,8 @@
 #   1. a wasm32-unknown-unknown Rust toolchain:
 #      - rustup's target when it is installed or can be added, else
 #      - the fallback: Debian's rustc-web/cargo-web/rust-web-src/lld-22, plus a wasm32 std built
-#        once with RUSTC_BOOTSTRAP=1 -Zbuild-std and installed as that compiler's wasm32 sysroot;
+#        once with RUSTC_BOOTSTRAP=1 -Zbuild-std into a sysroot of the tools folder (Debian's
+#        rustc runs with --sysroot pointing there; nothing under /usr is written);
 #   2. pinned cargo tools: wasm-bindgen-cli (= the wasm-bindgen in Cargo.lock), worker-build, wasm-pack;
 #   3. Node >= 22 and wrangler, esbuild, binaryen (wasm-opt) from package-lock.json (`npm ci`);
 #   4. Debian's chromium + chromium-driver (browser tests) and wrk (load tests).
@@ -50,17 +51,28 @@ wasm_via_rustup() {
   timeout 60 rustup target add wasm32-unknown-unknown >/dev/null 2>&1
 }
 
+# The Debian fallback's sysroot, owned by the project's tools folder: the wasm32 std built below,
+# and links to Debian's own host libraries. Nothing is written under /usr.
+SYSROOT="$TOOLS/debian-sysroot"
+
 debian_sysroot_ok() {
   [ -x /usr/bin/rustc ] && [ -f "$TOOLS/debian-sysroot.stamp" ] &&
     [ "$(/usr/bin/rustc -vV)" = "$(cat "$TOOLS/debian-sysroot.stamp")" ] &&
-    ls /usr/lib/rustlib/wasm32-unknown-unknown/lib/libstd-*.rlib >/dev/null 2>&1
+    ls "$SYSROOT"/lib/rustlib/wasm32-unknown-unknown/lib/libstd-*.rlib >/dev/null 2>&1
 }
 
-# Links to Debian's cargo/rustc/rustdoc, and `rust-lld` (the name rustc calls the wasm32 linker
-# by) to lld-22, which ships no such name. Only this folder goes first on PATH, not /usr/bin.
+# `rustc` and `rustdoc` wrappers that run Debian's with the sysroot above, a link to Debian's
+# `cargo`, and `rust-lld` (the name rustc calls the wasm32 linker by) for lld-22, which ships no
+# such name. Only this folder goes first on PATH, not /usr/bin.
 link_debian_rust() {
-  mkdir -p "$TOOLS/debian-rust/bin"
-  for t in cargo rustc rustdoc; do ln -sf "/usr/bin/$t" "$TOOLS/debian-rust/bin/$t"; done
+  mkdir -p "$TOOLS/debian-rust/bin" "$SYSROOT/lib/rustlib"
+  ln -sfn /usr/lib/rustlib/x86_64-unknown-linux-gnu "$SYSROOT/lib/rustlib/x86_64-unknown-linux-gnu"
+  [ -e /usr/lib/rustlib/src ] && ln -sfn /usr/lib/rustlib/src "$SYSROOT/lib/rustlib/src"
+  ln -sf /usr/bin/cargo "$TOOLS/debian-rust/bin/cargo"
+  for t in rustc rustdoc; do
+    printf '#!/bin/sh\nexec /usr/bin/%s --sysroot "%s" "$@"\n' "$t" "$SYSROOT" >"$TOOLS/debian-rust/bin/$t"
+    chmod +x "$TOOLS/debian-rust/bin/$t"
+  done
   ln -sf /usr/bin/lld-22 "$TOOLS/debian-rust/bin/rust-lld"
 }
 
@@ -82,12 +94,13 @@ lto = true
 TOML
   echo 'pub fn seed() {}' >"$seed/src/lib.rs"
   # cdylib+rlib makes cargo build std with object code *and* bitcode, so LTO and non-LTO both link.
+  # (Debian's rustc with its own sysroot, /usr, which has the std sources build-std needs.)
   (cd "$seed" && env -u CARGO_TARGET_DIR PATH="$TOOLS/debian-rust/bin:$PATH" RUSTC=/usr/bin/rustc \
     RUSTC_BOOTSTRAP=1 /usr/bin/cargo build -q --release --target wasm32-unknown-unknown -Zbuild-std=std,panic_abort,test)
-  local lib=/usr/lib/rustlib/wasm32-unknown-unknown/lib
-  $SUDO rm -rf "$lib"; $SUDO mkdir -p "$lib"
+  local lib="$SYSROOT/lib/rustlib/wasm32-unknown-unknown/lib"
+  rm -rf "$lib"; mkdir -p "$lib"
   find "$seed/target/wasm32-unknown-unknown/release/deps" -name 'lib*.r*' ! -name 'libsysroot_seed*' \
-    \( -name '*.rlib' -o -name '*.rmeta' \) -exec $SUDO cp {} "$lib/" \;
+    \( -name '*.rlib' -o -name '*.rmeta' \) -exec cp {} "$lib/" \;
   /usr/bin/rustc -vV >"$TOOLS/debian-sysroot.stamp"
   rm -rf "$seed"
 }

@@ -12,24 +12,29 @@
 #   6. example     examples/api-worker (an API route beside an embedded site) under wrangler dev
 #   7. site        EDGESITE_SITE serves another folder (absolute or relative); adding, changing and
 #                  deleting a file rebuilds; the configured-site suite against the native twin built with
-#                  tests/fixtures/configured.toml; a missing folder and
-#                  an unknown config key fail the build naming them
+#                  tests/fixtures/configured.toml; 10,000 _headers and 20,000 _redirects rules serve;
+#                  a missing folder, an unknown config key and a field value with a line break fail
+#                  the build naming them
 # The suites check the demo site, so EDGESITE_SITE is ignored here.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/env.sh
 . "$ROOT/scripts/env.sh"
+LOGS="$ROOT/target/test-logs"
+# shellcheck source=scripts/lib.sh
+. "$ROOT/scripts/lib.sh"
 cd "$ROOT"
 unset EDGESITE_SITE
-LOGS="$ROOT/target/test-logs"
-mkdir -p "$LOGS"
 summary=()
 failed=0
 passed=0
 
-layer() { # name command...
-  local name=$1 start=$SECONDS
-  shift
+# LAYERS="workerd site" runs only those layers (keys: host browser native workerd wrangler
+# example site); by default, all.
+layer() { # key name command...
+  local key=$1 name=$2 start=$SECONDS
+  shift 2
+  if [ -n "${LAYERS:-}" ] && [[ " $LAYERS " != *" $key "* ]]; then return 0; fi
   printf '\n=== %s: %s\n' "$name" "$*"
   if "$@"; then
     summary+=("PASS  $name  ($((SECONDS - start)) s)")
@@ -39,39 +44,7 @@ layer() { # name command...
     failed=$((failed + 1))
   fi
 }
-
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
-# Starts "$@" in its own process group, logging to $LOGS/$1.log, and waits until
-# http://127.0.0.1:$PORT/ answers (or the server dies, or $WAIT seconds pass).
-SERVER_PGID=""
-start_server() { # log-name wait-seconds port command...
-  local log="$LOGS/$1.log" wait=$2 port=$3
-  shift 3
-  setsid "$@" >"$log" 2>&1 &
-  SERVER_PGID=$!
-  local deadline=$((SECONDS + wait))
-  until curl -s -o /dev/null "http://127.0.0.1:$port/"; do
-    if ! kill -0 "$SERVER_PGID" 2>/dev/null || [ $SECONDS -ge $deadline ]; then
-      echo "server did not come up on port $port; its log ($log):" >&2
-      tail -n 40 "$log" >&2
-      stop_server
-      return 1
-    fi
-    sleep 0.5
-  done
-}
-
-stop_server() {
-  [ -n "$SERVER_PGID" ] || return 0
-  kill -TERM -- "-$SERVER_PGID" 2>/dev/null
-  for _ in $(seq 1 20); do kill -0 -- "-$SERVER_PGID" 2>/dev/null || break; sleep 0.25; done
-  kill -KILL -- "-$SERVER_PGID" 2>/dev/null
-  SERVER_PGID=""
-}
-trap stop_server EXIT
+trap stop_all_servers EXIT
 
 # The HTTP suites in tests/ that run against every runtime.
 HTTP_SUITES=(--test http --test conditional --test negotiation --test ranges --test paths --test redirects --test malformed)
@@ -87,19 +60,23 @@ e2e_native() {
     start_server native 30 "$port" target/debug/edgesite-native --listen "127.0.0.1:$port" &&
     http_suite_against native "$port"
   local rc=$?
-  stop_server
+  stop_server native
   return $rc
 }
 
 e2e_workerd() {
   local port rc=0
   port=$(free_port)
-  { start_server workerd 900 "$port" scripts/workerd.sh "$port" && http_suite_against workerd "$port"; } || rc=1
-  stop_server
+  local capnp
+  { scripts/workerd.sh build >/dev/null && capnp=$(scripts/workerd.sh config "$port") &&
+    start_server workerd 60 "$port" workerd serve "$capnp" && http_suite_against workerd "$port"; } || rc=1
+  stop_server workerd
   # The same Worker built with tests/fixtures/configured.toml, for the configured-site suite.
-  { start_server workerd-configured 900 "$port" scripts/workerd.sh "$port" tests/fixtures/configured.toml &&
+  local configured=tests/fixtures/configured.toml
+  { scripts/workerd.sh build "$configured" >/dev/null && capnp=$(scripts/workerd.sh config "$port" "$configured") &&
+    start_server workerd-configured 60 "$port" workerd serve "$capnp" &&
     configured_suite_against workerd "$port"; } || rc=1
-  stop_server
+  stop_server workerd-configured
   return $rc
 }
 
@@ -112,7 +89,7 @@ e2e_wrangler_dev() {
     grep -Eq 'edgesite: GET /about 200 [a-z]+ [0-9]+' "$LOGS/wrangler-dev.log" ||
     { echo "no request log line from the Worker in $LOGS/wrangler-dev.log" >&2; false; }
   local rc=$?
-  stop_server
+  stop_server wrangler-dev
   return $rc
 }
 
@@ -123,11 +100,11 @@ e2e_example() {
   start_server example 900 "$port" bash -c "cd examples/api-worker && exec wrangler dev --ip 127.0.0.1 --port $port" &&
     EDGESITE_BASE_URL="http://127.0.0.1:$port" EDGESITE_RUNTIME=wrangler-dev cargo test -q --test example_api -- --ignored
   local rc=$?
-  stop_server
+  stop_server example
   return $rc
 }
 
-# ---- 6. EDGESITE_SITE and rebuild tracking, on the native twin (its own target dir) ----------
+# ---- 7. EDGESITE_SITE and rebuild tracking, on the native twin (its own target dir) ----------
 expect() { # port path status [body [header]]
   local got extra=()
   [ $# -ge 5 ] && extra=(-H "$5")
@@ -154,7 +131,7 @@ configured_site() { # port
   EDGESITE_CONFIG=tests/fixtures/configured.toml cargo build -q -p edgesite-native --target-dir target/site-override &&
     start_server site-override 30 "$1" target/site-override/debug/edgesite-native --listen "127.0.0.1:$1" &&
     configured_suite_against native "$1" &&
-    stop_server
+    stop_server site-override
 }
 
 # A build must fail, naming the file (and line): expect_build_error pattern env-assignments...
@@ -173,6 +150,42 @@ expect_build_error() {
   echo "ok: $* fails the build: $(grep -o 'error: edgesite: .*' "$LOGS/build-error.log" | head -1)"
 }
 
+# A site with 10,000 `_headers` rules, 10,000 fixed and 10,000 dynamic `_redirects` rules (no
+# cap without `[compat] pages_limits`): it builds, and the rules take effect over HTTP.
+many_rules() { # port
+  local site="$ROOT/target/many-rules-site"
+  rm -rf "$site" && mkdir -p "$site/h"
+  python3 - "$site" <<'PY'
+import sys
+site = sys.argv[1]
+for j in range(100):
+    open(f"{site}/h/f{j}.txt", "w").write(f"file {j}\n")
+open(f"{site}/index.html", "w").write("<p>many rules</p>\n")
+with open(f"{site}/_headers", "w") as f:
+    for i in range(10_000):
+        f.write(f"/h/f{i % 100}.txt\n  X-Rule: {i}\n")
+with open(f"{site}/_redirects", "w") as f:
+    for i in range(10_000):
+        f.write(f"/old/{i} /h/f{i % 100}.txt 301\n")
+    for i in range(10_000):
+        f.write(f"/d/{i}/:x /h/:x 302\n")
+PY
+  local rule42
+  rule42=$(seq 42 100 9942 | paste -sd, | sed 's/,/, /g')
+  build_and_serve "$site" "$1" &&
+    expect "$1" /old/9999 301 &&
+    [ "$(response_field location "http://127.0.0.1:$1/old/9999")" = /h/f99.txt ] &&
+    expect "$1" /d/9999/f1.txt 302 &&
+    [ "$(response_field location "http://127.0.0.1:$1/d/9999/f1.txt")" = /h/f1.txt ] &&
+    expect "$1" /d/5000/x/y 404 &&
+    expect "$1" /h/f42.txt 200 "file 42" &&
+    [ "$(response_field x-rule "http://127.0.0.1:$1/h/f42.txt")" = "$rule42" ] &&
+    echo "ok: 10,000 _headers rules, 10,000 fixed and 10,000 dynamic _redirects rules served"
+  local rc=$?
+  stop_server site-override
+  return $rc
+}
+
 site_override() {
   local site port rc=0
   site=$(mktemp -d)
@@ -182,36 +195,39 @@ site_override() {
     build_and_serve "$site" "$port" &&
       expect "$port" /hello.txt 200 "hello from the fixture site" &&
       expect "$port" /about.html 404 &&
-      stop_server &&
+      stop_server site-override &&
       echo "added" >"$site/new.txt" && echo "changed" >"$site/hello.txt" &&
       build_and_serve "$site" "$port" &&
       expect "$port" /new.txt 200 added &&
       expect "$port" /hello.txt 200 changed &&
-      stop_server &&
+      stop_server site-override &&
       rm "$site/new.txt" &&
       build_and_serve "$site" "$port" &&
       expect "$port" /new.txt 404 &&
-      stop_server &&
+      stop_server site-override &&
       build_and_serve tests/fixtures/site "$port" &&
       expect "$port" /hello.txt 200 "hello from the fixture site" &&
-      stop_server
+      stop_server site-override
   } || rc=1
-  stop_server
+  stop_server site-override
   configured_site "$port" || rc=1
-  stop_server
+  stop_server site-override
+  many_rules "$port" || rc=1
   expect_build_error 'the site directory /no/such/site does not exist' EDGESITE_SITE=/no/such/site || rc=1
   expect_build_error 'tests/fixtures/bad.toml:3: unknown field `cleanurls`' EDGESITE_CONFIG=tests/fixtures/bad.toml || rc=1
+  expect_build_error 'tests/fixtures/bad-value.toml:4: headers.content_security_policy: the value contains' \
+    EDGESITE_CONFIG=tests/fixtures/bad-value.toml || rc=1
   rm -rf "$site"
   return $rc
 }
 
-layer "host (cargo test --workspace)" cargo test --workspace
-layer "browser (wasm-pack test --headless --chrome)" wasm-pack test --headless --chrome -- --lib
-layer "e2e: edgesite-native binary" e2e_native
-layer "e2e: Worker under bare workerd serve" e2e_workerd
-layer "e2e: Worker under wrangler dev" e2e_wrangler_dev
-layer "e2e: example Worker (API + site) under wrangler dev" e2e_example
-layer "site: EDGESITE_SITE and rebuild tracking" site_override
+layer host "host (cargo test --workspace)" cargo test --workspace
+layer browser "browser (wasm-pack test --headless --chrome)" wasm-pack test --headless --chrome -- --lib
+layer native "e2e: edgesite-native binary" e2e_native
+layer workerd "e2e: Worker under bare workerd serve" e2e_workerd
+layer wrangler "e2e: Worker under wrangler dev" e2e_wrangler_dev
+layer example "e2e: example Worker (API + site) under wrangler dev" e2e_example
+layer site "site: EDGESITE_SITE and rebuild tracking" site_override
 
 printf '\n=== make test summary\n'
 printf '%s\n' "${summary[@]}"

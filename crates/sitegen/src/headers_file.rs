@@ -128,7 +128,10 @@ impl HeaderRules {
                 match edit {
                     Edit::Remove { name } => fields.retain(|(n, _)| n != name),
                     Edit::Set { name, value } => {
+                        // RFC 9110 §5.5: a field value has no leading or trailing whitespace
+                        // (an empty capture can leave some).
                         let value = substitute(value, &captures);
+                        let value = value.trim_matches([' ', '\t']).to_string();
                         let set = set_field(fields, cache_control, name, value, &set_here);
                         set.map_err(|m| (rule.line, format!("for {}, {name}: {m}", paths[0])))?;
                         set_here.push(name);
