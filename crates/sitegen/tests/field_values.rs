@@ -53,7 +53,9 @@ fn toml_string(text: &str) -> String {
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 || c == '\u{7f}' => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                out.push_str(&format!("\\u{:04X}", c as u32));
+            }
             c => out.push(c),
         }
     }
@@ -136,7 +138,9 @@ fn the_issues_example_is_refused_naming_the_line_and_key() {
         .unwrap_err()
         .to_string();
     assert!(
-        err.starts_with("edgesite.toml:2: headers.content_security_policy: the value contains '\\n'"),
+        err.starts_with(
+            "edgesite.toml:2: headers.content_security_policy: the value contains '\\n'"
+        ),
         "{err}"
     );
 }
