@@ -4,10 +4,11 @@
 #   scripts/workerd.sh config PORT [CONFIG]  write a workerd config serving the built bundle on
 #                                            127.0.0.1:PORT; prints the config's path
 #   scripts/workerd.sh serve PORT [CONFIG]   build, configure, and run workerd in the foreground
-# Without CONFIG: the bundle of `wrangler deploy --dry-run` (offline), in target/workerd/demo.
-# With CONFIG (an edgesite.toml): the Worker built with EDGESITE_CONFIG=CONFIG by worker-build in
-# its own folder, target/workerd/NAME (NAME: the config's file name), so the main build is left
-# alone. Other scripts use these paths only through this script's output.
+# Without CONFIG: the bundle of `wrangler deploy --dry-run` (offline), in target/workerd/demo:
+# exactly what `wrangler deploy` uploads. With CONFIG (an edgesite.toml): the Worker built by
+# scripts/build-worker.sh with EDGESITE_CONFIG=CONFIG in its own folder, target/workerd/NAME
+# (NAME: the config's file name), so the main build is left alone. Other scripts use these
+# paths only through this script's output.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/env.sh
@@ -33,8 +34,7 @@ build() { # [config]
   if [ -z "${1:-}" ]; then
     wrangler deploy --dry-run --outdir "$bundle" >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; exit 1; }
   else
-    CUSTOM_SHIM=src/worker-shim.js CARGO_TARGET_DIR="$work/cargo" EDGESITE_CONFIG="$(realpath "$1")" \
-      worker-build --release --out-dir "$(realpath --relative-to="$ROOT" "$bundle")" \
+    CARGO_TARGET_DIR="$work/cargo" EDGESITE_CONFIG="$(realpath "$1")" scripts/build-worker.sh "$bundle" \
       >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; exit 1; }
   fi
   echo "$bundle"
@@ -44,10 +44,12 @@ build() { # [config]
 config() { # port [config]
   local port=$1 bundle out
   bundle="$(work_dir "${2:-}")/bundle"
-  [ -f "$bundle/index.js" ] || { echo "no bundle in $bundle: run scripts/workerd.sh build${2:+ $2} first" >&2; exit 1; }
+  # The entry: worker.js in wrangler's bundle, worker.mjs as scripts/build-worker.sh writes it.
+  local main="" name
+  for name in worker.js worker.mjs; do [ -f "$bundle/$name" ] && main=$name && break; done
+  [ -n "$main" ] || { echo "no bundle in $bundle: run scripts/workerd.sh build${2:+ $2} first" >&2; exit 1; }
   out="$(work_dir "${2:-}")/config.capnp"
-  # The Worker's entry is index.js (wrangler's bundle and worker-build's output both).
-  workerd_config "$out" "$port" "$bundle" index.js
+  workerd_config "$out" "$port" "$bundle" "$main"
   echo "$out"
 }
 

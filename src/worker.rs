@@ -1,21 +1,96 @@
 //! The Cloudflare Worker: the embedded [`SITE`](crate::SITE) served through edgesite-worker,
 //! the Workers adapter any Worker can use (library mode). It makes no HTTP decision of its own.
 
+use edgesite_worker::entry;
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
 
-/// The fetch handler, called synchronously by the Worker's entry (src/worker-shim.js), which
-/// answers a 500 without details if this returns an error.
+/// The general path for any request: reads the whole `Request` (used when the request's head
+/// does not fit the input buffer). The entry answers a 500 without details if this fails.
 #[wasm_bindgen(js_name = "edgesite_fetch")]
 #[allow(unreachable_pub)] // exported to JS, not to Rust
 pub fn fetch(request: &web_sys::Request) -> Result<web_sys::Response, JsValue> {
     edgesite_worker::respond(&crate::SITE, request)
 }
 
+/// Hands the site's blobs (the entry's data modules, ArrayBuffers in the build's order) to the
+/// adapter.
+#[wasm_bindgen(js_name = "edgesite_register_blobs")]
+#[allow(unreachable_pub)]
+pub fn register_blobs(blobs: js_sys::Array) {
+    edgesite_worker::set_blobs(&blobs);
+}
+
+/// The fields the core reads, NUL-joined, in the order `edgesite_decide` takes their lengths.
+#[wasm_bindgen(js_name = "edgesite_request_fields")]
+#[allow(unreachable_pub)]
+pub fn request_fields() -> String {
+    edgesite_core::REQUEST_FIELDS.join("\0")
+}
+
+/// The address of the input buffer the entry writes a request into, its capacity, and the
+/// address of the output area (`edgesite_worker::entry`).
+#[wasm_bindgen(js_name = "edgesite_input")]
+#[allow(unreachable_pub)]
+pub fn input() -> Vec<u32> {
+    vec![
+        entry::input(),
+        entry::INPUT_CAPACITY as u32,
+        entry::output(),
+    ]
+}
+
+/// The compact answer to the request in the input buffer (see `edgesite_worker::entry`).
+#[wasm_bindgen(js_name = "edgesite_decide")]
+#[allow(unreachable_pub, clippy::too_many_arguments)]
+pub fn decide(
+    method: u32,
+    target: i32,
+    accept_encoding: i32,
+    if_match: i32,
+    if_none_match: i32,
+    if_modified_since: i32,
+    if_unmodified_since: i32,
+    if_range: i32,
+    range: i32,
+    sec_fetch_mode: i32,
+    accept: i32,
+) -> i32 {
+    let lengths = [
+        target,
+        accept_encoding,
+        if_match,
+        if_none_match,
+        if_modified_since,
+        if_unmodified_since,
+        if_range,
+        range,
+        sec_fetch_mode,
+        accept,
+    ];
+    entry::decide(&crate::SITE, method, &lengths)
+}
+
+/// The fields of the answer to the request in the input buffer, for the entry's cache.
+#[wasm_bindgen(js_name = "edgesite_fields")]
+#[allow(unreachable_pub)]
+pub fn fields(method: u32, lengths: &[i32]) -> String {
+    entry::fields(&crate::SITE, method, lengths)
+}
+
+/// The whole answer to the request in the input buffer (anything but a fast 200 or 304).
+#[wasm_bindgen(js_name = "edgesite_general")]
+#[allow(unreachable_pub)]
+pub fn general(method: u32, lengths: &[i32]) -> Result<web_sys::Response, JsValue> {
+    entry::general(&crate::SITE, method, lengths)
+}
+
 #[cfg(test)]
 mod tests {
     //! The Worker's fetch path in a real browser (headless Chromium through wasm-pack):
-    //! real `web_sys::Request` objects in, real `web_sys::Response` objects out.
+    //! real `web_sys::Request` objects in, real `web_sys::Response` objects out. The site's
+    //! bytes are in blobs outside wasm memory, as in the Worker: the tests hand them over as the
+    //! entry does (`edgesite_register_blobs`), from `$OUT_DIR/blobs.rs`.
     use super::*;
     use js_sys::{Reflect, Uint8Array};
     use wasm_bindgen_futures::JsFuture;
@@ -24,6 +99,22 @@ mod tests {
     use web_sys::RequestInit;
 
     wasm_bindgen_test_configure!(run_in_browser);
+
+    /// The blobs build.rs wrote, in order.
+    static BLOBS: &[&[u8]] = include!(concat!(env!("OUT_DIR"), "/blobs.rs"));
+
+    /// The Worker's general path, with the blobs handed over first (once).
+    fn fetch(request: &web_sys::Request) -> Result<web_sys::Response, JsValue> {
+        static REGISTERED: std::sync::Once = std::sync::Once::new();
+        REGISTERED.call_once(|| {
+            let list = js_sys::Array::new();
+            for blob in BLOBS {
+                list.push(&js_sys::Uint8Array::from(*blob).buffer());
+            }
+            register_blobs(list);
+        });
+        super::fetch(request)
+    }
 
     fn request(method: &str, url: &str, headers: &[(&str, &str)]) -> web_sys::Request {
         let init = RequestInit::new();
@@ -59,6 +150,7 @@ mod tests {
     fn library_mode_leaves_paths_the_site_does_not_serve_to_the_worker() {
         // edgesite_worker::respond_if_served: None for what the site has nothing at (whatever the
         // method), the site's answer for the rest (405 for a POST to a file).
+        let _ = fetch(&request("GET", "http://localhost/", &[])); // the blobs, handed over
         let site = &crate::SITE;
         let api = request("POST", "http://localhost/api/hello", &[]);
         assert!(edgesite_worker::respond_if_served(site, &api).is_none());
@@ -218,8 +310,19 @@ mod tests {
             response.headers().get("etag").unwrap().unwrap(),
             stored.etag
         );
-        // In a browser the Response body is what was stored; Workers send it as is (encodeBody manual).
-        assert_eq!(body(&response).await, stored.body);
+        // In a browser the Response body is what was stored; Workers send it as is (encodeBody
+        // manual). It comes from its blob, outside wasm memory.
+        let edgesite_core::Content::External {
+            blob,
+            offset,
+            length,
+            ..
+        } = stored.content
+        else {
+            panic!("the Worker's bytes are in blobs: {:?}", stored.content)
+        };
+        let (from, to) = (offset as usize, (offset + length) as usize);
+        assert_eq!(body(&response).await, &BLOBS[blob as usize][from..to]);
     }
 
     #[wasm_bindgen_test]

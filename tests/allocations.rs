@@ -5,7 +5,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use edgesite::{RequestHead, SITE};
-use edgesite_core::{decide, render, Body, Scratch, Target};
+use edgesite_core::{decide, render, Body, Content, Scratch, Target};
 
 /// What Chrome sends for a page load, roughly.
 const BROWSER: [(&str, &str); 3] = [
@@ -45,9 +45,15 @@ fn allocations(method: &str, target: &str, fields: &[(&str, &str)]) -> (u16, u64
             bytes += name.len() + value.len();
         }
         match response.body {
-            Body::Multipart(multipart) => multipart.for_each_chunk(|chunk| bytes += chunk.len()),
+            Body::Multipart(multipart) => {
+                let Content::Bytes(all) = multipart.representation().content else {
+                    panic!("the host build embeds its bytes")
+                };
+                multipart.for_each_chunk(all, |chunk| bytes += chunk.len());
+            }
             Body::Bytes(body) => bytes += body.len(),
             Body::Empty => {}
+            Body::Representation { .. } => panic!("the host build embeds its bytes"),
         }
         std::hint::black_box(bytes);
         status = response.status;

@@ -5,9 +5,9 @@
 
 use edgesite_core::{
     canonical_path, evaluate_range, normalize, parse_http_date, respond, select, AcceptEncoding,
-    Action, Asset, ContentCoding, IfMatch, IfNoneMatch, IfRange, Part, RangeRequest, Redirect,
-    RedirectStatus, Representation, RequestHead, Route, Rule, RuleNode, Segment, Site, Target,
-    LOCATION_CAPACITY, MAX_PATH_LEN, MAX_RANGE_SPECS, REQUEST_FIELDS,
+    Action, Asset, Content, ContentCoding, IfMatch, IfNoneMatch, IfRange, Part, RangeRequest,
+    Redirect, RedirectStatus, Representation, RequestHead, Route, Rule, RuleNode, Segment, Site,
+    Target, LOCATION_CAPACITY, MAX_PATH_LEN, MAX_RANGE_SPECS, REQUEST_FIELDS,
 };
 
 /// Path normalisation: total; a key is canonical (starts with `/`, no empty, `.` or `..`
@@ -66,25 +66,25 @@ static ASSET: Asset<'static> = Asset {
             coding: ContentCoding::Identity,
             etag: "\"id\"",
             content_length: "36",
-            body: BODY,
+            content: Content::Bytes(BODY),
         },
         Representation {
             coding: ContentCoding::Br,
             etag: "\"br\"",
             content_length: "4",
-            body: b"BR!!",
+            content: Content::Bytes(b"BR!!"),
         },
         Representation {
             coding: ContentCoding::Zstd,
             etag: "\"zs\"",
             content_length: "5",
-            body: b"ZSTD!",
+            content: Content::Bytes(b"ZSTD!"),
         },
         Representation {
             coding: ContentCoding::Gzip,
             etag: "\"gz\"",
             content_length: "6",
-            body: b"GZIP!!",
+            content: Content::Bytes(b"GZIP!!"),
         },
     ],
 };

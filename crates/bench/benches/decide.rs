@@ -7,7 +7,8 @@
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use edgesite_core::{
-    respond_into, Asset, ContentCoding, Representation, RequestHead, Response, Route, Site, Target,
+    respond_into, Asset, Content, ContentCoding, Representation, RequestHead, Response, Route,
+    Site, Target,
 };
 use std::time::Duration;
 
@@ -105,7 +106,7 @@ fn generated_site(n: usize) -> &'static Site<'static> {
                     coding: ContentCoding::Identity,
                     etag: text(format!("\"etag-{i:05}\"")),
                     content_length: text(body.len().to_string()),
-                    body: body.as_bytes(),
+                    content: Content::Bytes(body.as_bytes()),
                 }])),
             }
         })

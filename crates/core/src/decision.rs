@@ -293,7 +293,7 @@ fn ranges<'a, 'r>(
             return full; // §13.1.5: the validator does not match: send everything.
         }
     }
-    match evaluate_range(range, representation.body.len() as u64) {
+    match evaluate_range(range, representation.length()) {
         RangeRequest::Ignore => full,
         RangeRequest::Unsatisfiable => Outcome::RangeNotSatisfiable {
             asset,

@@ -13,7 +13,7 @@
 //! by `edgesite-sitegen` and arrives here as static tables.
 //!
 //! ```
-//! use edgesite_core::{decide, respond, Asset, Body, ContentCoding, RequestHead, Representation, Route, Scratch, Site, Target};
+//! use edgesite_core::{decide, respond, Asset, Body, Content, ContentCoding, RequestHead, Representation, Route, Scratch, Site, Target};
 //!
 //! static INDEX: Asset<'static> = Asset {
 //!     content_type: "text/html; charset=utf-8",
@@ -25,7 +25,7 @@
 //!         coding: ContentCoding::Identity,
 //!         etag: "\"abc\"",
 //!         content_length: "5",
-//!         body: b"hello",
+//!         content: Content::Bytes(b"hello"),
 //!     }],
 //! };
 //! static SITE: Site<'static> = Site {
@@ -109,10 +109,10 @@ pub use range::{evaluate_range, ByteRange, RangeRequest, RangeSet, MAX_RANGE_SPE
 pub use render::{render, ALLOW};
 pub use request::{HostFieldLines, Method, RequestHead, REQUEST_FIELDS};
 pub use respond::{respond, respond_if_served, respond_into};
-pub use response::{Body, FieldText, HeaderList, Multipart, Response};
+pub use response::{Body, FieldText, HeaderList, Multipart, Piece, Response};
 pub use rule::{Captures, MAX_CAPTURES};
 pub use site::{
-    Action, Asset, NotFoundPage, Part, Redirect, RedirectStatus, Representation, Route, Rule,
-    RuleNode, Segment, Site, Target,
+    Action, Asset, Content, NotFoundPage, Part, Redirect, RedirectStatus, Representation, Route,
+    Rule, RuleNode, Segment, Site, Target,
 };
 pub use timing::{respond_timed, ServerTiming};

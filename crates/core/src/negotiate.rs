@@ -99,7 +99,7 @@ pub fn select<'a>(
             _ if q == 0 => false,
             None => true,
             Some((chosen, best_q)) => {
-                q > best_q || (q == best_q && representation.body.len() < chosen.body.len())
+                q > best_q || (q == best_q && representation.length() < chosen.length())
             }
         };
         if better {
@@ -181,6 +181,7 @@ fn is_tchar(b: u8) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::site::Content;
     use proptest::prelude::*;
     use ContentCoding::{Br, Gzip, Identity, Zstd};
 
@@ -201,25 +202,25 @@ mod tests {
                 coding: Identity,
                 etag: "\"i\"",
                 content_length: "10",
-                body: b"0123456789",
+                content: Content::Bytes(b"0123456789"),
             },
             Representation {
                 coding: Br,
                 etag: "\"b\"",
                 content_length: "3",
-                body: b"bbb",
+                content: Content::Bytes(b"bbb"),
             },
             Representation {
                 coding: Zstd,
                 etag: "\"z\"",
                 content_length: "4",
-                body: b"zzzz",
+                content: Content::Bytes(b"zzzz"),
             },
             Representation {
                 coding: Gzip,
                 etag: "\"g\"",
                 content_length: "5",
-                body: b"ggggg",
+                content: Content::Bytes(b"ggggg"),
             },
         ],
     };
@@ -320,7 +321,7 @@ mod tests {
             let accept = AcceptEncoding::parse(value.as_bytes()).unwrap();
             match select(&ASSET, Some(value.as_bytes())) {
                 Some(choice) => {
-                    let key = |r: &Representation<'_>| (accept.quality(r.coding), core::cmp::Reverse(r.body.len()));
+                    let key = |r: &Representation<'_>| (accept.quality(r.coding), core::cmp::Reverse(r.length()));
                     prop_assert!(accept.quality(choice.coding) > 0 || value.is_empty());
                     for other in ASSET.representations {
                         prop_assert!(accept.quality(other.coding) == 0 || key(other) <= key(choice));

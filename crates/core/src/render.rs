@@ -16,7 +16,7 @@ use crate::decision::{Decision, Outcome};
 use crate::location::Location;
 use crate::range::{ByteRange, RangeSet};
 use crate::response::{Body, HeaderList, Multipart, Response};
-use crate::site::{Asset, Representation, Site};
+use crate::site::{Asset, Content, Representation, Site};
 
 /// The methods every resource allows, as sent in Allow (RFC 9110 §10.2.1).
 pub const ALLOW: &str = "GET, HEAD, OPTIONS";
@@ -122,7 +122,7 @@ fn fields<'a>(h: &mut HeaderList<'a>, site: &'a Site<'a>, outcome: &Outcome<'a, 
             asset,
             representation,
         } => {
-            h.push_unsatisfied_range(representation.body.len() as u64);
+            h.push_unsatisfied_range(representation.length());
             h.push("accept-ranges", "bytes");
             vary_text(h, asset, &RANGE_NOT_SATISFIABLE)
         }
@@ -138,7 +138,37 @@ fn ok<'a>(h: &mut HeaderList<'a>, asset: &'a Asset<'a>, r: &'a Representation<'a
     representation_fields(h, asset.content_type, r);
     h.push("content-length", r.content_length);
     resource_fields(h, asset, r);
-    Body::Bytes(r.body)
+    content(asset, r, None)
+}
+
+/// The bytes of `r` (`range` of them, if given): a slice when they are in memory, else a
+/// [`Body::Representation`] for the adapter to fetch.
+fn content<'a>(
+    asset: &'a Asset<'a>,
+    r: &'a Representation<'a>,
+    range: Option<ByteRange>,
+) -> Body<'a> {
+    match (r.content, range) {
+        (Content::Bytes(bytes), None) => Body::Bytes(bytes),
+        (Content::Bytes(bytes), Some(range)) => Body::Bytes(
+            bytes
+                .get(range.first as usize..=range.last as usize)
+                .unwrap_or_default(),
+        ),
+        (Content::External { .. } | Content::Decoded { .. }, range) => Body::Representation {
+            representation: r,
+            source: source(asset, r),
+            range,
+        },
+    }
+}
+
+/// For a [`Content::Decoded`] representation, the stored one it is decoded from.
+fn source<'a>(asset: &'a Asset<'a>, r: &Representation<'_>) -> Option<&'a Representation<'a>> {
+    match r.content {
+        Content::Decoded { from, .. } => asset.representations.get(usize::from(from)),
+        Content::Bytes(_) | Content::External { .. } => None,
+    }
 }
 
 /// 206 with one part (RFC 9110 §15.3.7): Content-Range, and the fields a 200 would carry.
@@ -150,10 +180,9 @@ fn partial_content<'a>(
 ) -> Body<'a> {
     representation_fields(h, asset.content_type, r);
     h.push_int("content-length", range.len());
-    h.push_content_range(range, r.body.len() as u64);
+    h.push_content_range(range, r.length());
     resource_fields(h, asset, r);
-    let part = r.body.get(range.first as usize..=range.last as usize);
-    Body::Bytes(part.unwrap_or_default())
+    content(asset, r, Some(range))
 }
 
 /// 206 as `multipart/byteranges` (RFC 9110 §14.6), with the site's boundary.
@@ -167,7 +196,8 @@ fn multipart_ranges<'a>(
     let multipart = Multipart {
         boundary: site.boundary,
         content_type: asset.content_type,
-        representation: r.body,
+        representation: r,
+        source: source(asset, r),
         ranges,
     };
     h.push("content-type", site.multipart_content_type);
@@ -196,7 +226,7 @@ fn not_found<'a>(h: &mut HeaderList<'a>, page: Option<&'a Asset<'a>>) -> Body<'a
     h.push("content-type", page.content_type);
     h.push("content-length", r.content_length);
     h.push("cache-control", "no-cache");
-    Body::Bytes(r.body)
+    content(page, r, None)
 }
 
 /// Content-Type and, for an encoded representation, Content-Encoding (RFC 9110 §8.3, §8.4).

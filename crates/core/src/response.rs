@@ -6,6 +6,7 @@
 
 use crate::location::{Location, LocationText};
 use crate::range::{ByteRange, RangeSet};
+use crate::site::Representation;
 use core::ops::Deref;
 
 /// How many header fields a response can carry.
@@ -282,11 +283,21 @@ pub(crate) fn decimal(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, Copy)]
 pub enum Body<'a> {
-    /// No content: HEAD, 204, 304, and 308.
+    /// No content: HEAD, 204, 304, and redirects.
     Empty,
-    /// One slice of the embedded site.
+    /// Bytes in memory: a fixed text, or (part of) a representation held in memory.
     Bytes(&'a [u8]),
-    /// `multipart/byteranges` (RFC 9110 §14.6), assembled by [`Multipart::for_each_chunk`].
+    /// Bytes `first..=last` (the whole representation for `None`) of a representation that is
+    /// not in memory ([`crate::Content::External`] or [`crate::Content::Decoded`]): the adapter fetches them.
+    Representation {
+        /// The representation.
+        representation: &'a Representation<'a>,
+        /// For [`crate::Content::Decoded`]: the stored representation to decode.
+        source: Option<&'a Representation<'a>>,
+        /// The part of it, if not all.
+        range: Option<ByteRange>,
+    },
+    /// `multipart/byteranges` (RFC 9110 §14.6), assembled by [`Multipart::for_each_piece`].
     Multipart(Multipart<'a>),
 }
 
@@ -296,6 +307,10 @@ impl Body<'_> {
         match self {
             Body::Empty => 0,
             Body::Bytes(bytes) => bytes.len() as u64,
+            Body::Representation {
+                range: Some(range), ..
+            } => range.len(),
+            Body::Representation { representation, .. } => representation.length(),
             Body::Multipart(multipart) => multipart.byte_len(),
         }
     }
@@ -306,44 +321,91 @@ impl Body<'_> {
     }
 }
 
+/// A piece of a `multipart/byteranges` body: text edgesite wrote, or a range of the
+/// representation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Piece<'p> {
+    /// Boundaries and part headers.
+    Text(&'p [u8]),
+    /// Bytes `first..=last` of the representation.
+    Range(ByteRange),
+}
+
 /// A `multipart/byteranges` body over one representation (RFC 9110 §14.6).
 #[derive(Debug, Clone, Copy)]
 pub struct Multipart<'a> {
     pub(crate) boundary: &'a str,
     pub(crate) content_type: &'a str,
-    pub(crate) representation: &'a [u8],
+    pub(crate) representation: &'a Representation<'a>,
+    pub(crate) source: Option<&'a Representation<'a>>,
     pub(crate) ranges: RangeSet,
 }
 
 impl<'a> Multipart<'a> {
-    /// Calls `write` with each chunk of the body in order; the chunks concatenate to the body.
-    /// Each part is `--boundary`, its Content-Type and Content-Range, a blank line and the bytes;
-    /// the body ends with `--boundary--`.
-    pub fn for_each_chunk(&self, mut write: impl FnMut(&[u8])) {
+    /// The representation the ranges are of.
+    pub fn representation(&self) -> &'a Representation<'a> {
+        self.representation
+    }
+
+    /// For a [`crate::Content::Decoded`] representation: the stored one to decode.
+    pub fn source(&self) -> Option<&'a Representation<'a>> {
+        self.source
+    }
+
+    /// Calls `piece` with each piece of the body in order: for each range, `--boundary`, its
+    /// Content-Type and Content-Range and a blank line (text), then the range; the body ends
+    /// with `--boundary--` (text).
+    pub fn for_each_piece(&self, mut piece: impl FnMut(Piece<'_>)) {
         let mut digits = [0u8; 20];
+        let complete = self.representation.length();
         for (i, range) in self.ranges.as_slice().iter().enumerate() {
-            write(if i == 0 { b"--" } else { b"\r\n--" });
-            write(self.boundary.as_bytes());
-            write(b"\r\nContent-Type: ");
-            write(self.content_type.as_bytes());
-            write(b"\r\nContent-Range: bytes ");
-            write(decimal(range.first, &mut digits));
-            write(b"-");
-            write(decimal(range.last, &mut digits));
-            write(b"/");
-            write(decimal(self.representation.len() as u64, &mut digits));
-            write(b"\r\n\r\n");
-            write(&self.representation[range.first as usize..=range.last as usize]);
+            for text in [
+                if i == 0 { &b"--"[..] } else { b"\r\n--" },
+                self.boundary.as_bytes(),
+                b"\r\nContent-Type: ",
+                self.content_type.as_bytes(),
+                b"\r\nContent-Range: bytes ",
+            ] {
+                piece(Piece::Text(text));
+            }
+            piece(Piece::Text(decimal(range.first, &mut digits)));
+            piece(Piece::Text(b"-"));
+            piece(Piece::Text(decimal(range.last, &mut digits)));
+            piece(Piece::Text(b"/"));
+            piece(Piece::Text(decimal(complete, &mut digits)));
+            piece(Piece::Text(b"\r\n\r\n"));
+            piece(Piece::Range(*range));
         }
-        write(b"\r\n--");
-        write(self.boundary.as_bytes());
-        write(b"--\r\n");
+        for text in [&b"\r\n--"[..], self.boundary.as_bytes(), b"--\r\n"] {
+            piece(Piece::Text(text));
+        }
+    }
+
+    /// Calls `write` with each chunk of the body in order, taking the ranges from `bytes` (the
+    /// representation's bytes, however the adapter got them); the chunks concatenate to the
+    /// body. A range outside `bytes` is written empty.
+    pub fn for_each_chunk(&self, bytes: &[u8], mut write: impl FnMut(&[u8])) {
+        self.for_each_piece(|piece| match piece {
+            Piece::Text(text) => write(text),
+            Piece::Range(range) => {
+                write(
+                    bytes
+                        .get(range.first as usize..=range.last as usize)
+                        .unwrap_or_default(),
+                );
+            }
+        });
     }
 
     /// The body's length in bytes, counted without building it.
     pub fn byte_len(&self) -> u64 {
         let mut len = 0;
-        self.for_each_chunk(|chunk| len += chunk.len() as u64);
+        self.for_each_piece(|piece| {
+            len += match piece {
+                Piece::Text(text) => text.len() as u64,
+                Piece::Range(range) => range.len(),
+            };
+        });
         len
     }
 }

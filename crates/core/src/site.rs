@@ -216,14 +216,54 @@ impl<'a> Asset<'a> {
 /// One representation of a resource: its bytes in one content coding (RFC 9110 §3.2).
 #[derive(Debug)]
 pub struct Representation<'a> {
-    /// The content coding of `body` (RFC 9110 §8.4.1).
+    /// The content coding of the bytes (RFC 9110 §8.4.1).
     pub coding: ContentCoding,
-    /// A strong entity tag, quoted (RFC 9110 §8.8.3), derived from the SHA-256 of `body`.
+    /// A strong entity tag, quoted (RFC 9110 §8.8.3), derived from the SHA-256 of the bytes.
     pub etag: &'a str,
-    /// `body.len()` in decimal, precomputed for the Content-Length field (RFC 9110 §8.6).
+    /// The length in decimal, precomputed for the Content-Length field (RFC 9110 §8.6).
     pub content_length: &'a str,
-    /// The exact bytes sent.
-    pub body: &'a [u8],
+    /// Where the bytes are.
+    pub content: Content<'a>,
+}
+
+/// Where a representation's bytes are. The core needs only their length; adapters fetch the
+/// bytes a [`crate::Body`] names.
+#[derive(Debug, Clone, Copy)]
+pub enum Content<'a> {
+    /// In memory: the native twin's embedded site, and hand-built sites.
+    Bytes(&'a [u8]),
+    /// Outside the module: in blob `blob` the runtime holds (a Worker's data module), at
+    /// `offset`. The Worker keeps the site's bytes there, not in wasm memory.
+    External {
+        /// Unique within the site: what adapters key per-representation work under.
+        id: u32,
+        /// Which blob.
+        blob: u32,
+        /// Where in it.
+        offset: u32,
+        /// How many bytes.
+        length: u32,
+    },
+    /// Not stored (compact storage): the bytes are those of the asset's representation `from`
+    /// (an encoded one) decoded. Adapters decode on demand.
+    Decoded {
+        /// Unique within the site: what adapters key the decoded bytes under.
+        id: u32,
+        /// The index in [`Asset::representations`] of the stored representation to decode.
+        from: u8,
+        /// How many bytes decoding gives.
+        length: u32,
+    },
+}
+
+impl Representation<'_> {
+    /// The length of the representation in bytes.
+    pub fn length(&self) -> u64 {
+        match self.content {
+            Content::Bytes(bytes) => bytes.len() as u64,
+            Content::External { length, .. } | Content::Decoded { length, .. } => u64::from(length),
+        }
+    }
 }
 
 impl<'a> Site<'a> {

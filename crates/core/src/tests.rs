@@ -3,8 +3,8 @@
 use crate::render::*;
 use crate::site::{Action, NotFoundPage, Part, Redirect, RedirectStatus, Route, Rule, Segment};
 use crate::{
-    decide, Asset, Body, ContentCoding, Representation, RequestHead, Response, Scratch, Site,
-    Target, LOCATION_CAPACITY, MAX_PATH_LEN,
+    decide, Asset, Body, Content, ContentCoding, Representation, RequestHead, Response, Scratch,
+    Site, Target, LOCATION_CAPACITY, MAX_PATH_LEN,
 };
 use std::string::ToString;
 use std::vec::Vec;
@@ -23,13 +23,13 @@ static PAGE: Asset<'static> = Asset {
             coding: ContentCoding::Identity,
             etag: "\"page\"",
             content_length: "10",
-            body: b"0123456789",
+            content: Content::Bytes(b"0123456789"),
         },
         Representation {
             coding: ContentCoding::Br,
             etag: "\"page-br\"",
             content_length: "4",
-            body: b"BR!!",
+            content: Content::Bytes(b"BR!!"),
         },
     ],
 };
@@ -43,7 +43,7 @@ static PLAIN: Asset<'static> = Asset {
         coding: ContentCoding::Identity,
         etag: "\"plain\"",
         content_length: "26",
-        body: b"abcdefghijklmnopqrstuvwxyz",
+        content: Content::Bytes(b"abcdefghijklmnopqrstuvwxyz"),
     }],
 };
 static MISSING: Asset<'static> = Asset {
@@ -56,7 +56,7 @@ static MISSING: Asset<'static> = Asset {
         coding: ContentCoding::Identity,
         etag: "\"404\"",
         content_length: "7",
-        body: b"missing",
+        content: Content::Bytes(b"missing"),
     }],
 };
 static DOCS_MISSING: Asset<'static> = Asset {
@@ -69,7 +69,7 @@ static DOCS_MISSING: Asset<'static> = Asset {
         coding: ContentCoding::Identity,
         etag: "\"docs-404\"",
         content_length: "12",
-        body: b"docs missing",
+        content: Content::Bytes(b"docs missing"),
     }],
 };
 static SITE: Site<'static> = Site {
@@ -201,10 +201,14 @@ fn body(response: &Response<'_>) -> Vec<u8> {
         Body::Empty => Vec::new(),
         Body::Bytes(bytes) => bytes.to_vec(),
         Body::Multipart(m) => {
+            let Content::Bytes(bytes) = m.representation().content else {
+                panic!("the test sites hold their bytes")
+            };
             let mut out = Vec::new();
-            m.for_each_chunk(|chunk| out.extend_from_slice(chunk));
+            m.for_each_chunk(bytes, |chunk| out.extend_from_slice(chunk));
             out
         }
+        Body::Representation { .. } => panic!("the test sites hold their bytes"),
     }
 }
 
@@ -831,4 +835,116 @@ fn deciding_then_rendering_gives_what_respond_gives() {
         assert_eq!(fields(&decided), fields(&responded), "{target}");
         assert_eq!(body(&decided), body(&responded), "{target}");
     }
+}
+
+/// A resource whose bytes are not in memory: the identity decoded from the stored gzip
+/// (compact storage), the gzip in a Worker's blob.
+static OUTSIDE: Asset<'static> = Asset {
+    content_type: "text/plain; charset=utf-8",
+    last_modified: DATE,
+    last_modified_unix: UNIX,
+    cache_control: "no-cache",
+    headers: &[],
+    representations: &[
+        Representation {
+            coding: ContentCoding::Identity,
+            etag: "\"plain\"",
+            content_length: "26",
+            content: Content::Decoded {
+                id: 7,
+                from: 1,
+                length: 26,
+            },
+        },
+        Representation {
+            coding: ContentCoding::Gzip,
+            etag: "\"plain-gz\"",
+            content_length: "20",
+            content: Content::External {
+                id: 8,
+                blob: 0,
+                offset: 100,
+                length: 20,
+            },
+        },
+    ],
+};
+
+static OUTSIDE_SITE: Site<'static> = Site {
+    routes: &[Route {
+        path: "/t.txt",
+        target: Target::Asset(&OUTSIDE),
+    }],
+    not_found: &[],
+    fallback: None,
+    boundary: "B",
+    multipart_content_type: "multipart/byteranges; boundary=B",
+    headers: &[],
+    rules: &[],
+    rule_index: &[],
+};
+
+fn outside(fields: &[(&str, &'static str)]) -> Response<'static> {
+    let mut head = RequestHead::new("GET", "/t.txt");
+    for (name, value) in fields {
+        head.set_field(name, value.as_bytes());
+    }
+    crate::respond(&OUTSIDE_SITE, &head)
+}
+
+#[test]
+fn bytes_not_in_memory_are_named_for_the_adapter_with_the_same_fields() {
+    // The core decides from lengths alone: negotiation, Content-Length, ranges, 416.
+    let r = outside(&[("accept-encoding", "gzip")]);
+    assert_eq!(
+        (r.status, &*r.header("content-length").unwrap()),
+        (200, "20")
+    );
+    assert!(matches!(
+        r.body,
+        Body::Representation { representation, source: None, range: None } if representation.etag == "\"plain-gz\""
+    ));
+    // RFC 9110 §15.3.7: a range of the identity, which is decoded on demand.
+    let r = outside(&[("range", "bytes=2-5")]);
+    assert_eq!(r.status, 206);
+    assert_eq!(r.header("content-range").unwrap(), "bytes 2-5/26");
+    // The adapter decodes the identity from the stored gzip, which the body names.
+    assert!(matches!(
+        r.body,
+        Body::Representation { range: Some(range), source: Some(source), .. }
+            if (range.first, range.last) == (2, 5) && source.etag == "\"plain-gz\""
+    ));
+    assert_eq!(r.body.len(), 4);
+    let r = outside(&[("range", "bytes=30-")]);
+    assert_eq!(
+        (r.status, &*r.header("content-range").unwrap()),
+        (416, "bytes */26")
+    );
+}
+
+#[test]
+fn a_multipart_body_is_text_and_ranges_of_the_representation() {
+    // RFC 9110 §14.6: the adapter fills the ranges from wherever the bytes are.
+    let r = outside(&[("range", "bytes=0-1, 24-")]);
+    let Body::Multipart(multipart) = r.body else {
+        panic!("{:?}", r.body)
+    };
+    let mut ranges = Vec::new();
+    let mut text = Vec::new();
+    multipart.for_each_piece(|piece| match piece {
+        crate::Piece::Text(t) => text.extend_from_slice(t),
+        crate::Piece::Range(range) => ranges.push((range.first, range.last)),
+    });
+    assert_eq!(ranges, [(0, 1), (24, 25)]);
+    let mut body = Vec::new();
+    multipart.for_each_chunk(b"abcdefghijklmnopqrstuvwxyz", |c| body.extend_from_slice(c));
+    assert_eq!(
+        std::str::from_utf8(&body).unwrap(),
+        "--B\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Range: bytes 0-1/26\r\n\r\nab\r\n--B\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Range: bytes 24-25/26\r\n\r\nyz\r\n--B--\r\n"
+    );
+    assert_eq!(multipart.byte_len(), body.len() as u64);
+    assert_eq!(
+        r.header("content-length").unwrap(),
+        body.len().to_string().as_str()
+    );
 }

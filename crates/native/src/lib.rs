@@ -15,9 +15,11 @@
 //! # }
 //! ```
 
+mod content;
+
 use bytes::Bytes;
 use edgesite::RequestHead;
-use edgesite_core::{Body, FieldText, HostFieldLines, Site, REQUEST_FIELDS};
+use edgesite_core::{FieldText, HostFieldLines, Site, REQUEST_FIELDS};
 use http_body_util::Full;
 use hyper::header::{self, HeaderName, HeaderValue};
 use hyper::server::conn::http1;
@@ -63,7 +65,7 @@ pub fn respond_with<B>(site: &'static Site<'static>, request: &Request<B>) -> Re
     let head = request_head(request, &values);
     let mut response = edgesite::Response::new();
     edgesite_core::respond_into(site, &head, &mut response);
-    to_hyper(&response)
+    to_hyper(site, &response)
 }
 
 /// Library mode: the answer to `request` from `site` if the site has something at its path (a
@@ -89,7 +91,7 @@ pub fn respond_if_served<B>(
     let values = field_values(request.headers());
     let head = request_head(request, &values);
     let mut response = edgesite::Response::new();
-    edgesite_core::respond_if_served(site, &head, &mut response).then(|| to_hyper(&response))
+    edgesite_core::respond_if_served(site, &head, &mut response).then(|| to_hyper(site, &response))
 }
 
 /// [`respond_with`], with `Server-Timing: lookup;dur=.., negotiation;dur=.., total;dur=..`
@@ -101,7 +103,7 @@ pub fn respond_timed<B>(site: &'static Site<'static>, request: &Request<B>) -> R
     let epoch = std::time::Instant::now();
     let clock = || u64::try_from(epoch.elapsed().as_nanos()).unwrap_or(u64::MAX);
     edgesite_core::respond_timed(site, &head, &mut response, clock);
-    to_hyper(&response)
+    to_hyper(site, &response)
 }
 
 /// The values of the fields the core reads, in [`REQUEST_FIELDS`] order.
@@ -146,16 +148,15 @@ fn field_value<'h>(headers: &'h HeaderMap, name: &HeaderName) -> Option<Cow<'h, 
 }
 
 /// Copies the core's response into a hyper response: fields as they are; a body slice of the
-/// site is not copied, a multipart body is assembled once.
-fn to_hyper(response: &edgesite::Response<'static>) -> Response {
-    let body = match &response.body {
-        Body::Empty => Bytes::new(),
-        Body::Bytes(bytes) => Bytes::from_static(bytes),
-        Body::Multipart(multipart) => {
-            let mut assembled = Vec::with_capacity(multipart.byte_len() as usize);
-            multipart.for_each_chunk(|chunk| assembled.extend_from_slice(chunk));
-            Bytes::from(assembled)
-        }
+/// site is not copied, a multipart body is assembled once, a representation compact storage
+/// did not keep is decoded (once; see `content.rs`). If a body cannot be produced (a corrupt
+/// stored representation, which the build's hashes make impossible for a compiled site), the
+/// answer is 500 with no fields of the site.
+fn to_hyper(site: &'static Site<'static>, response: &edgesite::Response<'static>) -> Response {
+    let Ok(body) = content::bytes(site as *const Site<'static> as usize, &response.body) else {
+        let mut failed = hyper::Response::new(Full::new(Bytes::new()));
+        *failed.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
+        return failed;
     };
     let mut out = hyper::Response::new(Full::new(body));
     // The core answers only statuses it names (200..416), all valid.

@@ -4,6 +4,7 @@
 
 use crate::config::BudgetConfig;
 use crate::error::Error;
+use crate::store::stored_bytes;
 use crate::File;
 
 /// The Worker's code without the site: the release wasm measured 187 KB with the 33 KB demo site
@@ -13,13 +14,10 @@ pub const CODE_ESTIMATE_BYTES: u64 = 256 * 1024;
 /// The share of a limit past which the build warns.
 const WARN_PERCENT: u64 = 80;
 
-/// The estimated bundle: every stored representation, plus the code.
+/// The estimated bundle: every stored representation (not those decoded on demand), plus the
+/// code.
 pub fn bundle_bytes(files: &[File]) -> u64 {
     files.iter().map(stored_bytes).sum::<u64>() + CODE_ESTIMATE_BYTES
-}
-
-fn stored_bytes(file: &File) -> u64 {
-    file.representations.iter().map(|v| v.size).sum()
 }
 
 /// Fails when a file or the bundle is over its limit.
@@ -71,6 +69,19 @@ pub fn warnings(files: &[File], budget: &BudgetConfig) -> Vec<String> {
         ));
     }
     out
+}
+
+/// The error for a bundle that cannot fit: `floor` bytes at least, with the largest files.
+pub(crate) fn over(floor: u64, budget: &BudgetConfig, files: &[File]) -> Error {
+    Error::Budget {
+        message: format!(
+            "the Worker bundle would be at least {floor} bytes, over the limit of {} bytes \
+             ([budget] max_bundle_bytes) with what [compression] store allows; stopped before \
+             compressing everything; the largest files: {}",
+            budget.max_bundle_bytes,
+            largest(files)
+        ),
+    }
 }
 
 /// The five files that take the most space, with their stored bytes.

@@ -7,7 +7,12 @@
 //!     edgesite_sitegen::build_script::run()
 //! }
 //! ```
-//! and in the crate, `edgesite_core::include_site!();` defines `SITE` (and `FILES`).
+//! and in the crate, `edgesite_core::include_site!();` defines `SITE`. The site's bytes are in
+//! the module ([`Bodies::Embedded`]); a Worker with its own JS entry that imports them as data
+//! modules calls [`run_with`]`(Bodies::External)` instead (edgesite's own Worker does): for
+//! wasm32 builds the bytes then go to blobs in `$OUT_DIR/worker/` (listed in `blobs.txt`, found
+//! through cargo's `build-script-executed` message), and `$OUT_DIR/blobs.rs` lists them as
+//! `include_bytes!` for tests that must hand them over themselves.
 //!
 //! The only part of sitegen that reads the environment: `EDGESITE_CONFIG` (default
 //! `edgesite.toml` in the crate's folder; a missing file means the defaults), `EDGESITE_SITE`
@@ -16,14 +21,24 @@
 //! build it prints the build report and writes it, with the integrity manifest, to
 //! `target/edgesite/`; `cargo:rustc-env=EDGESITE_SITE_DIR` names the folder it embedded.
 
-use crate::{budget_warnings, compile, last_modified, Config, Error, Manifest, Options};
+use crate::{budget_warnings, compile, last_modified, Bodies, Config, Error, Manifest, Options};
 use std::env;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// Compiles the site into `$OUT_DIR/site.rs` and prints the `cargo:` lines; call it from
-/// `build.rs` and return its exit code.
+/// Compiles the site into `$OUT_DIR/site.rs` with its bytes embedded and prints the `cargo:`
+/// lines; call it from `build.rs` and return its exit code.
 pub fn run() -> ExitCode {
+    run_with(Bodies::Embedded)
+}
+
+/// [`run`], with the bytes kept as `on_wasm32` says when building for wasm32 (a Worker);
+/// always embedded on other targets (the native twin, tests on the host).
+pub fn run_with(on_wasm32: Bodies) -> ExitCode {
+    let bodies = match env::var("CARGO_CFG_TARGET_ARCH").as_deref() {
+        Ok("wasm32") => on_wasm32,
+        _ => Bodies::Embedded,
+    };
     let (Some(root), Some(out_dir)) = (env::var_os("CARGO_MANIFEST_DIR"), env::var_os("OUT_DIR"))
     else {
         eprintln!(
@@ -39,7 +54,7 @@ pub fn run() -> ExitCode {
     let config_path =
         root.join(env::var_os("EDGESITE_CONFIG").unwrap_or_else(|| "edgesite.toml".into()));
     println!("cargo:rerun-if-changed={}", config_path.display());
-    match build(&root, &config_path, &out_dir) {
+    match build(&root, &config_path, &out_dir, bodies) {
         Ok(site_dir) => {
             println!("cargo:rustc-env=EDGESITE_SITE_DIR={}", site_dir.display());
             ExitCode::SUCCESS
@@ -56,6 +71,7 @@ fn build(
     root: &Path,
     config_path: &Path,
     out_dir: &Path,
+    bodies: Bodies,
 ) -> Result<PathBuf, Box<dyn std::error::Error>> {
     let config = if config_path.is_file() || env::var_os("EDGESITE_CONFIG").is_some() {
         Config::load(config_path)?
@@ -75,7 +91,7 @@ fn build(
         println!("cargo:rerun-if-changed={}", path.display());
     }
     manifest
-        .write_rust(out_dir)
+        .write_rust_with(out_dir, bodies)
         .map_err(|e| format!("cannot write {}: {e}", out_dir.display()))?;
     report(&manifest, out_dir);
     Ok(site_dir)

@@ -42,7 +42,7 @@ pub(crate) fn precompress(
     cache_dir: Option<&Path>,
     counts: &mut EncodeCounts,
 ) -> Vec<Encoded> {
-    if is_already_compressed(file_name) || (bytes.len() as u64) < config.min_savings_bytes.max(1) {
+    if !tries(file_name, bytes.len() as u64, config) {
         return Vec::new();
     }
     let mut out = Vec::new();
@@ -108,6 +108,12 @@ pub fn encode(coding: ContentCoding, bytes: &[u8], config: &CompressionConfig) -
         ContentCoding::Gzip => gzip(bytes, config.zopfli_iterations),
         ContentCoding::Identity => bytes.to_vec(),
     }
+}
+
+/// Whether a file of this name and size is tried at all: not an already-compressed type, and
+/// large enough that an encoding could save `min_savings_bytes`.
+pub(crate) fn tries(file_name: &str, size: u64, config: &CompressionConfig) -> bool {
+    !is_already_compressed(file_name) && size >= config.min_savings_bytes.max(1)
 }
 
 /// At least `min_savings_percent`% and `min_savings_bytes` bytes smaller than identity.

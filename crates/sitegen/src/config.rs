@@ -80,6 +80,24 @@ pub struct CompressionConfig {
     /// ... and at least this many bytes smaller (default 64).
     #[serde(default = "default_min_savings_bytes")]
     pub min_savings_bytes: u64,
+    /// Which representations are stored (default `auto`).
+    #[serde(default)]
+    pub store: Store,
+}
+
+/// `compression.store`: which representations of a compressible file are stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Store {
+    /// Identity and every configured encoding: each response is sent as stored.
+    Full,
+    /// Only the encoded forms (br, and gzip unless `codings` leaves it out; not zstd), not
+    /// identity: a client that accepts neither gets identity decoded on demand, with the same
+    /// strong ETag, Content-Length and ranges. For sites too large to store in full.
+    Compact,
+    /// `full` unless the bundle would then exceed `budget.max_bundle_bytes`, else `compact`.
+    #[default]
+    Auto,
 }
 
 impl Default for CompressionConfig {
@@ -91,6 +109,7 @@ impl Default for CompressionConfig {
             zopfli_iterations: default_zopfli_iterations(),
             min_savings_percent: default_min_savings_percent(),
             min_savings_bytes: default_min_savings_bytes(),
+            store: Store::default(),
         }
     }
 }

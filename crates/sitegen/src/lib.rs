@@ -38,24 +38,27 @@ mod redirects_file;
 mod report;
 mod routes;
 mod rule;
+mod store;
 mod uri;
 mod walk;
 
 pub use budget::{bundle_bytes, warnings as budget_warnings, CODE_ESTIMATE_BYTES};
 pub use cache::CacheReason;
+pub use codegen::Bodies;
 pub use compress::{encode, EncodeCounts};
 pub use config::{
     BudgetConfig, CacheConfig, CacheRule, CompatConfig, CompressionConfig, Config, HeadersConfig,
-    SiteConfig, TrailingSlash,
+    SiteConfig, Store, TrailingSlash,
 };
 pub use error::Error;
 pub use modified::last_modified;
 pub use rule::{DestinationPart, PatternSegment, RedirectRule, RuleAction, RuleIndexNode};
+pub use store::StoreChoice;
 
 use edgesite_core::{ContentCoding, RedirectStatus};
 use serde::{Serialize, Serializer};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -146,6 +149,9 @@ pub struct Manifest {
     /// The size limits it was checked against.
     #[serde(skip)]
     pub budget: BudgetConfig,
+    /// The storage it chose (`[compression] store`), and why.
+    #[serde(skip)]
+    pub store: StoreChoice,
     /// Things worth a look that do not fail the build (e.g. a `_headers` rule that matches no file).
     #[serde(skip)]
     pub warnings: Vec<String>,
@@ -208,6 +214,21 @@ pub struct Variant {
     /// The encoded bytes (`None` for identity, which is read from the source file).
     #[serde(skip)]
     pub bytes: Option<Vec<u8>>,
+    /// Compact storage: not stored, but decoded on demand from the file's representation with
+    /// this index.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decoded_from: Option<usize>,
+}
+
+impl Variant {
+    /// The bytes this representation adds to the bundle (none when decoded on demand).
+    pub fn stored_size(&self) -> u64 {
+        if self.decoded_from.is_some() {
+            0
+        } else {
+            self.size
+        }
+    }
 }
 
 /// A route: a request path and what it leads to.
@@ -267,6 +288,12 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
     let mut tracked = walked.dirs;
     tracked.extend(walked.files.iter().map(|f| f.source.clone()));
     let (mut files, counts) = compile_files(walked.files, options)?;
+    let store = store::apply(
+        &mut files,
+        &options.compression,
+        &options.budget,
+        CODE_ESTIMATE_BYTES,
+    );
     budget::check(&files, &options.budget)?;
     let build_id = build_id(&files);
     let headers = site_headers(options, &build_id, &mut files);
@@ -292,6 +319,7 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
             wall_time_ms: started.elapsed().as_millis() as u64,
         },
         budget: options.budget.clone(),
+        store,
         warnings: rules.warnings,
         not_found: not_found_pages(&files),
         files,
@@ -401,43 +429,115 @@ fn build_id(files: &[File]) -> String {
 /// One file's result, with the encodings it computed or found in the cache.
 type Compiled = Result<(File, EncodeCounts), Error>;
 
-/// Compiles every file on all cores (encoding dominates a build), keeping the walk's order.
+/// A lower bound on the bundle, raised as files compile: the code, every file that is not
+/// compressed (stored as it is in any storage), and for each compiled file the least it can
+/// be stored in. Past the budget, compiling stops: even compact storage cannot fit.
+struct Floor {
+    bytes: AtomicU64,
+    over: AtomicBool,
+    limit: u64,
+    compact_allowed: bool,
+}
+
+impl Floor {
+    fn new(found: &[walk::Found], options: &Options) -> Floor {
+        let untried: u64 = found
+            .iter()
+            .filter_map(|f| Some((f, std::fs::metadata(&f.source).ok()?.len())))
+            .filter(|(f, size)| !compress::tries(&f.url_path, *size, &options.compression))
+            .map(|(_, size)| size)
+            .sum();
+        let floor = Floor {
+            bytes: AtomicU64::new(untried + CODE_ESTIMATE_BYTES),
+            over: AtomicBool::new(false),
+            limit: options.budget.max_bundle_bytes,
+            compact_allowed: options.compression.store != Store::Full,
+        };
+        floor.add(0);
+        floor
+    }
+
+    /// Adds a compiled file (its least storage, if it was compressed).
+    fn add_file(&self, file: &File, options: &Options) {
+        if compress::tries(&file.path, file.size, &options.compression) {
+            let least = if self.compact_allowed {
+                store::compact_bytes(file)
+            } else {
+                store::stored_bytes(file)
+            };
+            self.add(least);
+        }
+    }
+
+    fn add(&self, bytes: u64) {
+        if self.bytes.fetch_add(bytes, Ordering::Relaxed) + bytes > self.limit {
+            self.over.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Compiles every file on all cores (encoding dominates a build), keeping the walk's order;
+/// stops early when the bundle cannot fit (see [`Floor`]).
 fn compile_files(
     found: Vec<walk::Found>,
     options: &Options,
 ) -> Result<(Vec<File>, EncodeCounts), Error> {
     let total = found.len();
+    let floor = Floor::new(&found, options);
+    let slots: Vec<Mutex<Option<Compiled>>> = (0..total).map(|_| Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(total.max(1));
-    let next = AtomicUsize::new(0);
-    let done = AtomicUsize::new(0);
-    let slots: Vec<Mutex<Option<Compiled>>> = (0..total).map(|_| Mutex::new(None)).collect();
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(file) = found.get(i) else { break };
-                let result = compile_file(file.clone(), options);
-                *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
-                let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
-                if total >= 100 && finished % (total / 10) == 0 {
-                    // Progress for large sites (build-script stderr: `cargo build -vv` shows it).
-                    eprintln!("edgesite: compiled {finished}/{total} files");
+                if floor.over.load(Ordering::Relaxed) {
+                    break;
                 }
+                let result = compile_file(file.clone(), options);
+                if let Ok((compiled, _)) = &result {
+                    floor.add_file(compiled, options);
+                }
+                *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
+                progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
             });
         }
     });
-    let mut files = Vec::with_capacity(total);
+    collect(slots, &floor, options)
+}
+
+/// Progress for large sites (build-script stderr: `cargo build -vv` shows it).
+fn progress(finished: usize, total: usize) {
+    if total >= 100 && finished % (total / 10) == 0 {
+        eprintln!("edgesite: compiled {finished}/{total} files");
+    }
+}
+
+/// The compiled files in walk order, or the first error, or the budget error when compiling
+/// stopped early.
+fn collect(
+    slots: Vec<Mutex<Option<Compiled>>>,
+    floor: &Floor,
+    options: &Options,
+) -> Result<(Vec<File>, EncodeCounts), Error> {
+    let mut files = Vec::with_capacity(slots.len());
     let mut counts = EncodeCounts::default();
     for slot in slots {
-        let (file, c) = slot
-            .into_inner()
-            .unwrap_or_else(|e| e.into_inner())
-            .expect("every index was compiled")?;
-        counts.encoded += c.encoded;
-        counts.cached += c.cached;
-        files.push(file);
+        // A slot left empty was not compiled: compiling stopped early.
+        if let Some(result) = slot.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            let (file, c) = result?;
+            counts.encoded += c.encoded;
+            counts.cached += c.cached;
+            files.push(file);
+        }
+    }
+    if floor.over.load(Ordering::Relaxed) {
+        let bytes = floor.bytes.load(Ordering::Relaxed);
+        return Err(budget::over(bytes, &options.budget, &files));
     }
     Ok((files, counts))
 }
@@ -576,6 +676,7 @@ fn variant(
         sha256: etag::hex(digest),
         etag: etag::strong_etag(digest),
         bytes,
+        decoded_from: None,
     }
 }
 
@@ -592,20 +693,30 @@ impl Manifest {
         self.files.iter().map(|f| f.size).sum()
     }
 
-    /// Writes `site.rs`, the encoded bodies (`encoded/<sha256>`) and `manifest.json` into
-    /// `out_dir`.
+    /// Writes `site.rs` with the bytes embedded ([`Bodies::Embedded`]; the encoded ones in
+    /// `encoded/<sha256>`), `manifest.json` and `report.txt` into `out_dir`.
     ///
     /// # Errors
     /// When a file cannot be written.
     pub fn write_rust(&self, out_dir: &Path) -> std::io::Result<()> {
-        let encoded = out_dir.join("encoded");
-        std::fs::create_dir_all(&encoded)?;
-        for variant in self.files.iter().flat_map(|f| &f.representations) {
-            if let Some(bytes) = &variant.bytes {
-                std::fs::write(encoded.join(&variant.sha256), bytes)?;
+        self.write_rust_with(out_dir, Bodies::Embedded)
+    }
+
+    /// [`Manifest::write_rust`], with the bytes kept as `bodies` says.
+    ///
+    /// # Errors
+    /// When a file cannot be read or written.
+    pub fn write_rust_with(&self, out_dir: &Path, bodies: Bodies) -> std::io::Result<()> {
+        if bodies == Bodies::Embedded {
+            let encoded = out_dir.join("encoded");
+            std::fs::create_dir_all(&encoded)?;
+            for variant in self.files.iter().flat_map(|f| &f.representations) {
+                if let Some(bytes) = &variant.bytes {
+                    std::fs::write(encoded.join(&variant.sha256), bytes)?;
+                }
             }
         }
-        std::fs::write(out_dir.join("site.rs"), codegen::site_rs(self, &encoded))?;
+        codegen::write(self, out_dir, bodies)?;
         std::fs::write(out_dir.join("manifest.json"), self.to_json())?;
         std::fs::write(out_dir.join("report.txt"), self.report())
     }

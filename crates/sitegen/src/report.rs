@@ -48,6 +48,7 @@ impl Manifest {
              ({} encodings computed, {} from the cache)\n\
              {} routes ({redirects} redirects, canonical URLs and fixed _redirects rules included); {} _redirects rules matched at run time\n\
              build id {}\n\
+             storage: {}\n\
              bundle estimate {bundle} bytes (site + {} bytes of code) of the {}-byte limit: {}%\n",
             stats.files,
             percent_saved(identity, best),
@@ -57,6 +58,7 @@ impl Manifest {
             self.routes.len(),
             self.rules.len(),
             self.build_id,
+            self.store.reason,
             budget::CODE_ESTIMATE_BYTES,
             self.budget.max_bundle_bytes,
             bundle * 100 / self.budget.max_bundle_bytes.max(1)

@@ -5,8 +5,8 @@
 
 use crate::{Route, RouteTarget};
 use edgesite_core::{
-    Action, Asset, ContentCoding, Part, Redirect, RedirectStatus, Representation, Rule, RuleNode,
-    Segment, Site, Target,
+    Action, Asset, Content, ContentCoding, Part, Redirect, RedirectStatus, Representation, Rule,
+    RuleNode, Segment, Site, Target,
 };
 use serde::Serialize;
 
@@ -185,7 +185,7 @@ static PLACEHOLDER_ASSET: Asset<'static> = Asset {
         coding: ContentCoding::Identity,
         etag: "\"\"",
         content_length: "0",
-        body: b"",
+        content: Content::Bytes(b""),
     }],
 };
 

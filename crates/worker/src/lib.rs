@@ -24,22 +24,33 @@
 //! }
 //! ```
 //! `examples/api-worker` is that Worker (workers-rs accepts a `web_sys::Response` as the
-//! handler's result), tested end to end under `wrangler dev` by `make test`.
+//! handler's result), tested end to end under `wrangler dev` by `make test`. Its site's bytes
+//! are in the module (`build_script::run`).
+//!
+//! A Worker with its own JS entry can keep the site's bytes out of wasm memory: its `build.rs`
+//! calls `edgesite_sitegen::build_script::run_with(Bodies::External)`, its entry imports the
+//! blobs the build wrote as data modules and hands them over with [`set_blobs`], and it answers
+//! most requests through [`entry`] without a string crossing the boundary. edgesite's own
+//! Worker does (`src/worker-shim.js`, `scripts/build-worker.sh`).
 //!
 //! Precompressed bodies are sent with `encodeBody: "manual"`; `Date` is added from the JS
-//! clock. The request is read, and the response built, in one call across the wasm boundary each
-//! (a wasm-bindgen inline JS snippet).
+//! clock.
+
+pub mod entry;
+mod js;
+
+pub use js::set_blobs;
 
 use edgesite_core::{
-    respond_if_served as core_respond_if_served, respond_into, Body, RequestHead, Response, Site,
+    respond_if_served as core_respond_if_served, respond_into, RequestHead, Response, Site,
     REQUEST_FIELDS,
 };
-use std::cell::RefCell;
-use wasm_bindgen::prelude::wasm_bindgen;
+use js::{edgesite_read_request, edgesite_set_request_fields, to_web_sys};
 use wasm_bindgen::JsValue;
 
 /// The answer to `request` from `site`: a file, a redirect, a 304, the nearest 404 page...
-/// always a response. `Err` only if the runtime refuses to build the Response.
+/// always a response. `Err` only if the runtime refuses to build the Response, or a body held
+/// outside wasm memory is not there (blobs not handed over with [`set_blobs`]).
 pub fn respond(site: &Site<'_>, request: &web_sys::Request) -> Result<web_sys::Response, JsValue> {
     with_head(request, |head| {
         let mut response = Response::new();
@@ -59,58 +70,6 @@ pub fn respond_if_served(
         let mut response = Response::new();
         core_respond_if_served(site, head, &mut response).then(|| to_web_sys(&response))
     })
-}
-
-/// The JS half of the adapter. Every call across the wasm boundary costs far more than the
-/// core's whole decision (a few hundred ns each, against 0.1-0.2 µs for `respond`), so a request
-/// crosses twice: once in, reading the method, URL, the fields the core reads and
-/// `cf.clientAcceptEncoding` as one string, and once out, building the Response from one string
-/// of fields and a view of the body.
-#[wasm_bindgen(inline_js = r#"
-let names = [];
-export function edgesite_set_request_fields(joined) { names = joined.split("\0"); }
-// method NUL url, then for each field NUL and "" (absent) or "+value"; then the same for
-// request.cf.clientAcceptEncoding. Field values cannot contain NUL (Fetch).
-export function edgesite_read_request(request) {
-  const headers = request.headers;
-  let out = request.method + "\0" + request.url;
-  for (const name of names) {
-    const value = headers.get(name);
-    out += value === null ? "\0" : "\0+" + value;
-  }
-  const cf = request.cf;
-  const original = cf == null ? null : cf.clientAcceptEncoding;
-  out += original == null ? "\0" : "\0+" + original;
-  return out;
-}
-// fields: name NUL value NUL name NUL value... ; body: a view of wasm memory, which the Response
-// constructor copies before this returns; null for 204, 304 and HEAD.
-export function edgesite_response(status, fields, body, nullBody, manual) {
-  const list = fields.split("\0");
-  const headers = [];
-  for (let i = 0; i + 1 < list.length; i += 2) headers.push([list[i], list[i + 1]]);
-  headers.push(["date", new Date().toUTCString()]);
-  const init = { status, headers };
-  if (manual) init.encodeBody = "manual";
-  return new Response(nullBody ? null : body, init);
-}
-"#)]
-extern "C" {
-    fn edgesite_set_request_fields(joined: &str);
-    fn edgesite_read_request(request: &web_sys::Request) -> String;
-    #[wasm_bindgen(catch)]
-    fn edgesite_response(
-        status: u16,
-        fields: &str,
-        body: &[u8],
-        null_body: bool,
-        manual: bool,
-    ) -> Result<web_sys::Response, JsValue>;
-}
-
-thread_local! {
-    /// The fields of the response being built, reused across requests (wasm is single-threaded).
-    static FIELDS: RefCell<String> = RefCell::new(String::with_capacity(1024));
 }
 
 /// Reads `request` in one call across the boundary and calls `f` with its head.
@@ -141,40 +100,6 @@ fn with_head<T>(request: &web_sys::Request, f: impl FnOnce(&RequestHead<'_>) -> 
 fn origin_form(url: &str) -> &str {
     let after_scheme = url.find("://").map_or(url, |i| &url[i + 3..]);
     after_scheme.find('/').map_or("/", |i| &after_scheme[i..])
-}
-
-/// Copies the core's response into a JS Response in one call: the fields as one string, the
-/// body as a view the Response constructor copies once.
-fn to_web_sys(response: &Response<'_>) -> Result<web_sys::Response, JsValue> {
-    FIELDS.with(|fields| {
-        let mut fields = fields.borrow_mut();
-        fields.clear();
-        let mut encoded = false;
-        for (name, value) in response.headers.iter() {
-            encoded |= name == "content-encoding";
-            // Names are the core's literals, values visible ASCII: neither holds a NUL.
-            fields.push_str(name);
-            fields.push('\0');
-            fields.push_str(&value);
-            fields.push('\0');
-        }
-        // RFC 9110 §6.6.1: an origin server with a clock MUST send Date; the JS half adds it
-        // (toUTCString() is an IMF-fixdate): the core has no clock, bare workerd adds none.
-        // An encoded body is precompressed: with the default `encodeBody: "automatic"` the
-        // runtime would compress it again per Content-Encoding; "manual" sends it as it is
-        // (workers-rs `EncodeBody::Manual`). A null body for 204/304 and HEAD: the Response
-        // constructor rejects a body with 204 and 304.
-        let status = response.status;
-        match &response.body {
-            Body::Empty => edgesite_response(status, &fields, &[], true, encoded),
-            Body::Bytes(bytes) => edgesite_response(status, &fields, bytes, false, encoded),
-            Body::Multipart(multipart) => {
-                let mut assembled = Vec::with_capacity(multipart.byte_len() as usize);
-                multipart.for_each_chunk(|chunk| assembled.extend_from_slice(chunk));
-                edgesite_response(status, &fields, &assembled, false, encoded)
-            }
-        }
-    })
 }
 
 #[cfg(test)]

@@ -1,0 +1,196 @@
+//! Which representations are stored (`[compression] store`): everything (`full`), or for
+//! compressible files only the encoded forms (`compact`: br and gzip, not zstd, not identity),
+//! or `full` unless that would not fit the bundle budget (`auto`, the default).
+//!
+//! In compact storage the identity representation still exists with its own strong ETag and
+//! length, computed here from the original bytes; its content is
+//! [`edgesite_core::Content::Decoded`] from the stored gzip (else br), which the runtimes decode on
+//! demand for a client that accepts neither. Decoding is only from gzip or br: a file with
+//! neither keeps its identity stored.
+
+use crate::config::{BudgetConfig, CompressionConfig, Store};
+use crate::File;
+use edgesite_core::ContentCoding;
+
+/// The storage a build chose, and why (for the report).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoreChoice {
+    /// `Full` or `Compact` (never `Auto`).
+    pub store: Store,
+    /// Why, with the figures.
+    pub reason: String,
+}
+
+/// The bytes `file` adds to the bundle as it is now.
+pub(crate) fn stored_bytes(file: &File) -> u64 {
+    file.representations.iter().map(|v| v.stored_size()).sum()
+}
+
+/// The bytes `file` would add in compact storage.
+pub(crate) fn compact_bytes(file: &File) -> u64 {
+    match decode_source(file) {
+        Some(_) => file
+            .representations
+            .iter()
+            .filter(|v| kept_in_compact(v.coding))
+            .map(|v| v.size)
+            .sum(),
+        None => stored_bytes(file),
+    }
+}
+
+/// Applies `config.store` to every file; `Auto` picks compact when full storage of `files`
+/// plus `code_bytes` would exceed the budget.
+pub(crate) fn apply(
+    files: &mut [File],
+    config: &CompressionConfig,
+    budget: &BudgetConfig,
+    code_bytes: u64,
+) -> StoreChoice {
+    let full: u64 = files.iter().map(stored_bytes).sum::<u64>() + code_bytes;
+    let compact: u64 = files.iter().map(compact_bytes).sum::<u64>() + code_bytes;
+    let (store, reason) = match config.store {
+        Store::Full => (Store::Full, format!("store = \"full\": {full} bytes")),
+        Store::Compact => (
+            Store::Compact,
+            format!("store = \"compact\": {compact} bytes (full would be {full})"),
+        ),
+        Store::Auto if full <= budget.max_bundle_bytes => (
+            Store::Full,
+            format!("store = \"auto\": full, {full} bytes, fits the {}-byte budget", budget.max_bundle_bytes),
+        ),
+        Store::Auto => (
+            Store::Compact,
+            format!(
+                "store = \"auto\": compact ({compact} bytes; identity decoded on demand), since full would be {full} bytes, over the {}-byte budget",
+                budget.max_bundle_bytes
+            ),
+        ),
+    };
+    if store == Store::Compact {
+        files.iter_mut().for_each(make_compact);
+    }
+    StoreChoice { store, reason }
+}
+
+/// The encodings compact storage keeps.
+fn kept_in_compact(coding: ContentCoding) -> bool {
+    matches!(coding, ContentCoding::Br | ContentCoding::Gzip)
+}
+
+/// The index of the representation compact storage decodes identity from: gzip (the cheaper
+/// to decode), else br; `None` when the file has neither.
+fn decode_source(file: &File) -> Option<usize> {
+    let index = |coding| file.representations.iter().position(|v| v.coding == coding);
+    index(ContentCoding::Gzip).or_else(|| index(ContentCoding::Br))
+}
+
+/// Keeps identity (as decoded) and the br and gzip representations of `file`, when it has one
+/// to decode from.
+fn make_compact(file: &mut File) {
+    if decode_source(file).is_none() {
+        return;
+    }
+    file.representations
+        .retain(|v| v.coding == ContentCoding::Identity || kept_in_compact(v.coding));
+    let source = decode_source(file);
+    if let Some(identity) = file
+        .representations
+        .iter_mut()
+        .find(|v| v.coding == ContentCoding::Identity)
+    {
+        identity.decoded_from = source;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{CacheReason, Variant};
+    use std::path::PathBuf;
+
+    fn variant(coding: ContentCoding, size: u64) -> Variant {
+        Variant {
+            coding,
+            size,
+            sha256: String::new(),
+            etag: format!("\"{}\"", coding.token()),
+            bytes: None,
+            decoded_from: None,
+        }
+    }
+
+    fn file(codings: &[(ContentCoding, u64)]) -> File {
+        File {
+            path: "/a.html".into(),
+            source: PathBuf::from("a.html"),
+            content_type: "text/html; charset=utf-8",
+            cache_control: "no-cache".into(),
+            cache_reason: CacheReason::Html,
+            headers: Vec::new(),
+            size: codings[0].1,
+            sha256: String::new(),
+            integrity: String::new(),
+            etag: String::new(),
+            representations: codings.iter().map(|&(c, n)| variant(c, n)).collect(),
+        }
+    }
+
+    #[test]
+    fn compact_keeps_br_and_gzip_and_decodes_identity_from_gzip() {
+        use ContentCoding::{Br, Gzip, Identity, Zstd};
+        let mut files = [
+            file(&[(Identity, 1000), (Br, 200), (Zstd, 250), (Gzip, 300)]),
+            file(&[(Identity, 1000), (Br, 200)]),
+            file(&[(Identity, 5000)]),
+            file(&[(Identity, 1000), (Zstd, 250)]),
+        ];
+        let budget = BudgetConfig {
+            max_bundle_bytes: 8000,
+            ..BudgetConfig::default()
+        };
+        let config = CompressionConfig::default();
+        // Full: 1750 + 1200 + 5000 + 1250 = 9200 > 8000, so auto picks compact.
+        let choice = apply(&mut files, &config, &budget, 0);
+        assert_eq!(choice.store, Store::Compact, "{}", choice.reason);
+        assert!(choice.reason.contains("9200"), "{}", choice.reason);
+        let codings = |f: &File| {
+            f.representations
+                .iter()
+                .map(|v| v.coding)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(codings(&files[0]), [Identity, Br, Gzip]);
+        assert_eq!(files[0].representations[0].decoded_from, Some(2));
+        assert_eq!(files[1].representations[0].decoded_from, Some(1), "from br");
+        assert_eq!(
+            files[2].representations[0].decoded_from, None,
+            "nothing to decode"
+        );
+        assert_eq!(
+            codings(&files[3]),
+            [Identity, Zstd],
+            "zstd alone: kept as it is"
+        );
+        assert_eq!(
+            files.iter().map(stored_bytes).sum::<u64>(),
+            500 + 200 + 5000 + 1250
+        );
+    }
+
+    #[test]
+    fn auto_stays_full_when_full_fits() {
+        let mut files = [file(&[
+            (ContentCoding::Identity, 1000),
+            (ContentCoding::Br, 200),
+        ])];
+        let choice = apply(
+            &mut files,
+            &CompressionConfig::default(),
+            &BudgetConfig::default(),
+            0,
+        );
+        assert_eq!(choice.store, Store::Full);
+        assert_eq!(files[0].representations[0].decoded_from, None);
+    }
+}

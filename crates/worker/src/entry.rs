@@ -1,0 +1,162 @@
+//! The wasm half of a Worker entry that answers most requests without a string crossing the
+//! boundary (edgesite's own entry, `src/worker-shim.js`, is the JS half).
+//!
+//! Per request the JS half writes what the core reads (the request target and the fields of
+//! [`REQUEST_FIELDS`], the client's own Accept-Encoding first) into the [`input`] buffer in
+//! wasm memory (`TextEncoder.encodeInto`, no allocation) and calls [`decide`] with the method
+//! and their lengths. [`decide`] answers with a few integers:
+//!
+//! - a 200 or a 304 of a representation held outside wasm memory: [`Fast`] packed with the
+//!   representation's id, and in [`output`] its blob, offset and length. A 200's and a 304's
+//!   fields depend on the representation alone (the core renders them from it; the test
+//!   `fast_answers_have_the_fields_of_their_representation` holds this), so the JS half renders
+//!   them once per representation with [`fields`], keeps them, and builds the Response from
+//!   them, the blob's view and the Date;
+//! - anything else ([`GENERAL`]): redirects, 404s, 206s, errors, bytes decoded on demand. The JS
+//!   half calls [`general`], which renders the answer from the same input in full.
+//!
+//! The JS half makes no HTTP decision: it translates the core's answer, as the general path
+//! does.
+
+use crate::js::{joined_fields, to_web_sys};
+use edgesite_core::{
+    decide as core_decide, render, Content, Outcome, RequestHead, Response, Scratch, Site,
+    REQUEST_FIELDS,
+};
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU32, Ordering};
+use wasm_bindgen::JsValue;
+
+/// Room for a request's target and fields; a request that does not fit takes the general path
+/// that reads the `Request` itself.
+pub const INPUT_CAPACITY: usize = 64 * 1024;
+
+/// What [`decide`] returns for an answer the JS half builds from its cache: `id << 2 | kind`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fast {
+    /// 200 with the representation's bytes.
+    Ok = 1,
+    /// 200 to HEAD: the same fields, no content.
+    OkHead = 2,
+    /// 304 Not Modified.
+    NotModified = 3,
+}
+
+/// What [`decide`] returns when the answer takes the general path.
+pub const GENERAL: i32 = -1;
+
+thread_local! {
+    static INPUT: RefCell<Vec<u8>> = RefCell::new(vec![0; INPUT_CAPACITY]);
+}
+
+/// The blob, offset and length of the representation of the last fast answer.
+static OUTPUT: [AtomicU32; 3] = [AtomicU32::new(0), AtomicU32::new(0), AtomicU32::new(0)];
+
+/// Where the JS half writes a request: the address of the input buffer in wasm memory (its
+/// length is [`INPUT_CAPACITY`]). The buffer is never reallocated.
+pub fn input() -> u32 {
+    INPUT.with(|buf| buf.borrow().as_ptr() as u32)
+}
+
+/// Where [`decide`] leaves the blob, offset and length of a fast answer's representation.
+pub fn output() -> u32 {
+    OUTPUT.as_ptr() as u32
+}
+
+/// The method: 0 GET, 1 HEAD, 2 OPTIONS, anything else another (the core answers 405; the
+/// method is not needed beyond that, RFC 9110 §9.1).
+fn method(code: u32) -> &'static str {
+    match code {
+        0 => "GET",
+        1 => "HEAD",
+        2 => "OPTIONS",
+        _ => "POST",
+    }
+}
+
+/// Calls `f` with the request head the JS half wrote: `lengths` are the target's, then each of
+/// [`REQUEST_FIELDS`]'s (negative: absent). `None` if they do not describe the buffer.
+fn with_head<T>(code: u32, lengths: &[i32], f: impl FnOnce(&RequestHead<'_>) -> T) -> Option<T> {
+    INPUT.with(|buf| {
+        let buf = buf.borrow();
+        let mut rest: &[u8] = &buf;
+        let (&target_len, fields) = lengths.split_first()?;
+        let target = take(&mut rest, target_len)?;
+        let mut head = RequestHead::new(method(code), std::str::from_utf8(target).ok()?);
+        for (name, &len) in REQUEST_FIELDS.iter().zip(fields) {
+            if len >= 0 {
+                head.set_field(name, take(&mut rest, len)?);
+            }
+        }
+        Some(f(&head))
+    })
+}
+
+/// The next `len` bytes of `rest`.
+fn take<'b>(rest: &mut &'b [u8], len: i32) -> Option<&'b [u8]> {
+    let len = usize::try_from(len).ok()?;
+    let (head, tail) = (rest.get(..len)?, rest.get(len..)?);
+    *rest = tail;
+    Some(head)
+}
+
+/// The compact answer to the request in the input buffer (see the module docs).
+pub fn decide(site: &Site<'_>, code: u32, lengths: &[i32]) -> i32 {
+    with_head(code, lengths, |head| {
+        let mut scratch = Scratch::new();
+        let decision = core_decide(site, head, &mut scratch);
+        let (kind, representation) = match decision.outcome {
+            Outcome::Ok { representation, .. } if decision.head => (Fast::OkHead, representation),
+            Outcome::Ok { representation, .. } => (Fast::Ok, representation),
+            Outcome::NotModified { representation, .. } => (Fast::NotModified, representation),
+            _ => return GENERAL,
+        };
+        let Content::External {
+            id,
+            blob,
+            offset,
+            length,
+        } = representation.content
+        else {
+            return GENERAL;
+        };
+        for (slot, value) in OUTPUT.iter().zip([blob, offset, length]) {
+            slot.store(value, Ordering::Relaxed);
+        }
+        // Ids past 2^29 do not fit beside the kind: the general path answers those.
+        i32::try_from(id)
+            .ok()
+            .filter(|&id| id < 1 << 29)
+            .map_or(GENERAL, |id| id << 2 | kind as i32)
+    })
+    .unwrap_or(GENERAL)
+}
+
+/// The fields of the answer to the request in the input buffer, as `name NUL value NUL ...`
+/// (without Date), and whether its body is encoded: what the JS half keeps per representation
+/// for its fast answers.
+pub fn fields(site: &Site<'_>, code: u32, lengths: &[i32]) -> String {
+    with_head(code, lengths, |head| {
+        let mut response = Response::new();
+        let mut scratch = Scratch::new();
+        render(&core_decide(site, head, &mut scratch), &mut response);
+        joined_fields(&response, |fields, _| fields.to_string())
+    })
+    .unwrap_or_default()
+}
+
+/// The whole answer to the request in the input buffer, built in JS from the rendered fields
+/// and the body.
+pub fn general(site: &Site<'_>, code: u32, lengths: &[i32]) -> Result<web_sys::Response, JsValue> {
+    with_head(code, lengths, |head| {
+        let mut response = Response::new();
+        let mut scratch = Scratch::new();
+        render(&core_decide(site, head, &mut scratch), &mut response);
+        to_web_sys(&response)
+    })
+    .unwrap_or_else(|| {
+        Err(JsValue::from_str(
+            "edgesite: the request input is malformed",
+        ))
+    })
+}

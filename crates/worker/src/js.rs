@@ -1,0 +1,210 @@
+//! The JS half of the adapter (a wasm-bindgen inline snippet), and turning the core's
+//! [`Response`] into a `web_sys::Response` through it.
+//!
+//! Every call across the wasm boundary costs far more than the core's whole decision, so the
+//! general path crosses once to read a request (method, URL, the fields the core reads and
+//! `cf.clientAcceptEncoding`, as one string) and once to build the response (the fields as one
+//! string, the body as a view). The site's bytes live in JS: the blobs a Worker's entry hands
+//! over with [`set_blobs`] (its data modules), and the representations compact storage decoded
+//! on demand, kept in a bounded cache.
+
+use edgesite_core::{Body, Content, Multipart, Piece, Representation, Response};
+use std::cell::RefCell;
+use wasm_bindgen::prelude::wasm_bindgen;
+use wasm_bindgen::JsValue;
+
+#[wasm_bindgen(inline_js = r#"
+let names = [];
+export function edgesite_set_request_fields(joined) { names = joined.split("\0"); }
+// method NUL url, then for each field NUL and "" (absent) or "+value"; then the same for
+// request.cf.clientAcceptEncoding. Field values cannot contain NUL (Fetch).
+export function edgesite_read_request(request) {
+  const headers = request.headers;
+  let out = request.method + "\0" + request.url;
+  for (const name of names) {
+    const value = headers.get(name);
+    out += value === null ? "\0" : "\0+" + value;
+  }
+  const cf = request.cf;
+  const original = cf == null ? null : cf.clientAcceptEncoding;
+  out += original == null ? "\0" : "\0+" + original;
+  return out;
+}
+
+// The site's bytes: the Worker's data modules, as views.
+let blobs = [];
+export function edgesite_set_blobs(list) { blobs = Array.from(list, (b) => new Uint8Array(b)); }
+export function edgesite_external(blob, offset, length) {
+  const b = blobs[blob];
+  return b === undefined || offset + length > b.length ? null : b.subarray(offset, offset + length);
+}
+
+// Representations decoded on demand (compact storage), by id; the oldest go past the limit.
+const DECODED_LIMIT = 16 * 1024 * 1024;
+const decoded = new Map();
+let decodedBytes = 0;
+export function edgesite_decoded(id) { return decoded.get(id) ?? null; }
+export function edgesite_keep_decoded(id, view) {
+  const bytes = view.slice(); // out of wasm memory
+  if (bytes.length <= DECODED_LIMIT) {
+    decoded.set(id, bytes);
+    decodedBytes += bytes.length;
+    for (const [key, old] of decoded) {
+      if (decodedBytes <= DECODED_LIMIT) break;
+      decoded.delete(key);
+      decodedBytes -= old.length;
+    }
+  }
+  return bytes;
+}
+
+export function edgesite_concat(parts) {
+  let length = 0;
+  for (const p of parts) length += p.length;
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const p of parts) { out.set(p, at); at += p.length; }
+  return out;
+}
+
+// fields: name NUL value NUL name NUL value... ; body: null (204, 304, HEAD), a view of wasm
+// memory (which the Response constructor copies before this returns) or a JS Uint8Array.
+export function edgesite_response(status, fields, body, manual) {
+  const list = fields.split("\0");
+  const headers = [];
+  for (let i = 0; i + 1 < list.length; i += 2) headers.push([list[i], list[i + 1]]);
+  headers.push(["date", new Date().toUTCString()]);
+  const init = { status, headers };
+  if (manual) init.encodeBody = "manual";
+  return new Response(body, init);
+}
+"#)]
+extern "C" {
+    pub(crate) fn edgesite_set_request_fields(joined: &str);
+    pub(crate) fn edgesite_read_request(request: &web_sys::Request) -> String;
+    /// Hands the site's blobs (ArrayBuffers, in the order of the build's `blobs.txt`) to the
+    /// adapter.
+    #[wasm_bindgen(js_name = "edgesite_set_blobs")]
+    pub fn set_blobs(list: &js_sys::Array);
+    fn edgesite_external(blob: u32, offset: u32, length: u32) -> Option<js_sys::Uint8Array>;
+    fn edgesite_decoded(id: u32) -> Option<js_sys::Uint8Array>;
+    fn edgesite_keep_decoded(id: u32, view: &[u8]) -> js_sys::Uint8Array;
+    fn edgesite_concat(parts: &js_sys::Array) -> js_sys::Uint8Array;
+    #[wasm_bindgen(catch, js_name = "edgesite_response")]
+    fn response_with_wasm_bytes(
+        status: u16,
+        fields: &str,
+        body: Option<&[u8]>,
+        manual: bool,
+    ) -> Result<web_sys::Response, JsValue>;
+    #[wasm_bindgen(catch, js_name = "edgesite_response")]
+    fn response_with_js_bytes(
+        status: u16,
+        fields: &str,
+        body: &js_sys::Uint8Array,
+        manual: bool,
+    ) -> Result<web_sys::Response, JsValue>;
+}
+
+thread_local! {
+    /// The fields of the response being built, reused across requests (wasm is single-threaded).
+    static FIELDS: RefCell<String> = RefCell::new(String::with_capacity(1024));
+}
+
+/// The fields of `response` as one string (`name NUL value NUL ...`), and whether it is encoded.
+pub(crate) fn joined_fields<T>(response: &Response<'_>, f: impl FnOnce(&str, bool) -> T) -> T {
+    FIELDS.with(|fields| {
+        let mut fields = fields.borrow_mut();
+        fields.clear();
+        let mut encoded = false;
+        for (name, value) in response.headers.iter() {
+            encoded |= name == "content-encoding";
+            // Names are the core's literals, values visible ASCII: neither holds a NUL.
+            fields.push_str(name);
+            fields.push('\0');
+            fields.push_str(&value);
+            fields.push('\0');
+        }
+        f(&fields, encoded)
+    })
+}
+
+/// Copies the core's response into a JS Response in one call: the fields as one string, the
+/// body as a view the Response constructor copies once, or the site's bytes held in JS.
+pub(crate) fn to_web_sys(response: &Response<'_>) -> Result<web_sys::Response, JsValue> {
+    joined_fields(response, |fields, encoded| {
+        // RFC 9110 §6.6.1: an origin server with a clock MUST send Date; the JS half adds it
+        // (toUTCString() is an IMF-fixdate): the core has no clock, bare workerd adds none.
+        // An encoded body is precompressed: with the default `encodeBody: "automatic"` the
+        // runtime would compress it again per Content-Encoding; "manual" sends it as it is
+        // (workers-rs `EncodeBody::Manual`). A null body for 204/304 and HEAD: the Response
+        // constructor rejects a body with 204 and 304.
+        let status = response.status;
+        match &response.body {
+            Body::Empty => response_with_wasm_bytes(status, fields, None, encoded),
+            Body::Bytes(bytes) => response_with_wasm_bytes(status, fields, Some(bytes), encoded),
+            Body::Representation {
+                representation,
+                source,
+                range,
+            } => {
+                let mut bytes = whole(representation, *source)?;
+                if let Some(r) = range {
+                    bytes = bytes.subarray(r.first as u32, r.last as u32 + 1);
+                }
+                response_with_js_bytes(status, fields, &bytes, encoded)
+            }
+            Body::Multipart(multipart) => {
+                let body = multipart_body(multipart)?;
+                response_with_js_bytes(status, fields, &body, encoded)
+            }
+        }
+    })
+}
+
+fn unavailable() -> JsValue {
+    JsValue::from_str("edgesite: a representation's bytes are not available")
+}
+
+/// All the bytes of `representation`, as JS holds them: a view of a blob, the cached decoded
+/// bytes (decoded now from `source` if not cached), or a copy of bytes in wasm memory.
+pub(crate) fn whole(
+    representation: &Representation<'_>,
+    source: Option<&Representation<'_>>,
+) -> Result<js_sys::Uint8Array, JsValue> {
+    match representation.content {
+        Content::Bytes(bytes) => Ok(js_sys::Uint8Array::from(bytes)),
+        Content::External {
+            blob,
+            offset,
+            length,
+            ..
+        } => edgesite_external(blob, offset, length).ok_or_else(unavailable),
+        Content::Decoded { id, length, .. } => {
+            if let Some(hit) = edgesite_decoded(id) {
+                return Ok(hit);
+            }
+            let source = source.ok_or_else(unavailable)?;
+            let stored = whole(source, None)?.to_vec();
+            let decoded = edgesite_decode::decode(source.coding, &stored, length as usize)
+                .map_err(|e| JsValue::from_str(&e.to_string()))?;
+            Ok(edgesite_keep_decoded(id, &decoded))
+        }
+    }
+}
+
+/// A `multipart/byteranges` body assembled in JS from the core's text and the ranges of the
+/// representation's bytes.
+fn multipart_body(multipart: &Multipart<'_>) -> Result<js_sys::Uint8Array, JsValue> {
+    let bytes = whole(multipart.representation(), multipart.source())?;
+    let parts = js_sys::Array::new();
+    multipart.for_each_piece(|piece| match piece {
+        Piece::Text(text) => {
+            parts.push(&js_sys::Uint8Array::from(text));
+        }
+        Piece::Range(r) => {
+            parts.push(&bytes.subarray(r.first as u32, r.last as u32 + 1));
+        }
+    });
+    Ok(edgesite_concat(&parts))
+}
