@@ -6,8 +6,9 @@
 #                  against an in-process edgesite-native over loopback
 #   2. browser     wasm-pack test --headless --chrome: the Worker's fetch path in Chromium
 #   3. native      the HTTP suites against the edgesite-native binary
-#   4. workerd     the HTTP suites against the Worker under bare `workerd serve`, and the
-#                  configured-site suite against a second Worker built with tests/fixtures/configured.toml
+#   4. workerd     the HTTP suites against the Worker under bare `workerd serve`, the
+#                  configured-site suite against a second Worker built with tests/fixtures/configured.toml,
+#                  and the compact-storage suite against a third built with tests/fixtures/compact.toml
 #   5. wrangler    the HTTP suites against the Worker under `wrangler dev`, and its request log
 #   6. example     examples/api-worker (an API route beside an embedded site) under wrangler dev
 #   7. site        EDGESITE_SITE serves another folder (absolute or relative); adding, changing and
@@ -77,7 +78,18 @@ e2e_workerd() {
     start_server workerd-configured 60 "$port" workerd serve "$capnp" &&
     configured_suite_against workerd "$port"; } || rc=1
   stop_server workerd-configured
+  # The demo site with compact storage (identity decoded on demand), for tests/compact.rs.
+  local compact=tests/fixtures/compact.toml
+  { scripts/workerd.sh build "$compact" >/dev/null && capnp=$(scripts/workerd.sh config "$port" "$compact") &&
+    start_server workerd-compact 60 "$port" workerd serve "$capnp" &&
+    compact_suite_against workerd "$port"; } || rc=1
+  stop_server workerd-compact
   return $rc
+}
+
+# The compact-storage suite (tests/compact.rs, ignored in a plain cargo test) on port $2.
+compact_suite_against() { # runtime port
+  EDGESITE_BASE_URL="http://127.0.0.1:$2" EDGESITE_RUNTIME=$1 cargo test -q --test compact -- --ignored
 }
 
 e2e_wrangler_dev() {
@@ -211,6 +223,10 @@ site_override() {
   } || rc=1
   stop_server site-override
   configured_site "$port" || rc=1
+  stop_server site-override
+  { EDGESITE_CONFIG=tests/fixtures/compact.toml cargo build -q -p edgesite-native --target-dir target/site-override &&
+    start_server site-override 30 "$port" target/site-override/debug/edgesite-native --listen "127.0.0.1:$port" &&
+    compact_suite_against native "$port"; } || rc=1
   stop_server site-override
   many_rules "$port" || rc=1
   expect_build_error 'the site directory /no/such/site does not exist' EDGESITE_SITE=/no/such/site || rc=1

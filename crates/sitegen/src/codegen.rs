@@ -86,7 +86,7 @@ impl Blobs {
             .iter()
             .map(|n| {
                 format!(
-                    "&include_bytes!({:?})[..]",
+                    "include_bytes!({:?}) as &[u8]",
                     self.dir.join(n).display().to_string()
                 )
             })
