@@ -4,7 +4,7 @@ ENV := . scripts/env.sh &&
 PORT ?= 8787
 LISTEN ?= 127.0.0.1:8080
 
-.PHONY: setup dev native test lint bench loadtest coldstart devloop fuzz soak size deploy clean
+.PHONY: setup dev native test lint bench loadtest coldstart memory devloop fuzz soak size deploy clean
 
 ## Install the toolchain and tools (idempotent; seconds when done).
 setup:
@@ -34,9 +34,13 @@ bench: setup
 loadtest: setup
 	@bench/loadtest.sh
 
-## Cold start under bare workerd: launch to first 200, demo and a 5 MB site, against a JS floor.
+## Cold start under bare workerd: launch to first 200, demo and generated 5/40/70 MB sites, against a JS floor.
 coldstart: setup
 	@bench/coldstart.sh
+
+## What a Worker isolate holds (inspector: ArrayBuffers, wasm memory, heap), demo and generated sites.
+memory: setup
+	@bench/memory.sh
 
 ## The dev loop: time from editing a site file to wrangler dev serving it.
 devloop: setup
@@ -51,7 +55,7 @@ fuzz: setup
 soak: setup
 	@bench/soak.sh
 
-## The deploy bundle's size against the Worker limits, and the code's size without the site.
+## Bundle sizes against the Worker limits: the demo's deploy bundle, the code alone, generated 5/40/70 MB sites.
 size: setup
 	@scripts/size.sh
 

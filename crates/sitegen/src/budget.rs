@@ -71,15 +71,22 @@ pub fn warnings(files: &[File], budget: &BudgetConfig) -> Vec<String> {
     out
 }
 
-/// The error for a bundle that cannot fit: `floor` bytes at least, with the largest files.
-pub(crate) fn over(floor: u64, budget: &BudgetConfig, files: &[File]) -> Error {
+/// The error for a bundle that cannot fit: `floor` bytes at least, with the largest of these
+/// files (path, bytes stored).
+pub(crate) fn over(floor: u64, budget: &BudgetConfig, mut files: Vec<(String, u64)>) -> Error {
+    files.sort_by_key(|(_, size)| std::cmp::Reverse(*size));
+    let largest: Vec<String> = files
+        .iter()
+        .take(5)
+        .map(|(path, size)| format!("{path} ({size} bytes)"))
+        .collect();
     Error::Budget {
         message: format!(
             "the Worker bundle would be at least {floor} bytes, over the limit of {} bytes \
              ([budget] max_bundle_bytes) with what [compression] store allows; stopped before \
              compressing everything; the largest files: {}",
             budget.max_bundle_bytes,
-            largest(files)
+            largest.join(", ")
         ),
     }
 }

@@ -437,18 +437,23 @@ struct Floor {
     over: AtomicBool,
     limit: u64,
     compact_allowed: bool,
+    /// The files that are not compressed, with their sizes (for the error).
+    untried: Vec<(String, u64)>,
 }
 
 impl Floor {
     fn new(found: &[walk::Found], options: &Options) -> Floor {
-        let untried: u64 = found
+        let untried: Vec<(String, u64)> = found
             .iter()
             .filter_map(|f| Some((f, std::fs::metadata(&f.source).ok()?.len())))
             .filter(|(f, size)| !compress::tries(&f.url_path, *size, &options.compression))
-            .map(|(_, size)| size)
-            .sum();
+            .map(|(f, size)| (f.url_path.clone(), size))
+            .collect();
         let floor = Floor {
-            bytes: AtomicU64::new(untried + CODE_ESTIMATE_BYTES),
+            bytes: AtomicU64::new(
+                untried.iter().map(|(_, size)| size).sum::<u64>() + CODE_ESTIMATE_BYTES,
+            ),
+            untried,
             over: AtomicBool::new(false),
             limit: options.budget.max_bundle_bytes,
             compact_allowed: options.compression.store != Store::Full,
@@ -537,7 +542,18 @@ fn collect(
     }
     if floor.over.load(Ordering::Relaxed) {
         let bytes = floor.bytes.load(Ordering::Relaxed);
-        return Err(budget::over(bytes, &options.budget, &files));
+        let mut sizes: Vec<(String, u64)> = files
+            .iter()
+            .map(|f| (f.path.clone(), store::stored_bytes(f)))
+            .collect();
+        sizes.extend(
+            floor
+                .untried
+                .iter()
+                .filter(|(p, _)| !files.iter().any(|f| &f.path == p))
+                .cloned(),
+        );
+        return Err(budget::over(bytes, &options.budget, sizes));
     }
     Ok((files, counts))
 }

@@ -15,7 +15,9 @@
 //!   the site, symbolic link loop, bad `SOURCE_DATE_EPOCH`.
 
 use edgesite_core::RedirectStatus;
-use edgesite_sitegen::{compile, last_modified, Error, Manifest, Options, RouteTarget};
+use edgesite_sitegen::{
+    compile, last_modified, Bodies, Error, Manifest, Options, RouteTarget, Store,
+};
 use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::Path;
@@ -613,4 +615,126 @@ fn the_build_id_names_the_content_and_is_sent_when_asked() {
         .headers
         .iter()
         .any(|(n, v)| *n == "x-edgesite-build" && *v == manifest.build_id));
+}
+
+/// `[compression] store = "auto"`: full while it fits, else compact (identity decoded from
+/// gzip, zstd dropped), and the budget counts what is stored.
+#[test]
+fn auto_storage_goes_compact_when_full_does_not_fit() {
+    let site = generated_site(20);
+    let full = compile_ok(site.path());
+    assert_eq!(full.store.store, Store::Full, "{}", full.store.reason);
+    let full_bytes = edgesite_sitegen::bundle_bytes(&full.files);
+    let mut options = options();
+    options.budget.max_bundle_bytes = full_bytes - 1;
+    let compact = compile(site.path(), &options).unwrap();
+    assert_eq!(
+        compact.store.store,
+        Store::Compact,
+        "{}",
+        compact.store.reason
+    );
+    assert!(
+        compact.store.reason.contains(&full_bytes.to_string()),
+        "{}",
+        compact.store.reason
+    );
+    let page = compact
+        .files
+        .iter()
+        .find(|f| f.path == "/page-000.html")
+        .unwrap();
+    let codings: Vec<&str> = page
+        .representations
+        .iter()
+        .map(|v| v.coding.token())
+        .collect();
+    assert_eq!(codings, ["identity", "br", "gzip"]);
+    assert_eq!(page.representations[0].decoded_from, Some(2), "from gzip");
+    // The identity keeps the ETag full storage gives it: it names the same bytes.
+    let full_page = full
+        .files
+        .iter()
+        .find(|f| f.path == "/page-000.html")
+        .unwrap();
+    assert_eq!(
+        page.representations[0].etag,
+        full_page.representations[0].etag
+    );
+    assert!(edgesite_sitegen::bundle_bytes(&compact.files) < options.budget.max_bundle_bytes);
+    // site.rs says so: the identity is decoded, not embedded.
+    let out = tempfile::tempdir().unwrap();
+    compact.write_rust(out.path()).unwrap();
+    let site_rs = fs::read_to_string(out.path().join("site.rs")).unwrap();
+    assert!(
+        site_rs.contains("::edgesite_core::Content::Decoded { id: "),
+        "{site_rs}"
+    );
+}
+
+/// The build stops before compressing everything when even compact storage cannot fit: files
+/// that are not compressed count whole from the start.
+#[test]
+fn a_site_that_cannot_fit_fails_before_compressing_everything() {
+    let site = generated_site(50);
+    for i in 0..3 {
+        let noise: Vec<u8> = (0..40_000u32)
+            .map(|n| (n.wrapping_mul(2_654_435_761) >> 13) as u8 ^ i)
+            .collect();
+        fs::write(site.path().join(format!("photo-{i}.png")), noise).unwrap();
+    }
+    let mut options = options();
+    options.budget.max_bundle_bytes = edgesite_sitegen::CODE_ESTIMATE_BYTES + 100_000;
+    let started = std::time::Instant::now();
+    let err = compile(site.path(), &options).unwrap_err().to_string();
+    assert!(
+        err.contains("stopped before compressing everything"),
+        "{err}"
+    );
+    assert!(err.contains("at least"), "{err}");
+    assert!(
+        err.contains("/photo-0.png (40000 bytes)"),
+        "the largest files are named: {err}"
+    );
+    // With the photos alone over the budget, not one page needs compressing first.
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+/// A Worker's layout: bytes in blobs beside site.rs, each stored representation once (files
+/// with the same bytes share), listed in blobs.txt; site.rs holds offsets.
+#[test]
+fn external_bodies_are_packed_into_blobs_once() {
+    let site = tempfile::tempdir().unwrap();
+    let page = "<p>the same page</p>\n".repeat(40);
+    fs::write(site.path().join("a.html"), &page).unwrap();
+    fs::write(site.path().join("b.html"), &page).unwrap();
+    fs::write(site.path().join("c.txt"), "tiny").unwrap();
+    let manifest = compile_ok(site.path());
+    let out = tempfile::tempdir().unwrap();
+    manifest
+        .write_rust_with(out.path(), Bodies::External)
+        .unwrap();
+    let names = fs::read_to_string(out.path().join("worker/blobs.txt")).unwrap();
+    assert_eq!(names, "site-0.bin\n");
+    let blob = fs::read(out.path().join("worker/site-0.bin")).unwrap();
+    // a.html and b.html share their four representations; c.txt has one.
+    let per_page: u64 = manifest.files[0]
+        .representations
+        .iter()
+        .map(|v| v.size)
+        .sum();
+    assert_eq!(blob.len() as u64, per_page + 4);
+    let site_rs = fs::read_to_string(out.path().join("site.rs")).unwrap();
+    assert!(site_rs.contains("::edgesite_core::Content::External { id: 0, blob: 0, offset: 0,"));
+    assert!(
+        !site_rs.contains("include_bytes!"),
+        "no byte of the site in the module"
+    );
+    assert!(fs::read_to_string(out.path().join("blobs.rs"))
+        .unwrap()
+        .contains("as &[u8]"));
 }
