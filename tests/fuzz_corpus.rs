@@ -34,3 +34,17 @@ fn every_corpus_input_passes_its_targets_checks() {
         assert!(inputs >= 4, "{name}: only {inputs} corpus inputs");
     }
 }
+
+#[test]
+fn the_fuzz_sites_rule_index_is_keyed_as_sitegen_keys_it() {
+    // fuzz/src/lib.rs writes its trie by hand; a wrong key would only make rules unreachable.
+    for node in targets::SITE.rule_index {
+        let keys: Vec<u32> = node
+            .children
+            .iter()
+            .map(|(s, _)| edgesite_core::segment_key(s))
+            .collect();
+        assert_eq!(node.keys, keys.as_slice());
+        assert!(node.keys.windows(2).all(|w| w[0] <= w[1]));
+    }
+}

@@ -134,7 +134,8 @@ pub fn http_date(data: &[u8]) {
     }
 }
 
-static SITE: Site<'static> = Site {
+/// The site `decide` fuzzes, its rules through a hand-written index.
+pub static SITE: Site<'static> = Site {
     routes: &[
         Route {
             path: "/",
@@ -184,15 +185,20 @@ static SITE: Site<'static> = Site {
     ],
     // The rules through the index sitegen would build: root → r (rule 0), w (rule 1).
     rule_index: &[
+        // Keys: edgesite_core::segment_key("w"), ("r"), ascending (the fuzz corpus replay
+        // checks them against segment_key).
         RuleNode {
-            children: &[("r", 1), ("w", 2)],
+            keys: &[0xf20c_3f36, 0xf70c_4715],
+            children: &[("w", 2), ("r", 1)],
             rules: &[],
         },
         RuleNode {
+            keys: &[],
             children: &[],
             rules: &[0],
         },
         RuleNode {
+            keys: &[],
             children: &[],
             rules: &[1],
         },

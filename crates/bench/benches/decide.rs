@@ -149,20 +149,23 @@ fn large(c: &mut Criterion) {
     group.finish();
 }
 
-/// A site with 10,000 `_redirects` rules with placeholders (100 sections of 100 rules), compiled
-/// by edgesite-sitegen (its parser, checks and rule index), and one file.
+/// A site with 10,000 `_redirects` rules with placeholders (100 sections of 100 rules; even
+/// ones redirect, odd ones rewrite to the page), compiled by edgesite-sitegen (its parser, checks
+/// and rule index), and one file.
 fn rules_site(dir: &std::path::Path) -> edgesite_sitegen::Manifest {
     let rules: String = (0..10_000)
-        .map(|i| {
-            format!(
+        .map(|i| match i % 2 {
+            0 => format!(
                 "/section-{:02}/old-{i:05}/:slug /new/{i}/:slug 301\n",
                 i % 100
-            )
+            ),
+            _ => format!("/section-{:02}/old-{i:05}/:slug /page.html 200\n", i % 100),
         })
         .collect();
     std::fs::write(dir.join("_redirects"), rules).unwrap();
     std::fs::write(dir.join("page.html"), "<p>hi</p>").unwrap();
-    let options = edgesite_sitegen::Options::new(std::time::SystemTime::UNIX_EPOCH);
+    let mut options = edgesite_sitegen::Options::new(std::time::SystemTime::UNIX_EPOCH);
+    options.clean_urls = false;
     edgesite_sitegen::compile(dir, &options).unwrap()
 }
 
@@ -173,8 +176,9 @@ fn many_rules(c: &mut Criterion) {
     let manifest = rules_site(dir.path());
     manifest.with_routing(|site| {
         let browser = [("accept-encoding", CHROME_AE), ("accept", CHROME_ACCEPT)];
-        let route = head("/page", &browser);
+        let route = head("/page.html", &browser);
         let rule = head("/section-42/old-05042/hello", &browser);
+        let rewrite = head("/section-43/old-05043/hello", &browser);
         let miss = head("/section-42/nothing/hello", &browser);
         let mut group = c.benchmark_group("10,000 dynamic rules");
         let mut run = |name: &str, request: &RequestHead<'_>, status: u16| {
@@ -189,7 +193,8 @@ fn many_rules(c: &mut Criterion) {
             });
         };
         run("200 (route hit)", &route, 200);
-        run("301 (rule hit)", &rule, 301);
+        run("200 (rule hit: a rewrite)", &rewrite, 200);
+        run("301 (rule hit: a redirect)", &rule, 301);
         run("404 (no route, no rule)", &miss, 404);
         group.finish();
     });

@@ -110,7 +110,7 @@ pub use render::{render, ALLOW};
 pub use request::{HostFieldLines, Method, RequestHead, REQUEST_FIELDS};
 pub use respond::{respond, respond_if_served, respond_into};
 pub use response::{Body, FieldText, HeaderList, Multipart, Piece, Response};
-pub use rule::{Captures, MAX_CAPTURES};
+pub use rule::{segment_key, Captures, MAX_CAPTURES};
 pub use site::{
     Action, Asset, Content, NotFoundPage, Part, Redirect, RedirectStatus, Representation, Route,
     Rule, RuleNode, Segment, Site, Target,

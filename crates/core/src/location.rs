@@ -122,18 +122,21 @@ pub(crate) struct LocationText {
 }
 
 impl LocationText {
-    /// The text of `location`, which must fit (deciding checked it); what does not fit is cut.
-    pub(crate) fn new(location: &Location<'_, '_>) -> Self {
-        let mut text = LocationText {
-            buf: [0; LOCATION_CAPACITY],
-            len: 0,
-        };
+    /// Nothing written.
+    pub(crate) const EMPTY: LocationText = LocationText {
+        buf: [0; LOCATION_CAPACITY],
+        len: 0,
+    };
+
+    /// Writes the text of `location` (which must fit: deciding checked it; what does not fit is
+    /// cut), in place.
+    pub(crate) fn write(&mut self, location: &Location<'_, '_>) {
+        self.len = 0;
         location.write(&mut |piece: &[u8]| {
-            let end = (text.len + piece.len()).min(LOCATION_CAPACITY);
-            text.buf[text.len..end].copy_from_slice(&piece[..end - text.len]);
-            text.len = end;
+            let end = (self.len + piece.len()).min(LOCATION_CAPACITY);
+            self.buf[self.len..end].copy_from_slice(&piece[..end - self.len]);
+            self.len = end;
         });
-        text
     }
 
     pub(crate) fn as_str(&self) -> &str {

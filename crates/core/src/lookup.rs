@@ -12,7 +12,7 @@
 use crate::location::{query_of, Destination, Location};
 use crate::path::{canonical_path, normalize, PathBuf, PathError, MAX_PATH_LEN};
 use crate::request::RequestHead;
-use crate::rule::{rewrite_path, Captures};
+use crate::rule::Captures;
 use crate::site::{Action, Asset, RedirectStatus, Site, Target};
 
 /// Room for a request's normalized path, which a [`crate::Decision`] may borrow (a rule's
@@ -110,10 +110,10 @@ fn by_rule<'a, 'r>(
             },
         },
         Action::Rewrite { destination } => {
-            let mut buf = [0; MAX_PATH_LEN];
-            let target = rewrite_path(destination, &captures, &mut buf)
-                .and_then(|rewritten| site.route(rewritten));
-            match target.map(|route| &route.target) {
+            match site
+                .route_of_parts(destination, &captures)
+                .map(|route| &route.target)
+            {
                 Some(Target::Asset(asset)) => Found::Resource(asset),
                 _ => Found::Nothing {
                     page: site.not_found_page(path),

@@ -48,11 +48,11 @@ impl<'a> HeaderList<'a> {
         }
     }
 
-    /// Empties the list (without touching the field slots, which `len` guards).
+    /// Empties the list (without touching the field slots, which `len` guards, or a written
+    /// Location's room, which only `push_location` makes visible again).
     pub(crate) fn clear(&mut self) {
         self.len = 0;
         self.configured = &[];
-        self.location = None;
     }
 
     /// Sets the configured fields sent after the list's own: a resource's (which include the
@@ -89,7 +89,10 @@ impl<'a> HeaderList<'a> {
     #[cold]
     #[inline(never)]
     pub(crate) fn push_location(&mut self, location: &Location<'_, '_>) {
-        self.location = Some(LocationText::new(location));
+        // Written in place: the text is 2 KiB of room, not to be moved around.
+        self.location
+            .get_or_insert(LocationText::EMPTY)
+            .write(location);
         self.push_value("location", Value::Location);
     }
 

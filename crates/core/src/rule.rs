@@ -6,37 +6,48 @@
 //! with 10,000 rules spread over prefixes, a lookup tries a handful. This is the one matcher of
 //! rule sources: sitegen checks reachability, loops and chains with it too.
 
-use crate::path::MAX_PATH_LEN;
-use crate::site::{Part, Rule, Segment, Site};
+use crate::site::{Part, Rule, RuleNode, Segment, Site};
 
 /// The most captures a rule can have (placeholders and the splat); sitegen enforces it.
 pub const MAX_CAPTURES: usize = 8;
 
-/// The values a rule captured from a path: placeholders in source order, then the splat.
+/// The values a rule captured from a path: placeholders in source order, then the splat, kept
+/// as spans of the path (small: a decision carries them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Captures<'p> {
-    values: [&'p str; MAX_CAPTURES],
-    len: usize,
+    path: &'p str,
+    spans: [(u16, u16); MAX_CAPTURES],
+    len: u8,
 }
 
 impl<'p> Captures<'p> {
     /// No captures.
     pub const fn none() -> Self {
         Captures {
-            values: [""; MAX_CAPTURES],
+            path: "",
+            spans: [(0, 0); MAX_CAPTURES],
             len: 0,
         }
     }
 
+    /// Captures `value`, which must be a slice of `self.path`.
     fn push(&mut self, value: &'p str) -> Option<()> {
-        *self.values.get_mut(self.len)? = value;
+        let start = (value.as_ptr() as usize).checked_sub(self.path.as_ptr() as usize)?;
+        let span = (
+            u16::try_from(start).ok()?,
+            u16::try_from(start + value.len()).ok()?,
+        );
+        *self.spans.get_mut(usize::from(self.len))? = span;
         self.len += 1;
         Some(())
     }
 
     /// The capture with this index (`""` past the last).
     pub fn get(&self, index: usize) -> &'p str {
-        self.values[..self.len].get(index).copied().unwrap_or("")
+        self.spans[..usize::from(self.len)]
+            .get(index)
+            .and_then(|&(start, end)| self.path.get(usize::from(start)..usize::from(end)))
+            .unwrap_or("")
     }
 }
 
@@ -56,7 +67,10 @@ impl Rule<'_> {
     /// assert!(rule.captures("/blog").is_none());
     /// ```
     pub fn captures<'p>(&self, path: &'p str) -> Option<Captures<'p>> {
-        let mut captures = Captures::none();
+        let mut captures = Captures {
+            path,
+            ..Captures::none()
+        };
         let mut rest = Some(path.strip_prefix('/')?);
         for segment in self.pattern {
             let (head, tail) = split_segment(rest?);
@@ -68,7 +82,8 @@ impl Rule<'_> {
             rest = tail;
         }
         match (self.splat, rest) {
-            (true, rest) => captures.push(rest.unwrap_or(""))?,
+            // An empty splat: the empty slice at the path's end.
+            (true, rest) => captures.push(rest.unwrap_or(&path[path.len()..]))?,
             (false, Some(_)) => return None,
             (false, None) => {}
         }
@@ -113,10 +128,7 @@ impl<'a> Site<'a> {
             let Some((segment, tail)) = rest.map(split_segment) else {
                 break;
             };
-            let Ok(k) = node.children.binary_search_by(|(s, _)| (*s).cmp(segment)) else {
-                break;
-            };
-            let Some(child) = self.rule_index.get(node.children[k].1 as usize) else {
+            let Some(child) = node.child(segment).and_then(|i| self.rule_index.get(i)) else {
                 break;
             };
             node = child;
@@ -126,24 +138,48 @@ impl<'a> Site<'a> {
     }
 }
 
-/// Writes a rewrite's destination path (captures as they are: both sides are decoded paths) into
-/// `buf`; `None` if it does not fit.
-pub(crate) fn rewrite_path<'b>(
-    destination: &[Part<'_>],
-    captures: &Captures<'_>,
-    buf: &'b mut [u8; MAX_PATH_LEN],
-) -> Option<&'b str> {
-    let mut len = 0;
-    for part in destination {
-        let piece = match *part {
-            Part::Literal(text) => text,
-            Part::Capture(n) | Part::QueryCapture(n) => captures.get(n),
-        };
-        buf.get_mut(len..len + piece.len())?
-            .copy_from_slice(piece.as_bytes());
-        len += piece.len();
+/// The key a [`RuleNode`] orders its children by: FNV-1a of the segment (32 bits). Sitegen
+/// orders the tables by it, and a lookup compares integers until it finds the segment.
+pub fn segment_key(segment: &str) -> u32 {
+    segment.bytes().fold(0x811c_9dc5, |h: u32, b| {
+        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+    })
+}
+
+impl RuleNode<'_> {
+    /// The index of the node under `segment`, if there is one.
+    fn child(&self, segment: &str) -> Option<usize> {
+        let key = segment_key(segment);
+        let first = self.keys.partition_point(|&k| k < key);
+        self.keys[first..]
+            .iter()
+            .take_while(|&&k| k == key)
+            .zip(self.children.get(first..)?)
+            .find(|(_, (s, _))| *s == segment)
+            .map(|(_, &(_, node))| node as usize)
     }
-    core::str::from_utf8(&buf[..len]).ok()
+}
+
+impl<'a> Site<'a> {
+    /// The route for a rewrite's destination: the parts with the captures put in (as they are:
+    /// both sides are decoded paths), found without writing the path out.
+    pub(crate) fn route_of_parts(
+        &self,
+        destination: &[Part<'_>],
+        captures: &Captures<'_>,
+    ) -> Option<&crate::site::Route<'a>> {
+        let pieces = || {
+            destination.iter().map(|part| match *part {
+                Part::Literal(text) => text,
+                Part::Capture(n) | Part::QueryCapture(n) => captures.get(n),
+            })
+        };
+        let key = || pieces().flat_map(str::bytes);
+        self.routes
+            .binary_search_by(|route| route.path.bytes().cmp(key()))
+            .ok()
+            .map(|i| &self.routes[i])
+    }
 }
 
 #[cfg(test)]
@@ -205,18 +241,29 @@ mod tests {
     /// The trie sitegen builds for `RULES`: root (rules 0, 4) → blog (1, 2) → news (3).
     static INDEX: [RuleNode<'static>; 3] = [
         RuleNode {
+            keys: &[0x60bc_abf1],
             children: &[("blog", 1)],
             rules: &[0, 4],
         },
         RuleNode {
+            keys: &[0x4bc7_bc46],
             children: &[("news", 2)],
             rules: &[1, 2],
         },
         RuleNode {
+            keys: &[],
             children: &[],
             rules: &[3],
         },
     ];
+
+    #[test]
+    fn the_index_keys_are_fnv_1a_of_the_segments() {
+        // The keys written above by hand, as sitegen writes them.
+        assert_eq!(super::segment_key("blog"), 0x60bc_abf1);
+        assert_eq!(super::segment_key("news"), 0x4bc7_bc46);
+        assert_eq!(super::segment_key(""), 0x811c_9dc5);
+    }
 
     fn first_match(site: &Site<'_>, path: &str) -> Option<usize> {
         let (rule, _) = site.matching_rule(path)?;

@@ -36,7 +36,11 @@ pub struct Site<'a> {
 /// sources (`/blog/:year/*` sits under `blog`, `/:lang/*` at the root).
 #[derive(Debug)]
 pub struct RuleNode<'a> {
-    /// The next literal segment and the index of its node, sorted by segment.
+    /// [`segment_key`](crate::segment_key) of each child's segment, ascending: what a lookup
+    /// searches (integers, not strings).
+    pub keys: &'a [u32],
+    /// The next literal segment and the index of its node, in the order of `keys` (segments with
+    /// the same key by segment).
     pub children: &'a [(&'a str, u32)],
     /// Indexes into [`Site::rules`], ascending (file order), of the rules whose literal leading
     /// segments are exactly the path from the root to this node.

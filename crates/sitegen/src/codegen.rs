@@ -271,7 +271,8 @@ fn rule_node(node: &RuleIndexNode) -> String {
         .map(|(segment, child)| format!("({segment:?}, {child})"))
         .collect();
     format!(
-        "{CORE}::RuleNode {{ children: &[{}], rules: &{:?} }}",
+        "{CORE}::RuleNode {{ keys: &{:?}, children: &[{}], rules: &{:?} }}",
+        node.keys(),
         children.join(", "),
         node.rules
     )

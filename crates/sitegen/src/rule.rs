@@ -5,8 +5,8 @@
 
 use crate::{Route, RouteTarget};
 use edgesite_core::{
-    Action, Asset, Content, ContentCoding, Part, Redirect, RedirectStatus, Representation, Rule,
-    RuleNode, Segment, Site, Target,
+    segment_key, Action, Asset, Content, ContentCoding, Part, Redirect, RedirectStatus,
+    Representation, Rule, RuleNode, Segment, Site, Target,
 };
 use serde::Serialize;
 
@@ -72,10 +72,17 @@ pub enum DestinationPart {
 /// [`edgesite_core::Site::rule_index`]); node 0 is the root.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct RuleIndexNode {
-    /// The next literal segment and its node, sorted by segment.
+    /// The next literal segment and its node, in core's order: by [`segment_key`], then segment.
     pub children: Vec<(String, u32)>,
     /// The rules (indexes, ascending) whose literal leading segments end at this node.
     pub rules: Vec<u32>,
+}
+
+impl RuleIndexNode {
+    /// The keys of the children, in their order.
+    pub fn keys(&self) -> Vec<u32> {
+        self.children.iter().map(|(s, _)| segment_key(s)).collect()
+    }
 }
 
 impl RedirectRule {
@@ -119,6 +126,11 @@ pub(crate) fn rule_index(rules: &[RedirectRule]) -> Vec<RuleIndexNode> {
     nodes
 }
 
+/// How a node's children are ordered (edgesite-core searches the keys, then the segments).
+fn order(child: &str, segment: &str) -> std::cmp::Ordering {
+    (segment_key(child), child).cmp(&(segment_key(segment), segment))
+}
+
 /// Adds `rule`, the `i`th, to the trie `nodes` (rules are added in file order).
 pub(crate) fn index_rule(nodes: &mut Vec<RuleIndexNode>, rule: &RedirectRule, i: usize) {
     if nodes.is_empty() {
@@ -128,7 +140,7 @@ pub(crate) fn index_rule(nodes: &mut Vec<RuleIndexNode>, rule: &RedirectRule, i:
     for segment in rule.literal_prefix() {
         node = match nodes[node]
             .children
-            .binary_search_by(|(s, _)| s.as_str().cmp(segment))
+            .binary_search_by(|(s, _)| order(s, segment))
         {
             Ok(k) => nodes[node].children[k].1 as usize,
             Err(k) => {
@@ -209,10 +221,12 @@ pub(crate) fn with_core_site<T>(
         .iter()
         .map(|n| n.children.iter().map(|(s, c)| (s.as_str(), *c)).collect())
         .collect();
+    let keys: Vec<Vec<u32>> = index.iter().map(RuleIndexNode::keys).collect();
     let core_index: Vec<RuleNode<'_>> = index
         .iter()
-        .zip(&children)
-        .map(|(node, children)| RuleNode {
+        .zip(children.iter().zip(&keys))
+        .map(|(node, (children, keys))| RuleNode {
+            keys,
             children,
             rules: &node.rules,
         })
