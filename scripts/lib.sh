@@ -31,6 +31,10 @@ wait_http() { # port seconds [pid]
 start_server() { # name wait port command...
   local name=$1 wait=$2 port=$3
   shift 3
+  if curl -s -o /dev/null "http://127.0.0.1:$port/"; then
+    echo "$name: port $port already answers (a server left running?)" >&2
+    return 1
+  fi
   setsid "$@" >"$LOGS/$name.log" 2>&1 &
   SERVERS[$name]=$!
   if ! wait_http "$port" "$wait" "${SERVERS[$name]}"; then
@@ -48,10 +52,11 @@ server_pid() { echo "${SERVERS[$1]}"; }
 stop_server() { # name
   local pgid=${SERVERS[$1]:-}
   [ -n "$pgid" ] || return 0
-  kill -TERM -- "-$pgid" 2>/dev/null
+  # (Each step may find the group gone already: never fail a caller running with set -e.)
+  kill -TERM -- "-$pgid" 2>/dev/null || true
   for _ in $(seq 1 20); do kill -0 -- "-$pgid" 2>/dev/null || break; sleep 0.25; done
-  kill -KILL -- "-$pgid" 2>/dev/null
-  wait "$pgid" 2>/dev/null
+  kill -KILL -- "-$pgid" 2>/dev/null || true
+  wait "$pgid" 2>/dev/null || true
   unset "SERVERS[$1]"
   return 0
 }
