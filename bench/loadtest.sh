@@ -12,7 +12,9 @@
 # edgesite Worker, the workerd floor (a JS worker answering every request with one prebuilt
 # response: exactly edgesite's answer for the scenario) and a small JS worker serving the same
 # site from an in-memory map with ETags and brotli variants (bench/workers/generate.mjs).
-# PART=native or PART=workers runs one half.
+# PART=native or PART=workers runs one half; PART=c400 compares latency at 400 connections
+# (the shape of a busy edge) between edgesite-native and nginx (Debian's, one worker process,
+# pinned the same way, serving the same folder with ETags), on S1 and S3.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/env.sh
@@ -163,8 +165,58 @@ PY
   printf '| %s | JS in-memory | %s | %s | %s | %s µs | |\n' "$name ($status)" "$j_rps" "$j_p50" "$j_p99" "$j_cpu"
 }
 
+# ---- 400 connections: edgesite-native against nginx ------------------------------------------
+NGINX_PORT=18186
+
+c400_half() {
+  command -v nginx >/dev/null || apt_install nginx
+  mkdir -p "$WORK/nginx"
+  cat >"$WORK/nginx/nginx.conf" <<NGINX
+worker_processes 1;
+pid $WORK/nginx/nginx.pid;
+error_log $WORK/nginx/error.log;
+daemon off;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  include /etc/nginx/mime.types;
+  sendfile on;
+  tcp_nodelay on;
+  etag on;
+  open_file_cache max=1000;
+  server {
+    listen 127.0.0.1:$NGINX_PORT;
+    root $WORK/site;
+  }
+}
+NGINX
+  start_server lt-native 30 "$NATIVE_PORT" taskset -c 0 "$NATIVE" --listen "127.0.0.1:$NATIVE_PORT"
+  start_server lt-nginx 30 "$NGINX_PORT" taskset -c 0 nginx -c "$WORK/nginx/nginx.conf"
+  local etag nginx_etag
+  etag=$(etag_of "http://127.0.0.1:$NATIVE_PORT/")
+  nginx_etag=$(etag_of "http://127.0.0.1:$NGINX_PORT/")
+  printf '\n400 connections (server pinned to core 0, wrk on core 1), %s s per run\n' "$DURATION"
+  printf '| scenario | server | req/s | p50 | p99 | CPU per request |\n|---|---|---|---|---|---|\n'
+  local name port pid header
+  for name in nginx edgesite-native; do
+    case $name in
+      nginx) port=$NGINX_PORT pid=$(server_pid lt-nginx) header="If-None-Match: $nginx_etag" ;;
+      *) port=$NATIVE_PORT pid=$(server_pid lt-native) header="If-None-Match: $etag" ;;
+    esac
+    read -r rps p50 p99 cpu _ < <(CONNECTIONS=400 run "$pid" "$port" /)
+    printf '| S1 GET / identity | %s | %s | %s | %s | %s µs |\n' "$name" "$rps" "$p50" "$p99" "$cpu"
+    read -r rps p50 p99 cpu _ < <(CONNECTIONS=400 run "$pid" "$port" / "$header")
+    printf '| S3 GET / If-None-Match (304) | %s | %s | %s | %s | %s µs |\n' "$name" "$rps" "$p50" "$p99" "$cpu"
+  done
+  stop_server lt-nginx
+  stop_server lt-native
+}
+
+apt_install() { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null; }
+
 case "$PART" in
   native) native_half ;;
   workers) workers_half ;;
-  *) native_half; workers_half ;;
+  c400) c400_half ;;
+  *) native_half; workers_half; c400_half ;;
 esac

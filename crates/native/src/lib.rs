@@ -182,6 +182,74 @@ fn header_value(value: &FieldText<'static, '_>) -> Option<HeaderValue> {
     }
 }
 
+/// Serves `addr` with `workers` threads, each with a single-threaded runtime and a listener of its
+/// own on the same address (`SO_REUSEPORT`: the kernel spreads connections between them), all
+/// counting against one [`Settings::max_connections`]: a thread per core, as nginx runs its
+/// workers, so no request waits behind another thread's work or a work-stealing handoff. Calls
+/// `ready` with the bound address (the port resolved when `addr`'s is 0), then serves until
+/// `shutdown` is sent `true`, drains as [`serve_with`] does, and returns.
+///
+/// # Errors
+/// When `addr` cannot be bound, or a runtime cannot start.
+pub fn serve_threads(
+    addr: std::net::SocketAddr,
+    workers: usize,
+    settings: &Settings,
+    shutdown: tokio::sync::watch::Receiver<bool>,
+    ready: impl FnOnce(std::net::SocketAddr),
+) -> std::io::Result<()> {
+    let connections = Arc::new(Semaphore::new(settings.max_connections));
+    let first = reuseport_listener(addr)?;
+    let addr = first.local_addr()?;
+    ready(addr);
+    let mut listeners = vec![first];
+    for _ in 1..workers.max(1) {
+        listeners.push(reuseport_listener(addr)?);
+    }
+    std::thread::scope(|scope| {
+        let threads: Vec<_> = listeners
+            .into_iter()
+            .map(|listener| {
+                let (settings, connections) = (settings.clone(), connections.clone());
+                let mut shutdown = shutdown.clone();
+                scope.spawn(move || -> std::io::Result<()> {
+                    let runtime = tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build()?;
+                    runtime.block_on(async move {
+                        let listener = TcpListener::from_std(listener)?;
+                        let stop = async move {
+                            let _ = shutdown.wait_for(|stop| *stop).await;
+                        };
+                        serve_sharing(listener, &settings, connections, stop).await
+                    })
+                })
+            })
+            .collect();
+        threads
+            .into_iter()
+            .map(|thread| {
+                thread
+                    .join()
+                    .unwrap_or_else(|_| Err(std::io::ErrorKind::Other.into()))
+            })
+            .collect::<std::io::Result<Vec<()>>>()
+            .map(drop)
+    })
+}
+
+/// A non-blocking listener on `addr` with `SO_REUSEPORT`, so several can share the address.
+fn reuseport_listener(addr: std::net::SocketAddr) -> std::io::Result<std::net::TcpListener> {
+    use socket2::{Domain, Socket, Type};
+    let socket = Socket::new(Domain::for_address(addr), Type::STREAM, None)?;
+    socket.set_reuse_address(true)?;
+    socket.set_reuse_port(true)?;
+    socket.bind(&addr.into())?;
+    socket.listen(1024)?;
+    socket.set_nonblocking(true)?;
+    Ok(socket.into())
+}
+
 /// The settings of [`serve_with`]: resource limits (each bounds what a client can hold or make
 /// the server hold) and observability (off by default, so benchmarks measure the server alone).
 /// [`Settings::default`] gives the values `edgesite-native` starts with.
@@ -280,6 +348,18 @@ pub async fn serve_with(
     settings: &Settings,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
+    let connections = Arc::new(Semaphore::new(settings.max_connections));
+    serve_sharing(listener, settings, connections, shutdown).await
+}
+
+/// [`serve_with`], counting connections against `connections`, which other listeners may share
+/// (see [`serve_threads`]).
+async fn serve_sharing(
+    listener: TcpListener,
+    settings: &Settings,
+    connections: Arc<Semaphore>,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
     let mut builder = http1::Builder::new();
     builder
         .timer(TokioTimer::new())
@@ -290,7 +370,6 @@ pub async fn serve_with(
         // hyper keeps 100 header slots on the stack and allocates per request past that.
         builder.max_headers(settings.max_headers);
     }
-    let connections = Arc::new(Semaphore::new(settings.max_connections));
     let graceful = GracefulShutdown::new();
     tokio::pin!(shutdown);
     loop {

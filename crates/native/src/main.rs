@@ -1,7 +1,7 @@
 //! `edgesite-native`: serves the embedded site over HTTP/1.1.
 //!
 //! ```text
-//! edgesite-native [--listen ADDR] [--max-connections N] [--max-header-bytes N]
+//! edgesite-native [--listen ADDR] [--workers N] [--max-connections N] [--max-header-bytes N]
 //!                 [--header-timeout SECS] [--drain-timeout SECS] [--log] [--server-timing]
 //! ```
 //! SIGTERM or SIGINT (Ctrl-C) stops accepting, lets in-flight requests finish for up to
@@ -14,6 +14,7 @@ use std::time::Duration;
 
 const USAGE: &str = "usage: edgesite-native [OPTIONS]
   --listen ADDR           address to serve on (default 127.0.0.1:8080)
+  --workers N             threads, each serving its own share of connections (default: the CPUs this process may run on)
   --max-connections N     connections served at once; more get 503 + Retry-After (default 10000)
   --max-header-bytes N    largest request head; larger gets 431 (default 16384, at least 8192)
   --header-timeout SECS   time to send a complete request head, then the connection is closed (default 10)
@@ -21,9 +22,11 @@ const USAGE: &str = "usage: edgesite-native [OPTIONS]
   --log                   one line per request: method, path, status, coding, bytes, time
   --server-timing         Server-Timing: lookup, negotiation and total times on every response";
 
-fn parse_args() -> Result<(SocketAddr, Settings), String> {
+fn parse_args() -> Result<(SocketAddr, usize, Settings), String> {
     let mut listen = "127.0.0.1:8080".to_string();
     let mut settings = Settings::default();
+    // available_parallelism honours the CPU affinity (taskset): one worker per usable CPU.
+    let mut workers = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = |name: &str| {
@@ -32,6 +35,7 @@ fn parse_args() -> Result<(SocketAddr, Settings), String> {
         };
         match arg.as_str() {
             "--listen" | "-l" => listen = value("--listen")?,
+            "--workers" => workers = number(&arg, &value(&arg)?, 1)?,
             "--max-connections" => settings.max_connections = number(&arg, &value(&arg)?, 1)?,
             "--max-header-bytes" => settings.max_header_bytes = number(&arg, &value(&arg)?, 8192)?,
             "--header-timeout" => {
@@ -51,7 +55,7 @@ fn parse_args() -> Result<(SocketAddr, Settings), String> {
     let addr = listen
         .parse()
         .map_err(|e| format!("--listen {listen:?} is not an address like 127.0.0.1:8080: {e}"))?;
-    Ok((addr, settings))
+    Ok((addr, workers, settings))
 }
 
 fn number(name: &str, text: &str, min: usize) -> Result<usize, String> {
@@ -79,36 +83,38 @@ async fn shutdown_signal() {
     }
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
-    let (addr, settings) = match parse_args() {
+fn main() -> ExitCode {
+    let (addr, workers, settings) = match parse_args() {
         Ok(parsed) => parsed,
         Err(message) => {
             eprintln!("{message}");
             return ExitCode::from(2);
         }
     };
-    let listener = match tokio::net::TcpListener::bind(addr).await {
-        Ok(listener) => listener,
-        Err(e) => {
-            eprintln!("edgesite-native: cannot listen on {addr}: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let local = listener.local_addr().map_or(addr, |a| a);
-    println!(
-        "edgesite-native: serving {} routes of {} on http://{local}/",
-        edgesite::SITE.routes.len(),
-        edgesite::SITE_DIR
-    );
-    let shutdown = async {
-        shutdown_signal().await;
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    // Signals are awaited on a thread of their own; the workers serve until told to stop.
+    let signals = std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a signal-handling runtime starts");
+        runtime.block_on(shutdown_signal());
         println!("edgesite-native: shutting down, draining in-flight requests");
+        let _ = stop.send(true);
+    });
+    let ready = |local| {
+        println!(
+            "edgesite-native: serving {} routes of {} on http://{local}/ ({workers} worker threads)",
+            edgesite::SITE.routes.len(),
+            edgesite::SITE_DIR
+        );
     };
-    match edgesite_native::serve_with(listener, &settings, shutdown).await {
+    let served = edgesite_native::serve_threads(addr, workers, &settings, stopped, ready);
+    drop(signals);
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("edgesite-native: {e}");
+            eprintln!("edgesite-native: cannot serve on {addr}: {e}");
             ExitCode::FAILURE
         }
     }

@@ -257,3 +257,39 @@ fn log_lines_and_server_timing_when_asked() {
         "{line}"
     );
 }
+
+#[test]
+fn worker_threads_share_one_address_and_one_connection_limit() {
+    // serve_threads: a listener per worker on one address (SO_REUSEPORT), one limit for all,
+    // whichever worker the kernel hands a connection to.
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let (tx, rx) = std::sync::mpsc::channel();
+    let settings = Settings {
+        max_connections: 3,
+        ..Settings::default()
+    };
+    let server = std::thread::spawn(move || {
+        let any_port = "127.0.0.1:0".parse().unwrap();
+        edgesite_native::serve_threads(any_port, 4, &settings, stopped, |addr| {
+            tx.send(addr.to_string()).unwrap();
+        })
+    });
+    let addr = rx.recv().unwrap();
+    for _ in 0..8 {
+        assert_eq!(status(&exchange(&addr, GET_ROOT)), 200);
+    }
+    let held: Vec<TcpStream> = (0..3).map(|_| connect(&addr)).collect();
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(status(&exchange(&addr, GET_ROOT)), 503);
+    drop(held);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while status(&exchange(&addr, GET_ROOT)) != 200 {
+        assert!(
+            Instant::now() < deadline,
+            "still shed after the connections closed"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    stop.send(true).unwrap();
+    server.join().unwrap().unwrap();
+}
