@@ -91,8 +91,8 @@ pub struct CompressionConfig {
 pub enum Store {
     /// Identity and every configured encoding: each response is sent as stored.
     Full,
-    /// Only the encoded forms (br, and gzip unless `codings` leaves it out; not zstd), not
-    /// identity: a client that accepts neither gets identity decoded on demand, with the same
+    /// For compressible files stored with gzip, only br and gzip (not zstd, not identity): a
+    /// client that accepts neither gets identity decoded from the gzip on demand, with the same
     /// strong ETag, Content-Length and ranges. For sites too large to store in full.
     Compact,
     /// `full` unless the bundle would then exceed `budget.max_bundle_bytes`, else `compact`.

@@ -1,12 +1,13 @@
 //! Which representations are stored (`[compression] store`): everything (`full`), or for
-//! compressible files only the encoded forms (`compact`: br and gzip, not zstd, not identity),
+//! compressible files with gzip only the encoded forms (`compact`: br and gzip, not zstd, not
+//! identity),
 //! or `full` unless that would not fit the bundle budget (`auto`, the default).
 //!
 //! In compact storage the identity representation still exists with its own strong ETag and
 //! length, computed here from the original bytes; its content is
-//! [`edgesite_core::Content::Decoded`] from the stored gzip (else br), which the runtimes decode on
-//! demand for a client that accepts neither. Decoding is only from gzip or br: a file with
-//! neither keeps its identity stored.
+//! [`edgesite_core::Content::Decoded`] from the stored gzip, which the runtimes decode on demand
+//! for a client that accepts neither br nor gzip. Decoding is only from gzip (edgesite-decode
+//! says why): a file stored without gzip keeps its identity.
 
 use crate::config::{BudgetConfig, CompressionConfig, Store};
 use crate::File;
@@ -78,14 +79,15 @@ fn kept_in_compact(coding: ContentCoding) -> bool {
     matches!(coding, ContentCoding::Br | ContentCoding::Gzip)
 }
 
-/// The index of the representation compact storage decodes identity from: gzip (the cheaper
-/// to decode), else br; `None` when the file has neither.
+/// The index of the representation compact storage decodes identity from: gzip; `None` when
+/// the file has none.
 fn decode_source(file: &File) -> Option<usize> {
-    let index = |coding| file.representations.iter().position(|v| v.coding == coding);
-    index(ContentCoding::Gzip).or_else(|| index(ContentCoding::Br))
+    file.representations
+        .iter()
+        .position(|v| v.coding == ContentCoding::Gzip)
 }
 
-/// Keeps identity (as decoded) and the br and gzip representations of `file`, when it has one
+/// Keeps identity (as decoded) and the br and gzip representations of `file`, when it has gzip
 /// to decode from.
 fn make_compact(file: &mut File) {
     if decode_source(file).is_none() {
@@ -162,19 +164,19 @@ mod tests {
         };
         assert_eq!(codings(&files[0]), [Identity, Br, Gzip]);
         assert_eq!(files[0].representations[0].decoded_from, Some(2));
-        assert_eq!(files[1].representations[0].decoded_from, Some(1), "from br");
+        assert_eq!(
+            files[1].representations[0].decoded_from, None,
+            "no gzip: identity stays"
+        );
+        assert_eq!(codings(&files[1]), [Identity, Br]);
         assert_eq!(
             files[2].representations[0].decoded_from, None,
             "nothing to decode"
         );
-        assert_eq!(
-            codings(&files[3]),
-            [Identity, Zstd],
-            "zstd alone: kept as it is"
-        );
+        assert_eq!(codings(&files[3]), [Identity, Zstd], "zstd alone: kept");
         assert_eq!(
             files.iter().map(stored_bytes).sum::<u64>(),
-            500 + 200 + 5000 + 1250
+            500 + 1200 + 5000 + 1250
         );
     }
 
