@@ -4,7 +4,7 @@ ENV := . scripts/env.sh &&
 PORT ?= 8787
 LISTEN ?= 127.0.0.1:8080
 
-.PHONY: setup dev native test lint bench loadtest coldstart memory devloop fuzz soak size deploy clean
+.PHONY: setup dev native test lint bench loadtest coldstart memory bigsite devloop fuzz soak size deploy clean
 
 ## Install the toolchain and tools (idempotent; seconds when done).
 setup:
@@ -37,6 +37,10 @@ loadtest: setup
 ## Cold start under bare workerd: launch to first 200, demo and generated 5/40/70 MB sites, against a JS floor.
 coldstart: setup
 	@bench/coldstart.sh
+
+## The generated 70 MB site, stored compact, under bare workerd, tested over HTTP.
+bigsite: setup
+	@bench/bigsite.sh
 
 ## What a Worker isolate holds (inspector: ArrayBuffers, wasm memory, heap), demo and generated sites.
 memory: setup

@@ -1,0 +1,94 @@
+//! A generated 70 MB site (bench/sites.sh 70mb: 1,000 pages of prose, CSS, JS and 200 images)
+//! over HTTP, against the Worker under bare workerd, built with `store = "auto"`, which keeps it
+//! under the 64 MiB Worker limit by storing it compact. `#[ignore]`d in `cargo test`; run by
+//! `make bigsite` (bench/bigsite.sh), which builds and serves it and names the folder in
+//! `EDGESITE_BIGSITE_DIR`. For a sample of every kind of file:
+//!
+//! * each representation has its own strong ETag (RFC 9110 §8.8.3), and br, gzip and identity
+//!   (decoded on demand) all deliver the file's bytes;
+//! * If-None-Match with each ETag is 304 (§13.1.2);
+//! * a range of the identity is the file's bytes (§14.2); images are stored as they are.
+#![cfg(not(target_arch = "wasm32"))]
+
+mod support;
+
+use support::request;
+
+fn site() -> std::path::PathBuf {
+    std::env::var_os("EDGESITE_BIGSITE_DIR")
+        .expect("EDGESITE_BIGSITE_DIR: the generated site (make bigsite sets it)")
+        .into()
+}
+
+/// Every 97th page, the CSS, the JS and every 37th image: URL path and file.
+fn sample() -> Vec<(String, Vec<u8>)> {
+    let root = site();
+    let mut paths: Vec<String> = (0..1000)
+        .step_by(97)
+        .map(|i| format!("/docs/page-{i:04}.html"))
+        .collect();
+    paths.extend(["/assets/site.css".into(), "/assets/site.js".into()]);
+    paths.extend(
+        (0..200)
+            .step_by(37)
+            .map(|i| format!("/images/img-{i:04}.png")),
+    );
+    paths
+        .into_iter()
+        .map(|p| {
+            let bytes = std::fs::read(root.join(p.trim_start_matches('/'))).unwrap();
+            // Clean URLs: a page is served without its .html.
+            (p.trim_end_matches(".html").to_string(), bytes)
+        })
+        .collect()
+}
+
+#[test]
+#[ignore = "needs the generated 70 MB site under workerd; make bigsite runs it"]
+fn every_coding_delivers_the_file_with_its_own_strong_etag() {
+    for (path, file) in sample() {
+        let mut etags = Vec::new();
+        for coding in ["br", "gzip", "identity"] {
+            let reply = request("GET", &path, &[("accept-encoding", coding)]);
+            assert_eq!(reply.status, 200, "{path} {coding}");
+            let etag = reply.header("etag").unwrap().to_string();
+            assert!(etag.starts_with('"'), "{path}: a strong ETag, {etag}");
+            assert_eq!(reply.decoded(), file, "{path} {coding}");
+            // §13.1.2: the current ETag is a 304.
+            let again = request(
+                "GET",
+                &path,
+                &[("accept-encoding", coding), ("if-none-match", &etag)],
+            );
+            assert_eq!(again.status, 304, "{path} {coding}");
+            etags.push((reply.header("content-encoding").map(str::to_string), etag));
+        }
+        // Two representations never share a strong ETag; an image has only its identity.
+        etags.sort();
+        etags.dedup();
+        let codings = etags.iter().filter(|(c, _)| c.is_some()).count();
+        let distinct: std::collections::BTreeSet<&String> = etags.iter().map(|(_, e)| e).collect();
+        assert_eq!(distinct.len(), etags.len(), "{path}: {etags:?}");
+        assert_eq!(
+            codings == 0,
+            path.starts_with("/images/"),
+            "{path}: {etags:?}"
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs the generated 70 MB site under workerd; make bigsite runs it"]
+fn ranges_of_the_identity_are_the_files_bytes() {
+    for (path, file) in sample() {
+        let reply = request("GET", &path, &[("range", "bytes=100-1099")]);
+        assert_eq!(reply.status, 206, "{path}");
+        assert_eq!(reply.body, &file[100..1100], "{path}");
+        let total = format!("bytes 100-1099/{}", file.len());
+        assert_eq!(
+            reply.header("content-range"),
+            Some(total.as_str()),
+            "{path}"
+        );
+    }
+}
