@@ -106,45 +106,57 @@ pub fn respond_timed<B>(site: &'static Site<'static>, request: &Request<B>) -> R
     to_hyper(site, &response)
 }
 
-/// The values of the fields the core reads, in [`REQUEST_FIELDS`] order.
-type FieldValues<'h> = [Option<Cow<'h, [u8]>>; REQUEST_FIELDS.len()];
+/// The values of the fields the core reads, in [`REQUEST_FIELDS`] order, and the number of Host
+/// field lines.
+struct FieldValues<'h> {
+    values: [Option<Cow<'h, [u8]>>; REQUEST_FIELDS.len()],
+    hosts: usize,
+}
 
+/// Reads the fields in one pass over the request's (a request has a few; looking up each of the
+/// core's nine by name hashes nine names). Several lines of one field are one comma-separated
+/// list (RFC 9110 §5.3).
 fn field_values(headers: &HeaderMap) -> FieldValues<'_> {
-    FIELD_NAMES
-        .each_ref()
-        .map(|name| field_value(headers, name))
+    let mut read = FieldValues {
+        values: Default::default(),
+        hosts: 0,
+    };
+    for (name, value) in headers {
+        if name == header::HOST {
+            read.hosts += 1;
+            continue;
+        }
+        let Some(i) = FIELD_NAMES.iter().position(|n| n == name) else {
+            continue;
+        };
+        read.values[i] = Some(match read.values[i].take() {
+            None => Cow::Borrowed(value.as_bytes()),
+            Some(earlier) => {
+                let mut joined = earlier.into_owned();
+                joined.extend_from_slice(b", ");
+                joined.extend_from_slice(value.as_bytes());
+                Cow::Owned(joined)
+            }
+        });
+    }
+    read
 }
 
 /// The core's view of `request`: method, target, the fields it reads, and how many Host field
 /// lines there were (RFC 9112 §3.2 is the core's to apply: [`HostFieldLines`]).
-fn request_head<'r, B>(request: &'r Request<B>, values: &'r FieldValues<'_>) -> RequestHead<'r> {
+fn request_head<'r, B>(request: &'r Request<B>, read: &'r FieldValues<'_>) -> RequestHead<'r> {
     let target = request.uri().path_and_query().map_or("/", |p| p.as_str());
     let mut head = RequestHead::new(request.method().as_str(), target);
-    for (name, value) in REQUEST_FIELDS.iter().zip(values) {
+    for (name, value) in REQUEST_FIELDS.iter().zip(&read.values) {
         if let Some(value) = value {
             head.set_field(name, value);
         }
     }
     head.host = Some(HostFieldLines {
-        count: request.headers().get_all(header::HOST).iter().count(),
+        count: read.hosts,
         http_1_1: request.version() == Version::HTTP_11,
     });
     head
-}
-
-/// A field's value; several field lines are one comma-separated list (RFC 9110 §5.3).
-fn field_value<'h>(headers: &'h HeaderMap, name: &HeaderName) -> Option<Cow<'h, [u8]>> {
-    let mut values = headers.get_all(name).into_iter();
-    let first = values.next()?;
-    let Some(second) = values.next() else {
-        return Some(Cow::Borrowed(first.as_bytes()));
-    };
-    let mut joined = first.as_bytes().to_vec();
-    for value in std::iter::once(second).chain(values) {
-        joined.extend_from_slice(b", ");
-        joined.extend_from_slice(value.as_bytes());
-    }
-    Some(Cow::Owned(joined))
 }
 
 /// Copies the core's response into a hyper response: fields as they are; a body slice of the
@@ -164,11 +176,41 @@ fn to_hyper(site: &'static Site<'static>, response: &edgesite::Response<'static>
     let headers = out.headers_mut();
     headers.reserve(response.headers.len() + 1);
     for (name, value) in response.headers.iter() {
-        if let Some(value) = header_value(&value) {
-            headers.append(HeaderName::from_static(name), value);
+        if let (Some(name), Some(value)) = (header_name(name), header_value(&value)) {
+            headers.append(name, value);
         }
     }
     out
+}
+
+/// A field name for hyper: the core's own names as http's constants (no parsing per request),
+/// a configured one (a lower-case token sitegen checked) parsed; `None` (the field is left out)
+/// only for a hand-built [`Site`] with a bad name: never a panic.
+fn header_name(name: &'static str) -> Option<HeaderName> {
+    Some(match name {
+        "content-type" => header::CONTENT_TYPE,
+        "content-length" => header::CONTENT_LENGTH,
+        "content-encoding" => header::CONTENT_ENCODING,
+        "content-range" => header::CONTENT_RANGE,
+        "etag" => header::ETAG,
+        "last-modified" => header::LAST_MODIFIED,
+        "cache-control" => header::CACHE_CONTROL,
+        "accept-ranges" => header::ACCEPT_RANGES,
+        "vary" => header::VARY,
+        "location" => header::LOCATION,
+        "allow" => header::ALLOW,
+        "x-content-type-options" => header::X_CONTENT_TYPE_OPTIONS,
+        "referrer-policy" => header::REFERRER_POLICY,
+        // A configured name: a lower-case token (sitegen checked it), sent without copying.
+        other
+            if other
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') =>
+        {
+            HeaderName::from_static(other)
+        }
+        other => return HeaderName::from_bytes(other.as_bytes()).ok(),
+    })
 }
 
 /// A field value for hyper. hyper checks every byte either way; a value of the site is then
