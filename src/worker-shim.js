@@ -22,7 +22,8 @@ const encoder = new TextEncoder();
 
 // Set by instantiate(): the wasm exports, the input buffer, the output area, the field names.
 let wasm, input, capacity, output, names, memory, bytes, words;
-// Per representation: what its 200 (key 2*id) and its 304 (key 2*id+1) are made of (keep()).
+// Per representation and versioning (r = 2*id + versioned): what its 200 (key 2*r) and its 304
+// (key 2*r+1) are made of (keep()).
 let kept = new Map();
 
 function instantiate() {
@@ -101,7 +102,8 @@ function answer(request) {
 	const l = lengths;
 	const compact = wasm.edgesite_decide(code, l[0], l[1], l[2], l[3], l[4], l[5], l[6], l[7], l[8], l[9]);
 	if (compact < 0) return imports.edgesite_general(code, lengths);
-	// Kinds (edgesite_worker::entry::Fast): 1 = 200, 2 = 200 to HEAD, 3 = 304.
+	// Kinds (edgesite_worker::entry::Fast): 1 = 200, 2 = 200 to HEAD, 3 = 304. Above them, the
+	// representation's id and whether the request is versioned (its own Cache-Control).
 	const kind = compact & 3;
 	const key = (compact >> 2) * 2 + (kind === 3 ? 1 : 0);
 	const entry = kept.get(key) ?? keep(key, code, kind);

@@ -60,6 +60,7 @@ static ASSET: Asset<'static> = Asset {
     last_modified: "Tue, 14 Nov 2023 22:13:20 GMT",
     last_modified_unix: 1_700_000_000,
     cache_control: "no-cache",
+    fingerprint: "",
     headers: &[("x-extra", "1")],
     representations: &[
         Representation {
@@ -203,6 +204,7 @@ pub static SITE: Site<'static> = Site {
             rules: &[1],
         },
     ],
+    versioned_cache_control: "public, max-age=31536000, immutable",
 };
 
 /// `respond` on an arbitrary request head (method, target and the nine fields, separated by

@@ -101,6 +101,7 @@ fn generated_site(n: usize) -> &'static Site<'static> {
                 last_modified: "Tue, 14 Nov 2023 22:13:20 GMT",
                 last_modified_unix: 1_700_000_000,
                 cache_control: "no-cache",
+                fingerprint: "",
                 headers: &[],
                 representations: leak(Box::new([Representation {
                     coding: ContentCoding::Identity,
@@ -128,6 +129,7 @@ fn generated_site(n: usize) -> &'static Site<'static> {
         headers: &[],
         rules: &[],
         rule_index: &[],
+        versioned_cache_control: "public, max-age=31536000, immutable",
     }))
 }
 

@@ -17,7 +17,10 @@
 //!    If-Match (strong) → 412; else If-Unmodified-Since → 412; If-None-Match (weak) → 304;
 //!    else If-Modified-Since → 304. A malformed field or invalid date is ignored;
 //! 6. Range, for GET only (§14.2), after If-Range (§13.1.5): 206 (one part, or
-//!    `multipart/byteranges`), 416, or the full 200 when the field is ignored.
+//!    `multipart/byteranges`), 416, or the full 200 when the field is ignored;
+//! 7. the version: a 2xx or 304 of a resource whose query has `v=` its fingerprint is
+//!    [`versioned`](Decision::versioned) (sitegen writes such URLs into the site's HTML and
+//!    CSS), which changes only its Cache-Control.
 //!
 //! Rendering ([`render`](crate::render)) turns the [`Decision`] into fields and content without
 //! looking at the request again.
@@ -25,7 +28,7 @@
 use crate::coding::ContentCoding;
 use crate::date::parse_http_date;
 use crate::etag::{IfMatch, IfNoneMatch, IfRange};
-use crate::location::{Location, LOCATION_CAPACITY};
+use crate::location::{query_of, Location, LOCATION_CAPACITY};
 use crate::lookup::{lookup, Found, Scratch};
 use crate::negotiate::select;
 use crate::path::PathError;
@@ -44,6 +47,9 @@ pub struct Decision<'a, 'r> {
     pub outcome: Outcome<'a, 'r>,
     /// HEAD: the fields of GET, no content.
     pub head: bool,
+    /// The target's query names the resource's current bytes ([`Asset::is_version`]): its 2xx
+    /// and 304 carry [`Site::versioned_cache_control`] instead of the resource's own.
+    pub versioned: bool,
 }
 
 /// The closed set of answers. `'a` borrows the site; `'r` the request (its query) and the
@@ -125,7 +131,18 @@ pub enum Outcome<'a, 'r> {
     Options,
 }
 
-impl Outcome<'_, '_> {
+impl<'a> Outcome<'a, '_> {
+    /// The resource whose own answer this is (a 2xx or 304 of it), if any.
+    pub fn resource(&self) -> Option<&'a Asset<'a>> {
+        match *self {
+            Outcome::Ok { asset, .. }
+            | Outcome::PartialContent { asset, .. }
+            | Outcome::MultipartRanges { asset, .. }
+            | Outcome::NotModified { asset, .. } => Some(asset),
+            _ => None,
+        }
+    }
+
     /// The status code.
     pub fn status(&self) -> u16 {
         match self {
@@ -176,7 +193,7 @@ impl Marks for NoMarks {
 /// # use edgesite_core::{decide, RequestHead, Scratch, Site};
 /// # static SITE: Site<'static> = Site { routes: &[], not_found: &[], fallback: None,
 /// #     boundary: "b", multipart_content_type: "multipart/byteranges; boundary=b",
-/// #     headers: &[], rules: &[], rule_index: &[] };
+/// #     headers: &[], rules: &[], rule_index: &[], versioned_cache_control: "" };
 /// let mut scratch = Scratch::new();
 /// let decision = decide(&SITE, &RequestHead::new("GET", "/a/../nope"), &mut scratch);
 /// assert_eq!(decision.status(), 404);
@@ -197,10 +214,15 @@ pub(crate) fn decide_marked<'a, 'r, M: Marks>(
 ) -> Decision<'a, 'r> {
     let head = request.method == "HEAD";
     let outcome = outcome(site, request, scratch, head, marks);
+    let versioned = match (outcome.resource(), query_of(request.target)) {
+        (Some(asset), Some(query)) => asset.is_version(query),
+        _ => false,
+    };
     Decision {
         site,
         outcome,
         head,
+        versioned,
     }
 }
 

@@ -20,6 +20,7 @@
 //!     last_modified: "Sun, 29 Nov 2026 12:00:00 GMT",
 //!     last_modified_unix: 1_795_953_600,
 //!     cache_control: "no-cache",
+//!     fingerprint: "",
 //!     headers: &[("x-content-type-options", "nosniff")],
 //!     representations: &[Representation {
 //!         coding: ContentCoding::Identity,
@@ -37,6 +38,7 @@
 //!     headers: &[("x-content-type-options", "nosniff")],
 //!     rules: &[],
 //!     rule_index: &[],
+//!     versioned_cache_control: "public, max-age=31536000, immutable",
 //! };
 //!
 //! let response = respond(&SITE, &RequestHead::new("GET", "/?utm=1"));

@@ -196,6 +196,7 @@ mod tests {
         last_modified: "Thu, 01 Jan 1970 00:00:00 GMT",
         last_modified_unix: 0,
         cache_control: "no-cache",
+        fingerprint: "",
         headers: &[],
         representations: &[
             Representation {

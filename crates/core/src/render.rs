@@ -65,7 +65,11 @@ pub fn render<'a>(decision: &Decision<'a, '_>, response: &mut Response<'a>) {
     response.status = decision.status();
     let h = &mut response.headers;
     h.clear();
-    let content = fields(h, decision.site, &decision.outcome);
+    // RFC 9111 §5.2.2: a URL that names exactly these bytes can be fresh for a year.
+    let cache_control = decision
+        .versioned
+        .then_some(decision.site.versioned_cache_control);
+    let content = fields(h, decision.site, &decision.outcome, cache_control);
     h.set_configured(configured_fields(&decision.outcome).unwrap_or(decision.site.headers));
     // RFC 9110 §9.3.2: HEAD gets the fields of GET and no content.
     response.body = if decision.head { Body::Empty } else { content };
@@ -82,29 +86,36 @@ fn configured_fields<'a>(outcome: &Outcome<'a, '_>) -> Option<&'a [(&'a str, &'a
     }
 }
 
-/// Pushes the fields of `outcome` and returns its content.
-fn fields<'a>(h: &mut HeaderList<'a>, site: &'a Site<'a>, outcome: &Outcome<'a, '_>) -> Body<'a> {
+/// Pushes the fields of `outcome` and returns its content; `cache_control` replaces the
+/// resource's own Cache-Control (a versioned request).
+fn fields<'a>(
+    h: &mut HeaderList<'a>,
+    site: &'a Site<'a>,
+    outcome: &Outcome<'a, '_>,
+    cache_control: Option<&'a str>,
+) -> Body<'a> {
+    let own = |asset: &Asset<'a>| cache_control.unwrap_or(asset.cache_control);
     match *outcome {
         Outcome::Ok {
             asset,
             representation,
-        } => ok(h, asset, representation),
+        } => ok(h, asset, representation, own(asset)),
         Outcome::PartialContent {
             asset,
             representation,
             range,
-        } => partial_content(h, asset, representation, range),
+        } => partial_content(h, asset, representation, range, own(asset)),
         Outcome::MultipartRanges {
             asset,
             representation,
             ranges,
-        } => multipart_ranges(h, site, asset, representation, ranges),
+        } => multipart_ranges(h, site, asset, representation, ranges, own(asset)),
         Outcome::NotModified {
             asset,
             representation,
         } => {
             // RFC 9110 §15.4.5: the fields a 200 would carry that describe the cache entry.
-            validator_fields(h, asset, representation);
+            validator_fields(h, asset, representation, own(asset));
             vary(h, asset);
             Body::Empty
         }
@@ -134,10 +145,15 @@ fn fields<'a>(h: &mut HeaderList<'a>, site: &'a Site<'a>, outcome: &Outcome<'a, 
 }
 
 /// 200: the whole representation.
-fn ok<'a>(h: &mut HeaderList<'a>, asset: &'a Asset<'a>, r: &'a Representation<'a>) -> Body<'a> {
+fn ok<'a>(
+    h: &mut HeaderList<'a>,
+    asset: &'a Asset<'a>,
+    r: &'a Representation<'a>,
+    cache_control: &'a str,
+) -> Body<'a> {
     representation_fields(h, asset.content_type, r);
     h.push("content-length", r.content_length);
-    resource_fields(h, asset, r);
+    resource_fields(h, asset, r, cache_control);
     content(asset, r, None)
 }
 
@@ -177,11 +193,12 @@ fn partial_content<'a>(
     asset: &'a Asset<'a>,
     r: &'a Representation<'a>,
     range: ByteRange,
+    cache_control: &'a str,
 ) -> Body<'a> {
     representation_fields(h, asset.content_type, r);
     h.push_int("content-length", range.len());
     h.push_content_range(range, r.length());
-    resource_fields(h, asset, r);
+    resource_fields(h, asset, r, cache_control);
     content(asset, r, Some(range))
 }
 
@@ -192,6 +209,7 @@ fn multipart_ranges<'a>(
     asset: &'a Asset<'a>,
     r: &'a Representation<'a>,
     ranges: RangeSet,
+    cache_control: &'a str,
 ) -> Body<'a> {
     let multipart = Multipart {
         boundary: site.boundary,
@@ -202,7 +220,7 @@ fn multipart_ranges<'a>(
     };
     h.push("content-type", site.multipart_content_type);
     h.push_int("content-length", multipart.byte_len());
-    resource_fields(h, asset, r);
+    resource_fields(h, asset, r, cache_control);
     Body::Multipart(multipart)
 }
 
@@ -242,17 +260,27 @@ fn representation_fields<'a>(
 }
 
 /// The fields every 2xx of a resource carries: validators, Accept-Ranges (§14.3), Vary.
-fn resource_fields<'a>(h: &mut HeaderList<'a>, asset: &Asset<'a>, r: &Representation<'a>) {
-    validator_fields(h, asset, r);
+fn resource_fields<'a>(
+    h: &mut HeaderList<'a>,
+    asset: &Asset<'a>,
+    r: &Representation<'a>,
+    cache_control: &'a str,
+) {
+    validator_fields(h, asset, r, cache_control);
     h.push("accept-ranges", "bytes");
     vary(h, asset);
 }
 
 /// The validators and caching fields a 200 carries and a 304 repeats (RFC 9110 §15.4.5).
-fn validator_fields<'a>(h: &mut HeaderList<'a>, asset: &Asset<'a>, r: &Representation<'a>) {
+fn validator_fields<'a>(
+    h: &mut HeaderList<'a>,
+    asset: &Asset<'a>,
+    r: &Representation<'a>,
+    cache_control: &'a str,
+) {
     h.push("etag", r.etag);
     h.push("last-modified", asset.last_modified);
-    h.push("cache-control", asset.cache_control);
+    h.push("cache-control", cache_control);
 }
 
 /// RFC 9110 §12.5.5: every response of a negotiable resource varies by Accept-Encoding,

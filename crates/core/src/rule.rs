@@ -235,6 +235,7 @@ mod tests {
             headers: &[],
             rules: &RULES,
             rule_index,
+            versioned_cache_control: "",
         }
     }
 

@@ -30,6 +30,10 @@ pub struct Site<'a> {
     /// An index over `rules` by their literal leading segments (node 0 is the root), so a path
     /// is tried only against the rules that can match it; empty: every rule is tried in order.
     pub rule_index: &'a [RuleNode<'a>],
+    /// Cache-Control (RFC 9111 §5.2.2) of a response to a request whose query names the
+    /// resource's current bytes (a `v` parameter equal to [`Asset::fingerprint`]): such a URL
+    /// never names other bytes, so it can be fresh for a year and `immutable` (RFC 8246).
+    pub versioned_cache_control: &'a str,
 }
 
 /// A node of [`Site::rule_index`]: a trie over the literal leading segments of the rules'
@@ -194,6 +198,10 @@ pub struct Asset<'a> {
     pub last_modified_unix: u64,
     /// Cache-Control field value (RFC 9111 §5.2).
     pub cache_control: &'a str,
+    /// The first 10 hex digits of the SHA-256 of the identity representation's bytes: a request
+    /// whose query has `v=` this value is for exactly these bytes, and gets
+    /// [`Site::versioned_cache_control`]. Empty: the resource is not fingerprinted.
+    pub fingerprint: &'a str,
     /// More fields for this resource's 2xx and 304 responses (e.g. `cdn-cache-control`), names
     /// in lower case.
     pub headers: &'a [(&'a str, &'a str)],
@@ -206,6 +214,31 @@ impl<'a> Asset<'a> {
     /// Accept-Encoding (RFC 9110 §12.5.5).
     pub fn is_negotiable(&self) -> bool {
         self.representations.len() > 1
+    }
+
+    /// Whether `query` (a request target's, without the `?`) has a `v` parameter equal to this
+    /// resource's [`fingerprint`](Asset::fingerprint): the URL names these bytes and no others.
+    /// Any of several `v` parameters may match (a generator's own `?v=...` stays beside the one
+    /// sitegen adds); names and values are compared as they are, without percent-decoding
+    /// (sitegen writes both in plain ASCII).
+    ///
+    /// ```
+    /// # use edgesite_core::{Asset, ContentCoding, Content, Representation};
+    /// # static R: [Representation<'static>; 1] = [Representation { coding: ContentCoding::Identity,
+    /// #     etag: "\"e\"", content_length: "0", content: Content::Bytes(b"") }];
+    /// # static ASSET: Asset<'static> = Asset { content_type: "text/css", last_modified: "",
+    /// #     last_modified_unix: 0, cache_control: "no-cache", fingerprint: "0123456789",
+    /// #     headers: &[], representations: &R };
+    /// assert!(ASSET.is_version("v=0123456789"));
+    /// assert!(ASSET.is_version("v=2022.1&v=0123456789"));
+    /// assert!(!ASSET.is_version("v=012345678"));
+    /// assert!(!ASSET.is_version("x=1&vv=0123456789"));
+    /// ```
+    pub fn is_version(&self, query: &str) -> bool {
+        !self.fingerprint.is_empty()
+            && query
+                .split('&')
+                .any(|pair| pair.strip_prefix("v=") == Some(self.fingerprint))
     }
 
     /// The identity (unencoded) representation.

@@ -17,6 +17,7 @@ static PAGE: Asset<'static> = Asset {
     last_modified: DATE,
     last_modified_unix: UNIX,
     cache_control: "no-cache",
+    fingerprint: "",
     headers: &[],
     representations: &[
         Representation {
@@ -38,6 +39,7 @@ static PLAIN: Asset<'static> = Asset {
     last_modified: DATE,
     last_modified_unix: UNIX,
     cache_control: "no-cache",
+    fingerprint: "0123abcdef",
     headers: &[("cdn-cache-control", "max-age=60")],
     representations: &[Representation {
         coding: ContentCoding::Identity,
@@ -51,6 +53,7 @@ static MISSING: Asset<'static> = Asset {
     last_modified: DATE,
     last_modified_unix: UNIX,
     cache_control: "no-cache",
+    fingerprint: "",
     headers: &[],
     representations: &[Representation {
         coding: ContentCoding::Identity,
@@ -64,6 +67,7 @@ static DOCS_MISSING: Asset<'static> = Asset {
     last_modified: DATE,
     last_modified_unix: UNIX,
     cache_control: "no-cache",
+    fingerprint: "",
     headers: &[],
     representations: &[Representation {
         coding: ContentCoding::Identity,
@@ -111,6 +115,7 @@ static SITE: Site<'static> = Site {
     headers: &[("x-content-type-options", "nosniff")],
     rules: &RULES,
     rule_index: &[],
+    versioned_cache_control: "public, max-age=31536000, immutable",
 };
 /// `_redirects`:
 /// ```text
@@ -182,6 +187,7 @@ static SPA: Site<'static> = Site {
     headers: &[],
     rules: &[],
     rule_index: &[],
+    versioned_cache_control: "public, max-age=31536000, immutable",
 };
 
 fn respond<'r>(method: &'r str, target: &'r str, fields: &[(&str, &'r str)]) -> Response<'static> {
@@ -844,6 +850,7 @@ static OUTSIDE: Asset<'static> = Asset {
     last_modified: DATE,
     last_modified_unix: UNIX,
     cache_control: "no-cache",
+    fingerprint: "",
     headers: &[],
     representations: &[
         Representation {
@@ -882,6 +889,7 @@ static OUTSIDE_SITE: Site<'static> = Site {
     headers: &[],
     rules: &[],
     rule_index: &[],
+    versioned_cache_control: "public, max-age=31536000, immutable",
 };
 
 fn outside(fields: &[(&str, &'static str)]) -> Response<'static> {
@@ -947,4 +955,54 @@ fn a_multipart_body_is_text_and_ranges_of_the_representation() {
         r.header("content-length").unwrap(),
         body.len().to_string().as_str()
     );
+}
+
+#[test]
+fn a_query_naming_the_current_bytes_makes_the_answer_immutable() {
+    // RFC 9111 §5.2.2.1 (max-age) and RFC 8246 (immutable): `?v=` the fingerprint names these
+    // bytes for ever; any other query, or none, gets the resource's own policy.
+    const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+    let cache_control = |target: &str, fields: &[(&str, &str)]| {
+        let r = get(target, fields);
+        (r.status, r.header("cache-control").unwrap().to_string())
+    };
+    for target in [
+        "/plain.txt?v=0123abcdef",
+        "/plain.txt?x=1&v=0123abcdef",
+        "/plain.txt?v=2022.1&v=0123abcdef",
+    ] {
+        assert_eq!(
+            cache_control(target, &[]),
+            (200, IMMUTABLE.into()),
+            "{target}"
+        );
+    }
+    for target in [
+        "/plain.txt",
+        "/plain.txt?v=0123abcde0",
+        "/plain.txt?v=0123ABCDEF",
+        "/plain.txt?v=0123abcdef0",
+        "/plain.txt?w=0123abcdef",
+    ] {
+        assert_eq!(
+            cache_control(target, &[]),
+            (200, "no-cache".into()),
+            "{target}"
+        );
+    }
+    // RFC 9110 §15.4.5: a 304 carries the Cache-Control the 200 would; a 206 too.
+    let etag = get("/plain.txt", &[]).header("etag").unwrap().to_string();
+    assert_eq!(
+        cache_control("/plain.txt?v=0123abcdef", &[("if-none-match", &etag)]),
+        (304, IMMUTABLE.into())
+    );
+    assert_eq!(
+        cache_control("/plain.txt?v=0123abcdef", &[("range", "bytes=0-1")]),
+        (206, IMMUTABLE.into())
+    );
+    let head = respond("HEAD", "/plain.txt?v=0123abcdef", &[]);
+    assert_eq!(head.header("cache-control").as_deref(), Some(IMMUTABLE));
+    // A resource without a fingerprint ignores `v`; a 404 has no fingerprint to match.
+    assert_eq!(cache_control("/?v=", &[]), (200, "no-cache".into()));
+    assert_eq!(cache_control("/nope?v=0123abcdef", &[]).0, 404);
 }

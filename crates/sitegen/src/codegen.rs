@@ -160,11 +160,12 @@ fn asset(
     let _ = writeln!(
         out,
         "static ASSET_{i}: {CORE}::Asset<'static> = {CORE}::Asset {{ content_type: {:?}, \
-         last_modified: {:?}, last_modified_unix: {}, cache_control: {:?}, headers: {}, representations: &[{}] }};",
+         last_modified: {:?}, last_modified_unix: {}, cache_control: {:?}, fingerprint: {:?}, headers: {}, representations: &[{}] }};",
         file.content_type,
         manifest.last_modified,
         manifest.last_modified_unix,
         file.cache_control,
+        file.fingerprint,
         fields(&file.headers),
         representations.join(", ")
     );
@@ -253,12 +254,13 @@ fn site_static(manifest: &Manifest) -> String {
     };
     let _ = writeln!(
         out,
-        "    ],\n    fallback: {fallback},\n    boundary: {:?},\n    multipart_content_type: {:?},\n    headers: {},\n    rules: &[{}],\n    rule_index: &[{}],\n}};",
+        "    ],\n    fallback: {fallback},\n    boundary: {:?},\n    multipart_content_type: {:?},\n    headers: {},\n    rules: &[{}],\n    rule_index: &[{}],\n    versioned_cache_control: {:?},\n}};",
         manifest.boundary,
         format!("multipart/byteranges; boundary={}", manifest.boundary),
         fields(&manifest.headers),
         manifest.rules.iter().map(rule).collect::<Vec<_>>().join(", "),
-        manifest.rule_index.iter().map(rule_node).collect::<Vec<_>>().join(", ")
+        manifest.rule_index.iter().map(rule_node).collect::<Vec<_>>().join(", "),
+        manifest.versioned_cache_control
     );
     out
 }

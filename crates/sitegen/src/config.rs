@@ -41,6 +41,76 @@ pub struct Config {
     /// `[compat]`
     #[serde(default)]
     pub compat: CompatConfig,
+    /// `[fingerprint]`
+    #[serde(default)]
+    pub fingerprint: FingerprintConfig,
+    /// `[links]`
+    #[serde(default)]
+    pub links: LinksConfig,
+}
+
+/// `[fingerprint]`: content-addressed URLs for the site's own subresources.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct FingerprintConfig {
+    /// `query` (default): references to the site's files from its HTML and CSS get `?v=` the
+    /// first 10 hex digits of the SHA-256 of the bytes served, and such a request gets
+    /// `cache.fingerprinted`; `off`: nothing is rewritten and `v` means nothing.
+    #[serde(default)]
+    pub mode: FingerprintMode,
+    /// Globs over URL paths (`*` within a segment, `**` across) of files never fingerprinted:
+    /// references to them are left as they are, and their `v` means nothing.
+    #[serde(default)]
+    pub exclude: Vec<String>,
+}
+
+/// `fingerprint.mode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum FingerprintMode {
+    /// `path?v=<hash>`.
+    #[default]
+    Query,
+    /// No fingerprints.
+    Off,
+}
+
+/// `[links]`: the link check and the preload hints of the build's link pass.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinksConfig {
+    /// A reference from the site's HTML or CSS to a local URL the site does not serve:
+    /// `warn` (default: a build warning with file and line), `error` (the build fails) or
+    /// `ignore`.
+    #[serde(default)]
+    pub broken: BrokenLinks,
+    /// `Link: <...>; rel=preload` on each page for its render-blocking stylesheets, synchronous
+    /// head scripts and preloaded fonts, at most 8 (default `true`): what Cloudflare turns into
+    /// 103 Early Hints.
+    #[serde(default = "default_true")]
+    pub preload: bool,
+}
+
+impl Default for LinksConfig {
+    fn default() -> Self {
+        LinksConfig {
+            broken: BrokenLinks::default(),
+            preload: true,
+        }
+    }
+}
+
+/// `links.broken`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum BrokenLinks {
+    /// A build warning each.
+    #[default]
+    Warn,
+    /// A build error listing them.
+    Error,
+    /// Not reported.
+    Ignore,
 }
 
 /// `[compat]`: compatibility with other hosts.
@@ -412,6 +482,7 @@ impl Config {
             .or_else(|| self.headers.first_invalid())
             .or_else(|| self.cache.first_invalid())
             .or_else(|| self.site.first_invalid())
+            .or_else(|| self.fingerprint.first_invalid())
     }
 }
 
@@ -554,6 +625,32 @@ impl CacheConfig {
                 check_field_value(key("cache_control"), &rule.cache_control, true)
             })
         })
+    }
+}
+
+impl FingerprintConfig {
+    fn first_invalid(&self) -> Option<(Key, String)> {
+        self.exclude.iter().enumerate().find_map(|(i, glob)| {
+            (!glob.starts_with('/')).then(|| {
+                (
+                    Key(vec![
+                        KeyPart::Name("fingerprint"),
+                        KeyPart::Name("exclude"),
+                        KeyPart::Index(i),
+                    ]),
+                    format!("{glob:?} must start with `/` (a URL path glob)"),
+                )
+            })
+        })
+    }
+
+    /// Whether the file at `path` gets a fingerprint.
+    pub(crate) fn covers(&self, path: &str) -> bool {
+        self.mode == FingerprintMode::Query
+            && !self
+                .exclude
+                .iter()
+                .any(|glob| crate::glob::matches(glob, path))
     }
 }
 

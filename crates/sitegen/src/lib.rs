@@ -47,8 +47,9 @@ pub use cache::CacheReason;
 pub use codegen::Bodies;
 pub use compress::{encode, EncodeCounts};
 pub use config::{
-    BudgetConfig, CacheConfig, CacheRule, CompatConfig, CompressionConfig, Config, HeadersConfig,
-    SiteConfig, Store, TrailingSlash,
+    BrokenLinks, BudgetConfig, CacheConfig, CacheRule, CompatConfig, CompressionConfig, Config,
+    FingerprintConfig, FingerprintMode, HeadersConfig, LinksConfig, SiteConfig, Store,
+    TrailingSlash,
 };
 pub use error::Error;
 pub use modified::last_modified;
@@ -87,6 +88,10 @@ pub struct Options {
     pub cache_dir: Option<PathBuf>,
     /// Refuse `_redirects` and `_headers` past Cloudflare Pages' caps (`[compat]`).
     pub pages_limits: bool,
+    /// Content-addressed `?v=` URLs for the site's own subresources (`[fingerprint]`).
+    pub fingerprint: FingerprintConfig,
+    /// The link check and preload hints (`[links]`).
+    pub links: LinksConfig,
 }
 
 impl Options {
@@ -108,6 +113,8 @@ impl Options {
             budget: config.budget.clone(),
             cache_dir: None,
             pages_limits: config.compat.pages_limits,
+            fingerprint: config.fingerprint.clone(),
+            links: config.links.clone(),
         }
     }
 }
@@ -139,6 +146,9 @@ pub struct Manifest {
     pub boundary: String,
     /// Fields sent on every response (security headers), names in lower case.
     pub headers: Vec<(&'static str, String)>,
+    /// Cache-Control of a request whose `v` names a file's current bytes (`cache.fingerprinted`;
+    /// empty when `[fingerprint] mode = "off"`).
+    pub versioned_cache_control: String,
     /// The build id: the first 16 hex digits of the SHA-256 of every file's path and SHA-256,
     /// sent as `X-Edgesite-Build` with `headers.build_id = true`.
     pub build_id: String,
@@ -189,14 +199,33 @@ pub struct File {
     pub headers: Vec<(String, String)>,
     /// Size in bytes.
     pub size: u64,
-    /// SHA-256 of the bytes, lower-case hex.
+    /// SHA-256 of the bytes served (identity), lower-case hex.
     pub sha256: String,
-    /// Subresource Integrity of the bytes (`sha384-...`, W3C SRI), for `<script integrity>`.
+    /// Its first 10 hex digits, when references to this file get `?v=` (`[fingerprint]`): a
+    /// request with `v` equal to it gets [`Manifest::versioned_cache_control`]. Empty when the
+    /// file is not fingerprinted.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub fingerprint: String,
+    /// When the link pass rewrote references in this file (`?v=`): the bytes served, which
+    /// `sha256` and `integrity` describe, are not the source file's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rewritten: Option<Rewritten>,
+    /// Subresource Integrity of the bytes served (`sha384-...`, W3C SRI), for
+    /// `<script integrity>`.
     pub integrity: String,
     /// The strong ETag, quoted.
     pub etag: String,
     /// The stored representations: identity first, then the encodings worth keeping.
     pub representations: Vec<Variant>,
+}
+
+/// How the link pass changed a file (see [`File::rewritten`]).
+#[derive(Debug, Clone, Serialize)]
+pub struct Rewritten {
+    /// References given a `?v=` (or replaced by a redirect's target).
+    pub references: usize,
+    /// SHA-256 of the source file's bytes, lower-case hex.
+    pub source_sha256: String,
 }
 
 /// One stored representation of a file (RFC 9110 §3.2).
@@ -297,7 +326,8 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
     budget::check(&files, &options.budget)?;
     let build_id = build_id(&files);
     let headers = site_headers(options, &build_id, &mut files);
-    let mut routes = routes::routes(&files, options.clean_urls, options.trailing_slash);
+    let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    let mut routes = routes::routes(&paths, options.clean_urls, options.trailing_slash);
     let rules = apply_site_files(site_dir, options, &mut files, &mut routes, &mut tracked)?;
     let fallback = spa_fallback(site_dir, options, &files)?;
     let since_epoch = options
@@ -312,6 +342,10 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
         last_modified_unix: since_epoch.as_secs(),
         boundary: boundary::choose(&files),
         headers,
+        versioned_cache_control: match options.fingerprint.mode {
+            FingerprintMode::Query => options.cache.fingerprinted.clone(),
+            FingerprintMode::Off => String::new(),
+        },
         build_id,
         stats: BuildStats {
             files: files.len(),
@@ -663,7 +697,16 @@ fn compile_file(found: walk::Found, options: &Options) -> Result<(File, EncodeCo
         &digest,
     );
     let headers = default_fields(options);
+    let fingerprint = if cache_reason != CacheReason::Fingerprinted
+        && options.fingerprint.covers(&found.url_path)
+    {
+        identity.sha256[..10].to_string()
+    } else {
+        String::new()
+    };
     let file = File {
+        fingerprint,
+        rewritten: None,
         content_type,
         cache_control: cache_control.to_string(),
         cache_reason,

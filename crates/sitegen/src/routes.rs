@@ -13,26 +13,22 @@
 //! `edgesite_core::Site::route`'s binary search.
 
 use crate::uri::encoded;
-use crate::{File, Route, RouteTarget, TrailingSlash};
+use crate::{Route, RouteTarget, TrailingSlash};
 use edgesite_core::{is_path_char, RedirectStatus};
 use std::collections::{BTreeMap, BTreeSet};
 
 pub(crate) fn routes(
-    files: &[File],
+    paths: &[&str],
     clean_urls: bool,
     trailing_slash: TrailingSlash,
 ) -> Vec<Route> {
     let mut table = BTreeMap::new();
-    let exact: BTreeSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    let exact: BTreeSet<&str> = paths.iter().copied().collect();
     // Files whose own path became a redirect to their clean URL.
     let mut canonicalized = BTreeSet::new();
     // Folders and clean URLs first, so a file with the same path replaces them below.
-    for (index, file) in files.iter().enumerate() {
-        if let Some(folder) = file
-            .path
-            .strip_suffix("index.html")
-            .filter(|f| f.ends_with('/'))
-        {
+    for (index, &path) in paths.iter().enumerate() {
+        if let Some(folder) = path.strip_suffix("index.html").filter(|f| f.ends_with('/')) {
             let bare = folder.trim_end_matches('/');
             // The canonical folder URL serves the index; the other spelling redirects to it.
             let canonical = match trailing_slash {
@@ -50,23 +46,21 @@ pub(crate) fn routes(
                 }
             };
             if clean_urls {
-                table.insert(file.path.clone(), canonical_redirect(canonical));
+                table.insert(path.to_string(), canonical_redirect(canonical));
                 canonicalized.insert(index);
             }
-        } else if let Some(clean) = file.path.strip_suffix(".html").filter(|_| clean_urls) {
-            let folder_exists = files
-                .iter()
-                .any(|f| f.path.starts_with(&format!("{clean}/")));
+        } else if let Some(clean) = path.strip_suffix(".html").filter(|_| clean_urls) {
+            let folder_exists = paths.iter().any(|p| p.starts_with(&format!("{clean}/")));
             if !exact.contains(clean) && !folder_exists {
                 table.insert(clean.to_string(), RouteTarget::File(index));
-                table.insert(file.path.clone(), canonical_redirect(clean));
+                table.insert(path.to_string(), canonical_redirect(clean));
                 canonicalized.insert(index);
             }
         }
     }
-    for (index, file) in files.iter().enumerate() {
+    for (index, &path) in paths.iter().enumerate() {
         if !canonicalized.contains(&index) {
-            table.insert(file.path.clone(), RouteTarget::File(index));
+            table.insert(path.to_string(), RouteTarget::File(index));
         }
     }
     table
@@ -97,25 +91,12 @@ pub(crate) mod tests_support {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::PathBuf;
 
-    fn file(path: &str) -> File {
-        File {
-            path: path.to_string(),
-            source: PathBuf::from(path),
-            content_type: "text/html; charset=utf-8",
-            cache_control: "no-cache".into(),
-            cache_reason: crate::CacheReason::Html,
-            headers: Vec::new(),
-            size: 0,
-            sha256: String::new(),
-            integrity: String::new(),
-            etag: String::new(),
-            representations: Vec::new(),
-        }
+    fn file(path: &str) -> &str {
+        path
     }
 
-    fn table(files: &[File], clean_urls: bool) -> Vec<(String, RouteTarget)> {
+    fn table(files: &[&str], clean_urls: bool) -> Vec<(String, RouteTarget)> {
         routes(files, clean_urls, TrailingSlash::Always)
             .into_iter()
             .map(|r| (r.path, r.target))

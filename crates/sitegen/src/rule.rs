@@ -192,6 +192,7 @@ static PLACEHOLDER_ASSET: Asset<'static> = Asset {
     last_modified: "",
     last_modified_unix: 0,
     cache_control: "",
+    fingerprint: "",
     headers: &[],
     representations: &[Representation {
         coding: ContentCoding::Identity,
@@ -241,6 +242,7 @@ pub(crate) fn with_core_site<T>(
         headers: &[],
         rules: &core_rules,
         rule_index: &core_index,
+        versioned_cache_control: "",
     })
 }
 

@@ -132,6 +132,8 @@ mod tests {
             headers: Vec::new(),
             size: codings[0].1,
             sha256: String::new(),
+            fingerprint: String::new(),
+            rewritten: None,
             integrity: String::new(),
             etag: String::new(),
             representations: codings.iter().map(|&(c, n)| variant(c, n)).collect(),

@@ -7,8 +7,8 @@
 //! and their lengths. [`decide`] answers with a few integers:
 //!
 //! - a 200 or a 304 of a representation held outside wasm memory: [`Fast`] packed with the
-//!   representation's id, and in [`output`] its blob, offset and length. A 200's and a 304's
-//!   fields depend on the representation alone (the core renders them from it; the test
+//!   representation's id and whether the request is versioned, and in [`output`] its blob,
+//!   offset and length. A 200's and a 304's fields depend on these alone (the core renders them from it; the test
 //!   `fast_answers_have_the_fields_of_their_representation` holds this), so the JS half renders
 //!   them once per representation with [`fields`], keeps them, and builds the Response from
 //!   them, the blob's view and the Date;
@@ -31,7 +31,8 @@ use wasm_bindgen::JsValue;
 /// that reads the `Request` itself.
 pub const INPUT_CAPACITY: usize = 64 * 1024;
 
-/// What [`decide`] returns for an answer the JS half builds from its cache: `id << 2 | kind`.
+/// What [`decide`] returns for an answer the JS half builds from its cache:
+/// `(id << 1 | versioned) << 2 | kind`, where `versioned` is [`edgesite_core::Decision::versioned`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fast {
     /// 200 with the representation's bytes.
@@ -123,11 +124,14 @@ pub fn decide(site: &Site<'_>, code: u32, lengths: &[i32]) -> i32 {
         for (slot, value) in OUTPUT.iter().zip([blob, offset, length]) {
             slot.store(value, Ordering::Relaxed);
         }
-        // Ids past 2^29 do not fit beside the kind: the general path answers those.
+        // A versioned request's fields differ only in Cache-Control: it is another key. Ids past
+        // 2^28 do not fit beside that bit and the kind: the general path answers those.
         i32::try_from(id)
             .ok()
-            .filter(|&id| id < 1 << 29)
-            .map_or(GENERAL, |id| id << 2 | kind as i32)
+            .filter(|&id| id < 1 << 28)
+            .map_or(GENERAL, |id| {
+                (id << 1 | i32::from(decision.versioned)) << 2 | kind as i32
+            })
     })
     .unwrap_or(GENERAL)
 }
@@ -159,4 +163,130 @@ pub fn general(site: &Site<'_>, code: u32, lengths: &[i32]) -> Result<web_sys::R
             "edgesite: the request input is malformed",
         ))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    //! The fast path's premise: every request [`decide`] answers with the same key gets the same
+    //! fields from the core (what the JS half keeps per key and reuses).
+    use super::*;
+    use edgesite_core::{Asset, ContentCoding, Representation, Route, Target};
+    use std::collections::HashMap;
+
+    static ASSET: Asset<'static> = Asset {
+        content_type: "text/css; charset=utf-8",
+        last_modified: "Tue, 14 Nov 2023 22:13:20 GMT",
+        last_modified_unix: 1_700_000_000,
+        cache_control: "public, max-age=0, must-revalidate",
+        fingerprint: "0123abcdef",
+        headers: &[("x-frame-options", "DENY")],
+        representations: &[
+            Representation {
+                coding: ContentCoding::Identity,
+                etag: "\"identity\"",
+                content_length: "100",
+                content: Content::External {
+                    id: 0,
+                    blob: 0,
+                    offset: 0,
+                    length: 100,
+                },
+            },
+            Representation {
+                coding: ContentCoding::Br,
+                etag: "\"br\"",
+                content_length: "40",
+                content: Content::External {
+                    id: 1,
+                    blob: 0,
+                    offset: 100,
+                    length: 40,
+                },
+            },
+        ],
+    };
+
+    static SITE: Site<'static> = Site {
+        routes: &[Route {
+            path: "/style.css",
+            target: Target::Asset(&ASSET),
+        }],
+        not_found: &[],
+        fallback: None,
+        boundary: "b",
+        multipart_content_type: "multipart/byteranges; boundary=b",
+        headers: &[],
+        rules: &[],
+        rule_index: &[],
+        versioned_cache_control: "public, max-age=31536000, immutable",
+    };
+
+    /// Writes `target` and `fields` (name, value) into the input buffer; the lengths for
+    /// [`decide`].
+    fn write(target: &str, fields: &[(&str, &str)]) -> Vec<i32> {
+        let mut bytes = target.as_bytes().to_vec();
+        let mut lengths = vec![target.len() as i32];
+        for name in REQUEST_FIELDS {
+            match fields.iter().find(|(n, _)| *n == name) {
+                Some((_, value)) => {
+                    bytes.extend_from_slice(value.as_bytes());
+                    lengths.push(value.len() as i32);
+                }
+                None => lengths.push(-1),
+            }
+        }
+        INPUT.with(|input| input.borrow_mut()[..bytes.len()].copy_from_slice(&bytes));
+        lengths
+    }
+
+    #[test]
+    fn fast_answers_have_the_fields_of_their_representation() {
+        let targets = [
+            "/style.css",
+            "/style.css?v=0123abcdef",
+            "/style.css?x=1&v=0123abcdef",
+            "/style.css?v=ffffffffff",
+        ];
+        let encodings = [None, Some("br"), Some("gzip, br;q=0.5"), Some("identity")];
+        let validators = [None, Some("\"identity\""), Some("\"br\""), Some("W/\"br\"")];
+        let mut kept: HashMap<i32, String> = HashMap::new();
+        let mut keys_by_versioning = [0, 0];
+        let mut requests = Vec::new();
+        for target in targets {
+            for encoding in encodings {
+                for validator in validators {
+                    requests.extend([0, 1].map(|code| (code, target, encoding, validator)));
+                }
+            }
+        }
+        for (code, target, encoding, validator) in requests {
+            let mut fields = Vec::new();
+            fields.extend(encoding.map(|e| ("accept-encoding", e)));
+            fields.extend(validator.map(|v| ("if-none-match", v)));
+            let lengths = write(target, &fields);
+            let compact = decide(&SITE, code, &lengths);
+            assert!(
+                compact >= 0,
+                "{target} {fields:?}: every one is a 200 or 304"
+            );
+            let kind = compact & 3;
+            let key = (compact >> 2) * 2 + i32::from(kind == Fast::NotModified as i32);
+            let rendered = self::fields(&SITE, code, &lengths);
+            let versioned = rendered.contains("immutable");
+            assert_eq!(
+                versioned,
+                (compact >> 2) & 1 == 1,
+                "{target}: the versioned bit"
+            );
+            match kept.get(&key) {
+                Some(first) => assert_eq!(first, &rendered, "{target} {fields:?}"),
+                None => {
+                    keys_by_versioning[usize::from(versioned)] += 1;
+                    kept.insert(key, rendered);
+                }
+            }
+        }
+        // 200 and 304 of two representations, each versioned or not (HEAD shares a 200's key).
+        assert_eq!(keys_by_versioning, [4, 4]);
+    }
 }
