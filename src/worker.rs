@@ -134,14 +134,20 @@ mod tests {
         Uint8Array::new(&buffer).to_vec()
     }
 
-    /// The bytes of the demo site's file at `path` (relative to `public/`), from disk.
+    /// The bytes of the demo site's page or stylesheet at `path` (relative to `public/`), as
+    /// served: the build's copy after its link pass (`EDGESITE_SERVED_DIR`).
     fn file(path: &str) -> &'static [u8] {
+        macro_rules! served {
+            ($path:literal) => {
+                include_bytes!(concat!(env!("EDGESITE_SERVED_DIR"), "/", $path))
+            };
+        }
         match path {
-            "index.html" => include_bytes!("../public/index.html"),
-            "guide/index.html" => include_bytes!("../public/guide/index.html"),
-            "about.html" => include_bytes!("../public/about.html"),
-            "404.html" => include_bytes!("../public/404.html"),
-            "style.css" => include_bytes!("../public/style.css"),
+            "index.html" => served!("index.html"),
+            "guide/index.html" => served!("guide/index.html"),
+            "about.html" => served!("about.html"),
+            "404.html" => served!("404.html"),
+            "style.css" => served!("style.css"),
             other => unreachable!("the tests read no {other}"),
         }
     }

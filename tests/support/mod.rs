@@ -238,7 +238,7 @@ pub fn canonical(path: &str) -> String {
 }
 
 /// The files of the site this build embedded (`EDGESITE_SITE_DIR`, set by build.rs): URL path
-/// and bytes, dotfiles and the configuration files skipped as sitegen skips them.
+/// and bytes as served ([`site_file`]), dotfiles and the configuration files skipped as sitegen skips them.
 pub fn site_files() -> Vec<(String, Vec<u8>)> {
     fn visit(dir: &std::path::Path, url: &str, out: &mut Vec<(String, Vec<u8>)>) {
         let mut entries: Vec<_> = std::fs::read_dir(dir)
@@ -259,7 +259,8 @@ pub fn site_files() -> Vec<(String, Vec<u8>)> {
             if entry.path().is_dir() {
                 visit(&entry.path(), &path, out);
             } else {
-                out.push((path, std::fs::read(entry.path()).unwrap()));
+                let bytes = site_file(&path);
+                out.push((path, bytes));
             }
         }
     }
@@ -272,7 +273,11 @@ pub fn site_files() -> Vec<(String, Vec<u8>)> {
     out
 }
 
-/// A site file's bytes by URL path.
+/// A site file's bytes by URL path, as served: the build's copy of its HTML and CSS after the
+/// link pass (`EDGESITE_SERVED_DIR`, which may have given references a `?v=`), the source file
+/// for the rest.
 pub fn site_file(path: &str) -> Vec<u8> {
-    std::fs::read(format!("{}{path}", env!("EDGESITE_SITE_DIR"))).unwrap()
+    std::fs::read(format!("{}{path}", env!("EDGESITE_SERVED_DIR")))
+        .or_else(|_| std::fs::read(format!("{}{path}", env!("EDGESITE_SITE_DIR"))))
+        .unwrap()
 }

@@ -19,7 +19,8 @@
 //! (overrides the config's `site.dir`, default `public/`) and `SOURCE_DATE_EPOCH`. A bad
 //! configuration or site fails the build with a message naming the file (and line). At every
 //! build it prints the build report and writes it, with the integrity manifest, to
-//! `target/edgesite/`; `cargo:rustc-env=EDGESITE_SITE_DIR` names the folder it embedded.
+//! `target/edgesite/`; `cargo:rustc-env=EDGESITE_SITE_DIR` names the folder it embedded, and
+//! `EDGESITE_SERVED_DIR` a folder of its HTML and CSS files as served (after the link pass).
 
 use crate::{budget_warnings, compile, last_modified, Bodies, Config, Error, Manifest, Options};
 use std::env;
@@ -57,6 +58,10 @@ pub fn run_with(on_wasm32: Bodies) -> ExitCode {
     match build(&root, &config_path, &out_dir, bodies) {
         Ok(site_dir) => {
             println!("cargo:rustc-env=EDGESITE_SITE_DIR={}", site_dir.display());
+            println!(
+                "cargo:rustc-env=EDGESITE_SERVED_DIR={}",
+                out_dir.join("served").display()
+            );
             ExitCode::SUCCESS
         }
         Err(error) => {
@@ -92,6 +97,7 @@ fn build(
     }
     manifest
         .write_rust_with(out_dir, bodies)
+        .and_then(|()| manifest.write_served_pages(&out_dir.join("served")))
         .map_err(|e| format!("cannot write {}: {e}", out_dir.display()))?;
     report(&manifest, out_dir);
     Ok(site_dir)

@@ -84,6 +84,10 @@ pub struct LinksConfig {
     /// `ignore`.
     #[serde(default)]
     pub broken: BrokenLinks,
+    /// Globs over URL paths (`*` within a segment, `**` across) that references may lead to
+    /// without being reported (e.g. a link that shows the 404 page on purpose).
+    #[serde(default)]
+    pub ignore: Vec<String>,
     /// `Link: <...>; rel=preload` on each page for its render-blocking stylesheets, synchronous
     /// head scripts and preloaded fonts, at most 8 (default `true`): what Cloudflare turns into
     /// 103 Early Hints.
@@ -95,6 +99,7 @@ impl Default for LinksConfig {
     fn default() -> Self {
         LinksConfig {
             broken: BrokenLinks::default(),
+            ignore: Vec::new(),
             preload: true,
         }
     }
@@ -483,6 +488,7 @@ impl Config {
             .or_else(|| self.cache.first_invalid())
             .or_else(|| self.site.first_invalid())
             .or_else(|| self.fingerprint.first_invalid())
+            .or_else(|| self.links.first_invalid())
     }
 }
 
@@ -628,20 +634,51 @@ impl CacheConfig {
     }
 }
 
+/// The first glob of `table.key` that is not a URL path glob.
+fn first_invalid_glob(
+    table: &'static str,
+    key: &'static str,
+    globs: &[String],
+) -> Option<(Key, String)> {
+    globs.iter().enumerate().find_map(|(i, glob)| {
+        (!glob.starts_with('/')).then(|| {
+            (
+                Key(vec![
+                    KeyPart::Name(table),
+                    KeyPart::Name(key),
+                    KeyPart::Index(i),
+                ]),
+                format!("{glob:?} must start with `/` (a URL path glob)"),
+            )
+        })
+    })
+}
+
+impl LinksConfig {
+    fn first_invalid(&self) -> Option<(Key, String)> {
+        first_invalid_glob("links", "ignore", &self.ignore)
+    }
+
+    /// Whether a reference to `path` is not reported when it leads nowhere.
+    pub(crate) fn ignores(&self, path: &str) -> bool {
+        self.ignore
+            .iter()
+            .any(|glob| crate::glob::matches(glob, path))
+    }
+}
+
 impl FingerprintConfig {
     fn first_invalid(&self) -> Option<(Key, String)> {
-        self.exclude.iter().enumerate().find_map(|(i, glob)| {
-            (!glob.starts_with('/')).then(|| {
-                (
-                    Key(vec![
-                        KeyPart::Name("fingerprint"),
-                        KeyPart::Name("exclude"),
-                        KeyPart::Index(i),
-                    ]),
-                    format!("{glob:?} must start with `/` (a URL path glob)"),
-                )
-            })
-        })
+        first_invalid_glob("fingerprint", "exclude", &self.exclude)
+    }
+
+    /// Cache-Control of a request whose `v` names the current bytes: `cache.fingerprinted`,
+    /// or empty (no such requests) with `mode = "off"`.
+    pub(crate) fn versioned_cache_control(&self, cache: &CacheConfig) -> String {
+        match self.mode {
+            FingerprintMode::Query => cache.fingerprinted.clone(),
+            FingerprintMode::Off => String::new(),
+        }
     }
 
     /// Whether the file at `path` gets a fingerprint.

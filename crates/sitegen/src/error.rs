@@ -73,6 +73,11 @@ pub enum Error {
         /// What is too big, with the largest files.
         message: String,
     },
+    /// References to local URLs the site does not serve, with `[links] broken = "error"`.
+    BrokenLinks {
+        /// Each one, as `file:line: ...`.
+        links: Vec<String>,
+    },
     /// `SOURCE_DATE_EPOCH` is set but is not a number of seconds.
     SourceDateEpoch {
         /// The value found.
@@ -126,6 +131,12 @@ impl fmt::Display for Error {
                 message.trim_end()
             ),
             Error::Budget { message } => write!(f, "{message}"),
+            Error::BrokenLinks { links } => write!(
+                f,
+                "{} broken links ([links] broken = \"error\"; fix them, or set broken = \"warn\"):\n{}",
+                links.len(),
+                links.join("\n")
+            ),
             Error::SourceDateEpoch { value } => write!(
                 f,
                 "SOURCE_DATE_EPOCH={value:?} is not a number of seconds since 1970; unset it or fix it"

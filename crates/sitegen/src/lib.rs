@@ -32,6 +32,7 @@ mod etag;
 mod field;
 mod glob;
 mod headers_file;
+mod links;
 mod mime;
 mod modified;
 mod redirects_file;
@@ -52,6 +53,7 @@ pub use config::{
     TrailingSlash,
 };
 pub use error::Error;
+pub use links::LinkStats;
 pub use modified::last_modified;
 pub use rule::{DestinationPart, PatternSegment, RedirectRule, RuleAction, RuleIndexNode};
 pub use store::StoreChoice;
@@ -177,6 +179,8 @@ pub struct BuildStats {
     pub files: usize,
     /// Encodings computed now, and taken from the cache.
     pub encodings: EncodeCounts,
+    /// What the link pass found and did.
+    pub links: LinkStats,
     /// Wall time of the compile, in milliseconds.
     pub wall_time_ms: u64,
 }
@@ -249,6 +253,17 @@ pub struct Variant {
     pub decoded_from: Option<usize>,
 }
 
+impl File {
+    /// The bytes served as identity when they are not the source file's (the link pass
+    /// rewrote it).
+    pub fn identity_bytes(&self) -> Option<&[u8]> {
+        self.representations
+            .iter()
+            .find(|v| v.coding == ContentCoding::Identity)
+            .and_then(|v| v.bytes.as_deref())
+    }
+}
+
 impl Variant {
     /// The bytes this representation adds to the bundle (none when decoded on demand).
     pub fn stored_size(&self) -> u64 {
@@ -316,7 +331,10 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
     }
     let mut tracked = walked.dirs;
     tracked.extend(walked.files.iter().map(|f| f.source.clone()));
-    let (mut files, counts) = compile_files(walked.files, options)?;
+    let routing = routing(site_dir, options, &walked.files, &mut tracked)?;
+    let links = links::pass(&walked.files, &routing.view(), options)?;
+    let (mut files, counts) = compile_files(walked.files, options, &links.rewrites)?;
+    links::add_preload(&mut files, &links.preload);
     let store = store::apply(
         &mut files,
         &options.compression,
@@ -326,10 +344,9 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
     budget::check(&files, &options.budget)?;
     let build_id = build_id(&files);
     let headers = site_headers(options, &build_id, &mut files);
-    let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
-    let mut routes = routes::routes(&paths, options.clean_urls, options.trailing_slash);
-    let rules = apply_site_files(site_dir, options, &mut files, &mut routes, &mut tracked)?;
-    let fallback = spa_fallback(site_dir, options, &files)?;
+    let mut warnings = apply_headers_file(site_dir, options, &mut files, &routing, &mut tracked)?;
+    warnings.extend(routing.redirects.warnings);
+    warnings.extend(links.warnings);
     let since_epoch = options
         .last_modified
         .duration_since(UNIX_EPOCH)
@@ -342,26 +359,72 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
         last_modified_unix: since_epoch.as_secs(),
         boundary: boundary::choose(&files),
         headers,
-        versioned_cache_control: match options.fingerprint.mode {
-            FingerprintMode::Query => options.cache.fingerprinted.clone(),
-            FingerprintMode::Off => String::new(),
-        },
+        versioned_cache_control: options.fingerprint.versioned_cache_control(&options.cache),
         build_id,
         stats: BuildStats {
             files: files.len(),
             encodings: counts,
+            links: links.stats,
             wall_time_ms: started.elapsed().as_millis() as u64,
         },
         budget: options.budget.clone(),
         store,
-        warnings: rules.warnings,
+        warnings,
         not_found: not_found_pages(&files),
         files,
-        routes,
-        rules: rules.rules,
-        rule_index: rules.index,
-        fallback,
+        routes: routing.routes,
+        rules: routing.redirects.rules,
+        rule_index: routing.redirects.index,
+        fallback: routing.fallback,
         tracked,
+    })
+}
+
+/// The site's routing, decided from its paths before any file is read.
+struct Routing {
+    /// The routes of the files alone (what `_headers` matches against).
+    served: Vec<Route>,
+    /// With `_redirects` applied.
+    routes: Vec<Route>,
+    redirects: redirects_file::Applied,
+    fallback: Option<usize>,
+}
+
+impl Routing {
+    fn view(&self) -> links::Routing<'_> {
+        links::Routing {
+            routes: &self.routes,
+            rules: &self.redirects.rules,
+            index: &self.redirects.index,
+            fallback: self.fallback,
+        }
+    }
+}
+
+/// The routes of the walked files, `_redirects` applied, and the SPA fallback.
+fn routing(
+    site_dir: &Path,
+    options: &Options,
+    found: &[walk::Found],
+    tracked: &mut Vec<PathBuf>,
+) -> Result<Routing, Error> {
+    let paths: Vec<&str> = found.iter().map(|f| f.url_path.as_str()).collect();
+    let served = routes::routes(&paths, options.clean_urls, options.trailing_slash);
+    let mut routes = served.clone();
+    let redirects_file = site_dir.join("_redirects");
+    let mut redirects = redirects_file::Applied::default();
+    if redirects_file.is_file() {
+        tracked.push(redirects_file.clone());
+        let text = read_text(&redirects_file)?;
+        redirects =
+            redirects_file::apply(&text, &redirects_file, &mut routes, options.pages_limits)?;
+    }
+    let fallback = spa_fallback(site_dir, options, &paths)?;
+    Ok(Routing {
+        served,
+        routes,
+        redirects,
+        fallback,
     })
 }
 
@@ -382,33 +445,6 @@ fn site_headers(
         headers.push(("x-edgesite-build", build_id.to_string()));
     }
     headers
-}
-
-/// Applies `_headers`, then `_redirects` (which match the URLs files are served at, so
-/// `_headers` does not see rewrites' sources), when the site has them.
-fn apply_site_files(
-    site_dir: &Path,
-    options: &Options,
-    files: &mut [File],
-    routes: &mut Vec<Route>,
-    tracked: &mut Vec<PathBuf>,
-) -> Result<redirects_file::Applied, Error> {
-    let headers_file = site_dir.join("_headers");
-    let mut warnings = Vec::new();
-    if headers_file.is_file() {
-        tracked.push(headers_file.clone());
-        warnings = apply_headers_file(&headers_file, files, routes, options.pages_limits)?;
-    }
-    let redirects_file = site_dir.join("_redirects");
-    let mut applied = redirects_file::Applied::default();
-    if redirects_file.is_file() {
-        tracked.push(redirects_file.clone());
-        let text = read_text(&redirects_file)?;
-        applied = redirects_file::apply(&text, &redirects_file, routes, options.pages_limits)?;
-    }
-    warnings.append(&mut applied.warnings);
-    applied.warnings = warnings;
-    Ok(applied)
 }
 
 fn read_text(path: &Path) -> Result<String, Error> {
@@ -436,12 +472,12 @@ fn not_found_pages(files: &[File]) -> Vec<(String, usize)> {
 fn spa_fallback(
     site_dir: &Path,
     options: &Options,
-    files: &[File],
+    paths: &[&str],
 ) -> Result<Option<usize>, Error> {
     let Some(path) = &options.spa_fallback else {
         return Ok(None);
     };
-    let index = files.iter().position(|f| &f.path == path);
+    let index = paths.iter().position(|p| p == path);
     index.map(Some).ok_or_else(|| Error::MissingFallback {
         path: path.clone(),
         site: site_dir.to_path_buf(),
@@ -520,6 +556,7 @@ impl Floor {
 fn compile_files(
     found: Vec<walk::Found>,
     options: &Options,
+    rewrites: &[Option<links::Rewrite>],
 ) -> Result<(Vec<File>, EncodeCounts), Error> {
     let total = found.len();
     let floor = Floor::new(&found, options);
@@ -537,7 +574,8 @@ fn compile_files(
                 if floor.over.load(Ordering::Relaxed) {
                     break;
                 }
-                let result = compile_file(file.clone(), options);
+                let rewrite = rewrites.get(i).and_then(Option::as_ref);
+                let result = compile_file(file.clone(), options, rewrite);
                 if let Ok((compiled, _)) = &result {
                     floor.add_file(compiled, options);
                 }
@@ -608,16 +646,24 @@ fn default_fields(options: &Options) -> Vec<(String, String)> {
         .collect()
 }
 
-/// Applies `_headers` to every file, matched against the URLs the file is served at; returns a
-/// warning for each rule that matched nothing.
+/// Applies the site's `_headers`, if it has one, to every file, matched against the URLs the
+/// file is served at (not `_redirects` rewrites' sources); returns a warning for each rule
+/// that matched nothing.
 fn apply_headers_file(
-    path: &Path,
+    site_dir: &Path,
+    options: &Options,
     files: &mut [File],
-    routes: &[Route],
-    pages_limits: bool,
+    routing: &Routing,
+    tracked: &mut Vec<PathBuf>,
 ) -> Result<Vec<String>, Error> {
+    let path = &site_dir.join("_headers");
+    if !path.is_file() {
+        return Ok(Vec::new());
+    }
+    tracked.push(path.clone());
+    let routes = &routing.served;
     let text = read_text(path)?;
-    let rules = headers_file::HeaderRules::parse(&text, path, pages_limits)?;
+    let rules = headers_file::HeaderRules::parse(&text, path, options.pages_limits)?;
     let mut used = std::collections::BTreeSet::new();
     for (i, file) in files.iter_mut().enumerate() {
         let mut paths: Vec<&str> = routes
@@ -654,40 +700,27 @@ fn apply_headers_file(
         .collect())
 }
 
-/// Reads, hashes and precompresses one file, and decides its caching fields.
-fn compile_file(found: walk::Found, options: &Options) -> Result<(File, EncodeCounts), Error> {
-    if found.url_path.len() > edgesite_core::MAX_PATH_LEN - 1 {
-        return Err(Error::Unservable {
-            path: found.source,
-            reason: "its URL path is longer than edgesite_core::MAX_PATH_LEN bytes",
-        });
-    }
-    let bytes = std::fs::read(&found.source).map_err(|source| Error::Read {
-        path: found.source.clone(),
-        source,
-    })?;
+/// Reads (or takes the link pass's `rewrite` of), hashes and precompresses one file, and
+/// decides its caching fields.
+fn compile_file(
+    found: walk::Found,
+    options: &Options,
+    rewrite: Option<&links::Rewrite>,
+) -> Result<(File, EncodeCounts), Error> {
+    let bytes = served_bytes(&found, rewrite)?;
     let digest = etag::sha256(&bytes);
-    let identity = variant(ContentCoding::Identity, &digest, bytes.len(), None);
-    let mut representations = vec![identity.clone()];
+    // A rewritten file's bytes are not the source's: kept, as the encodings are.
+    let kept = rewrite.map(|r| r.bytes.clone());
+    let identity = variant(ContentCoding::Identity, &digest, bytes.len(), kept);
     let mut counts = EncodeCounts::default();
-    let cache_dir = options.cache_dir.as_deref();
-    for encoded in compress::precompress(
+    let mut representations = vec![identity.clone()];
+    representations.extend(encodings(
         &found.url_path,
         &bytes,
-        &identity.sha256,
-        &options.compression,
-        cache_dir,
+        &identity,
+        options,
         &mut counts,
-    ) {
-        let encoded_digest = etag::sha256(&encoded.bytes);
-        let size = encoded.bytes.len();
-        representations.push(variant(
-            encoded.coding,
-            &encoded_digest,
-            size,
-            Some(encoded.bytes),
-        ));
-    }
+    ));
     let content_type = mime::content_type(&found.url_path);
     let (cache_control, cache_reason) = cache::cache_control(
         &options.cache,
@@ -696,21 +729,23 @@ fn compile_file(found: walk::Found, options: &Options) -> Result<(File, EncodeCo
         &bytes,
         &digest,
     );
-    let headers = default_fields(options);
-    let fingerprint = if cache_reason != CacheReason::Fingerprinted
-        && options.fingerprint.covers(&found.url_path)
-    {
-        identity.sha256[..10].to_string()
-    } else {
-        String::new()
-    };
+    // What `links::fingerprint` gives references to this file.
+    let fingerprinted =
+        cache_reason != CacheReason::Fingerprinted && options.fingerprint.covers(&found.url_path);
     let file = File {
-        fingerprint,
-        rewritten: None,
+        fingerprint: String::from(if fingerprinted {
+            &identity.sha256[..10]
+        } else {
+            ""
+        }),
+        rewritten: rewrite.map(|r| Rewritten {
+            references: r.references,
+            source_sha256: r.source_sha256.clone(),
+        }),
         content_type,
         cache_control: cache_control.to_string(),
         cache_reason,
-        headers,
+        headers: default_fields(options),
         size: identity.size,
         etag: identity.etag,
         sha256: identity.sha256,
@@ -720,6 +755,49 @@ fn compile_file(found: walk::Found, options: &Options) -> Result<(File, EncodeCo
         source: found.source,
     };
     Ok((file, counts))
+}
+
+/// The bytes a file serves: the link pass's rewrite of it, or the source's.
+fn served_bytes(found: &walk::Found, rewrite: Option<&links::Rewrite>) -> Result<Vec<u8>, Error> {
+    if found.url_path.len() > edgesite_core::MAX_PATH_LEN - 1 {
+        return Err(Error::Unservable {
+            path: found.source.clone(),
+            reason: "its URL path is longer than edgesite_core::MAX_PATH_LEN bytes",
+        });
+    }
+    match rewrite {
+        Some(rewrite) => Ok(rewrite.bytes.clone()),
+        None => std::fs::read(&found.source).map_err(|source| Error::Read {
+            path: found.source.clone(),
+            source,
+        }),
+    }
+}
+
+/// The encoded representations of a file worth keeping (see [`compress::precompress`]).
+fn encodings(
+    path: &str,
+    bytes: &[u8],
+    identity: &Variant,
+    options: &Options,
+    counts: &mut EncodeCounts,
+) -> Vec<Variant> {
+    let cache_dir = options.cache_dir.as_deref();
+    compress::precompress(
+        path,
+        bytes,
+        &identity.sha256,
+        &options.compression,
+        cache_dir,
+        counts,
+    )
+    .into_iter()
+    .map(|encoded| {
+        let digest = etag::sha256(&encoded.bytes);
+        let size = encoded.bytes.len();
+        variant(encoded.coding, &digest, size, Some(encoded.bytes))
+    })
+    .collect()
 }
 
 /// A representation of `size` bytes with this SHA-256; `bytes` are kept for encoded ones.
@@ -778,6 +856,33 @@ impl Manifest {
         codegen::write(self, out_dir, bodies)?;
         std::fs::write(out_dir.join("manifest.json"), self.to_json())?;
         std::fs::write(out_dir.join("report.txt"), self.report())
+    }
+
+    /// Writes every HTML and CSS file as it is served (the link pass may have rewritten it)
+    /// into `dir`, at its URL path: what tests compare served bodies with.
+    ///
+    /// # Errors
+    /// When a file cannot be read or written.
+    pub fn write_served_pages(&self, dir: &Path) -> std::io::Result<()> {
+        if dir.exists() {
+            std::fs::remove_dir_all(dir)?;
+        }
+        for file in &self.files {
+            if !file.content_type.starts_with("text/html")
+                && !file.content_type.starts_with("text/css")
+            {
+                continue;
+            }
+            let to = dir.join(file.path.trim_start_matches('/'));
+            if let Some(parent) = to.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            match file.identity_bytes() {
+                Some(bytes) => std::fs::write(to, bytes)?,
+                None => std::fs::copy(&file.source, to).map(|_| ())?,
+            }
+        }
+        Ok(())
     }
 
     /// The integrity manifest: every file with its path, sizes and ETags per encoding, SHA-256

@@ -47,6 +47,7 @@ impl Manifest {
             "{} files, {identity} bytes; smallest encodings {best} bytes ({}% saved); compiled in {} ms \
              ({} encodings computed, {} from the cache)\n\
              {} routes ({redirects} redirects, canonical URLs and fixed _redirects rules included); {} _redirects rules matched at run time\n\
+             links: {} local references in {} HTML and CSS files, {} given ?v= in {} rewritten files, {} broken, {} preload hints; {} ms\n\
              build id {}\n\
              storage: {}\n\
              bundle estimate {bundle} bytes (site + {} bytes of code) of the {}-byte limit: {}%\n",
@@ -57,6 +58,13 @@ impl Manifest {
             stats.encodings.cached,
             self.routes.len(),
             self.rules.len(),
+            stats.links.references,
+            stats.links.files,
+            stats.links.versioned,
+            stats.links.rewritten_files,
+            stats.links.broken,
+            stats.links.preload_hints,
+            stats.links.wall_time_ms,
             self.build_id,
             self.store.reason,
             budget::CODE_ESTIMATE_BYTES,

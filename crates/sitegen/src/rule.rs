@@ -210,6 +210,20 @@ pub(crate) fn with_core_site<T>(
     index: &[RuleIndexNode],
     f: impl FnOnce(&Site<'_>) -> T,
 ) -> T {
+    with_core_site_of(routes, rules, index, &[], None, f)
+}
+
+/// [`with_core_site`], with file `i` the asset `assets[i]` (placeholders whose
+/// `last_modified_unix` is `i` tell an answer's file: [`indexed_assets`]), and an SPA
+/// fallback.
+pub(crate) fn with_core_site_of<T>(
+    routes: &[Route],
+    rules: &[RedirectRule],
+    index: &[RuleIndexNode],
+    assets: &[Asset<'static>],
+    fallback: Option<usize>,
+    f: impl FnOnce(&Site<'_>) -> T,
+) -> T {
     let segments: Vec<Vec<Segment<'_>>> = rules.iter().map(core_pattern).collect();
     let parts: Vec<Vec<Part<'_>>> = rules.iter().map(core_destination).collect();
     let core_rules: Vec<Rule<'_>> = rules
@@ -232,11 +246,12 @@ pub(crate) fn with_core_site<T>(
             rules: &node.rules,
         })
         .collect();
-    let core_routes: Vec<edgesite_core::Route<'_>> = routes.iter().map(core_route).collect();
+    let core_routes: Vec<edgesite_core::Route<'_>> =
+        routes.iter().map(|r| core_route(r, assets)).collect();
     f(&Site {
         routes: &core_routes,
         not_found: &[],
-        fallback: None,
+        fallback: fallback.and_then(|i| assets.get(i)),
         boundary: "b",
         multipart_content_type: "multipart/byteranges; boundary=b",
         headers: &[],
@@ -290,11 +305,21 @@ fn core_rule<'r>(
     }
 }
 
-fn core_route(route: &Route) -> edgesite_core::Route<'_> {
+/// One placeholder asset per file, its index in `last_modified_unix`.
+pub(crate) fn indexed_assets(files: usize) -> Vec<Asset<'static>> {
+    (0..files)
+        .map(|i| Asset {
+            last_modified_unix: i as u64,
+            ..PLACEHOLDER_ASSET
+        })
+        .collect()
+}
+
+fn core_route<'a>(route: &'a Route, assets: &'a [Asset<'static>]) -> edgesite_core::Route<'a> {
     edgesite_core::Route {
         path: &route.path,
         target: match &route.target {
-            RouteTarget::File(_) => Target::Asset(&PLACEHOLDER_ASSET),
+            RouteTarget::File(i) => Target::Asset(assets.get(*i).unwrap_or(&PLACEHOLDER_ASSET)),
             RouteTarget::Redirect {
                 status,
                 location,

@@ -1,0 +1,327 @@
+//! References in HTML, found with an HTML tokenizer (lol_html, which gives each attribute
+//! value's exact byte span in the source): the attributes that load a subresource, those that
+//! navigate, `<base href>`, and the CSS in `<style>` elements and `style` attributes.
+
+use super::css;
+use super::url::srcset;
+use super::{Hint, Ref, Role};
+use lol_html::html_content::{Element, TextChunk};
+use lol_html::{element, text, HtmlRewriter, Settings};
+use std::cell::RefCell;
+use std::ops::Range;
+
+/// What a page refers to.
+#[derive(Debug, Default)]
+pub(crate) struct Page {
+    /// Every reference, in document order.
+    pub refs: Vec<Ref>,
+    /// The first `<base href>`'s value, entities decoded.
+    pub base: Option<String>,
+}
+
+/// State while scanning: still in the head (no body content seen yet), the `<style>` text.
+#[derive(Default)]
+struct Scan {
+    page: Page,
+    in_head: bool,
+    style: Option<(usize, String)>,
+}
+
+/// Scans `html` (UTF-8).
+///
+/// # Errors
+/// When the tokenizer gives up (it does not, in non-strict mode, on any input seen so far).
+pub(crate) fn scan(html: &str) -> Result<Page, String> {
+    let state = RefCell::new(Scan {
+        in_head: true,
+        ..Scan::default()
+    });
+    let settings = Settings::new()
+        .append_element_content_handler(element!("*", |el| {
+            element_refs(el, &mut state.borrow_mut());
+            Ok(())
+        }))
+        .append_element_content_handler(text!("style", |chunk| {
+            style_text(chunk, &mut state.borrow_mut());
+            Ok(())
+        }))
+        .with_strict(false);
+    let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
+    rewriter.write(html.as_bytes()).map_err(|e| e.to_string())?;
+    rewriter.end().map_err(|e| e.to_string())?;
+    let mut state = state.into_inner();
+    flush_style(&mut state);
+    Ok(state.page)
+}
+
+/// Elements that may be in a document's head (HTML, "metadata content" and the like): any
+/// other element starts the body.
+const HEAD_ELEMENTS: [&str; 11] = [
+    "html", "head", "title", "meta", "link", "style", "script", "base", "noscript", "template",
+    "object",
+];
+
+fn element_refs(el: &mut Element<'_, '_>, scan: &mut Scan) {
+    flush_style(scan);
+    let tag = el.tag_name();
+    if scan.in_head && !HEAD_ELEMENTS.contains(&tag.as_str()) {
+        scan.in_head = false;
+    }
+    let integrity = el.has_attribute("integrity");
+    let mut add = |name: &str, role: Role, hint: Option<Hint>| {
+        if let Some((span, raw)) = value_of(el, name) {
+            push(&mut scan.page.refs, span, &raw, role, hint, integrity);
+        }
+    };
+    match tag.as_str() {
+        "a" | "area" => add("href", Role::Navigation, None),
+        "iframe" | "frame" => add("src", Role::Navigation, None),
+        "img" | "source" => {
+            add("src", Role::Subresource, None);
+            srcset_refs(el, &mut scan.page.refs);
+        }
+        "input" if attr_is(el, "type", "image") => add("src", Role::Subresource, None),
+        "video" => {
+            add("poster", Role::Subresource, None);
+            add("src", Role::Subresource, None);
+        }
+        "audio" | "track" | "embed" => add("src", Role::Subresource, None),
+        "object" => add("data", Role::Subresource, None),
+        "use" | "image" | "feimage" => {
+            add("href", Role::Subresource, None);
+            add("xlink:href", Role::Subresource, None);
+        }
+        "script" => {
+            let (role, hint) = script_role(el, scan.in_head);
+            add("src", role, hint);
+        }
+        "link" => {
+            if let Some((role, hint)) = link_role(el, scan.in_head) {
+                add("href", role, hint);
+            }
+        }
+        "base" if scan.page.base.is_none() => {
+            scan.page.base = el.get_attribute("href").map(|v| decode_entities(v.trim()));
+        }
+        "meta" => refresh_ref(el, &mut scan.page.refs),
+        _ => {}
+    }
+    if let Some((span, raw)) = value_of(el, "style") {
+        css_refs(span.start, &raw, &mut scan.page.refs, true);
+    }
+}
+
+/// A classic script loads with the page's URL map; a module script (`type=module`) is
+/// keyed by its URL in the module map, so another URL for it would load it twice: checked,
+/// never rewritten. A classic script in the head without `async` or `defer` blocks rendering.
+fn script_role(el: &Element<'_, '_>, in_head: bool) -> (Role, Option<Hint>) {
+    if attr_is(el, "type", "module") {
+        return (Role::Module, None);
+    }
+    let blocking = in_head && !el.has_attribute("async") && !el.has_attribute("defer");
+    (Role::Subresource, blocking.then_some(Hint::Script))
+}
+
+/// What a `<link>` does, from its `rel` tokens (HTML, "link types").
+fn link_role(el: &Element<'_, '_>, in_head: bool) -> Option<(Role, Option<Hint>)> {
+    let rel = el.get_attribute("rel")?.to_ascii_lowercase();
+    let rel: Vec<&str> = rel.split_ascii_whitespace().collect();
+    let has = |t: &str| rel.contains(&t);
+    if has("stylesheet") {
+        let media = el.get_attribute("media").unwrap_or_default();
+        let blocking = in_head
+            && !has("alternate")
+            && !el.has_attribute("disabled")
+            && !media.trim().eq_ignore_ascii_case("print");
+        return Some((Role::Subresource, blocking.then_some(Hint::Style)));
+    }
+    if has("modulepreload") {
+        return Some((Role::Module, None));
+    }
+    if has("preload") {
+        let hint = match el.get_attribute("as").as_deref() {
+            Some("font") if in_head => Some(Hint::Font),
+            _ => None,
+        };
+        return Some((Role::Subresource, hint));
+    }
+    let subresource = [
+        "icon",
+        "apple-touch-icon",
+        "apple-touch-icon-precomposed",
+        "mask-icon",
+        "manifest",
+        "prefetch",
+    ];
+    if rel.iter().any(|t| subresource.contains(t)) {
+        return Some((Role::Subresource, None));
+    }
+    let navigation = [
+        "canonical",
+        "alternate",
+        "next",
+        "prev",
+        "help",
+        "license",
+        "search",
+    ];
+    rel.iter()
+        .any(|t| navigation.contains(t))
+        .then_some((Role::Navigation, None))
+}
+
+/// `<meta http-equiv="refresh" content="5; url=...">`: a navigation.
+fn refresh_ref(el: &Element<'_, '_>, refs: &mut Vec<Ref>) {
+    if !attr_is(el, "http-equiv", "refresh") {
+        return;
+    }
+    let Some((span, raw)) = value_of(el, "content") else {
+        return;
+    };
+    let lower = raw.to_ascii_lowercase();
+    let Some(at) = lower.find("url=") else { return };
+    let url = raw[at + 4..].trim().trim_matches(['\'', '"']);
+    let start = raw[at + 4..].find(url).map_or(at + 4, |i| at + 4 + i);
+    let span = span.start + start..span.start + start + url.len();
+    push(refs, span, url, Role::Navigation, None, false);
+}
+
+fn srcset_refs(el: &Element<'_, '_>, refs: &mut Vec<Ref>) {
+    let Some((span, raw)) = value_of(el, "srcset") else {
+        return;
+    };
+    for url in srcset(&raw) {
+        let at = span.start + url.start..span.start + url.end;
+        push(refs, at, &raw[url], Role::Subresource, None, false);
+    }
+}
+
+/// The CSS of a `style` attribute (`in_attribute`: its text may hold entities) or element.
+fn css_refs(at: usize, text: &str, refs: &mut Vec<Ref>, in_attribute: bool) {
+    let decoded;
+    let css_text = if in_attribute && text.contains('&') {
+        decoded = decode_entities(text);
+        &decoded
+    } else {
+        text
+    };
+    for url in css::urls(css_text) {
+        refs.push(Ref {
+            span: at + url.span.start..at + url.span.end,
+            url: url.url.trim().to_string(),
+            // Offsets into decoded text are not offsets into the source.
+            verbatim: url.verbatim && css_text.len() == text.len() && css_text == text,
+            role: Role::Subresource,
+            hint: None,
+            integrity: false,
+            amp: in_attribute,
+        });
+    }
+}
+
+/// `<style>` text arrives in chunks; joined, then scanned at the element's end (or the next
+/// element, or the end of input).
+fn style_text(chunk: &mut TextChunk<'_>, scan: &mut Scan) {
+    let at = chunk.source_location().bytes().start;
+    match &mut scan.style {
+        Some((_, text)) => text.push_str(chunk.as_str()),
+        None => scan.style = Some((at, chunk.as_str().to_string())),
+    }
+    if chunk.last_in_text_node() {
+        flush_style(scan);
+    }
+}
+
+fn flush_style(scan: &mut Scan) {
+    if let Some((at, text)) = scan.style.take() {
+        css_refs(at, &text, &mut scan.page.refs, false);
+    }
+}
+
+/// An attribute's value and its byte span in the source (none for a valueless attribute).
+fn value_of(el: &Element<'_, '_>, name: &str) -> Option<(Range<usize>, String)> {
+    let attribute = el.attributes().iter().find(|a| a.name() == name)?;
+    Some((
+        attribute.value_source_location()?.bytes(),
+        attribute.value(),
+    ))
+}
+
+fn attr_is(el: &Element<'_, '_>, name: &str, value: &str) -> bool {
+    el.get_attribute(name)
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case(value))
+}
+
+/// A reference from an attribute value (`raw`, entities not decoded, at `span`): whitespace
+/// around it trimmed (HTML URLs are "valid non-empty URLs potentially surrounded by spaces").
+/// Rewritable in place when its only character references are `&amp;`.
+fn push(
+    refs: &mut Vec<Ref>,
+    span: Range<usize>,
+    raw: &str,
+    role: Role,
+    hint: Option<Hint>,
+    integrity: bool,
+) {
+    let trimmed = raw.trim_start_matches(|c: char| c.is_ascii_whitespace());
+    let start = span.start + raw.len() - trimmed.len();
+    let trimmed = trimmed.trim_end_matches(|c: char| c.is_ascii_whitespace());
+    if trimmed.is_empty() {
+        return;
+    }
+    let only_amp = trimmed
+        .match_indices('&')
+        .all(|(i, _)| trimmed[i..].starts_with("&amp;"));
+    refs.push(Ref {
+        span: start..start + trimmed.len(),
+        url: decode_entities(trimmed),
+        verbatim: only_amp,
+        role,
+        hint,
+        integrity,
+        amp: true,
+    });
+}
+
+/// The character references URLs hold in practice (`&amp;`, quotes, `&#NN;`, `&#xNN;`); an
+/// unknown one stays as it is.
+pub(crate) fn decode_entities(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('&') {
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        let end = rest.find(';').filter(|&e| e <= 10);
+        let decoded = end.and_then(|e| entity(&rest[1..e]));
+        match (end, decoded) {
+            (Some(e), Some(c)) => {
+                out.push(c);
+                rest = &rest[e + 1..];
+            }
+            _ => {
+                out.push('&');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn entity(name: &str) -> Option<char> {
+    match name {
+        "amp" => Some('&'),
+        "quot" => Some('"'),
+        "apos" => Some('\''),
+        "lt" => Some('<'),
+        "gt" => Some('>'),
+        _ => {
+            let number = name.strip_prefix('#')?;
+            let code = match number.strip_prefix(['x', 'X']) {
+                Some(hex) => u32::from_str_radix(hex, 16).ok()?,
+                None => number.parse().ok()?,
+            };
+            char::from_u32(code)
+        }
+    }
+}

@@ -1,0 +1,580 @@
+//! The link pass: the build reads the site's HTML and CSS for references to its own files.
+//!
+//! 1. **Scan** every HTML page (an HTML tokenizer: [`html`]) and stylesheet (a CSS tokenizer:
+//!    [`css`]) for references, with their exact byte spans.
+//! 2. **Resolve** each local one against the page's URL and `<base href>` (RFC 3986 §5.2),
+//!    then through edgesite-core's own answer over the compiled routes, `_redirects` and SPA
+//!    fallback ([`resolve`]). One that leads nowhere is a **broken link** (`file:line`).
+//! 3. **Fingerprint**: each subresource reference to a file gets `v=` the first 10 hex digits
+//!    of the SHA-256 of the bytes served (before the fragment, beside any query of its own),
+//!    so the URL names those bytes and the core can answer it `immutable`. A file's hash is
+//!    taken after its own references are rewritten, so files are rewritten in dependency order
+//!    ([`graph`]); references inside a cycle keep their text (a warning says which). Bytes
+//!    outside the changed values stay as they were.
+//! 4. **Preload**: each page's render-blocking stylesheets, synchronous head scripts and
+//!    preloaded fonts become one `Link` field (RFC 8288) of `rel=preload` hints.
+//!
+//! Not rewritten: navigations (links between pages), module scripts and `modulepreload`
+//! (a module is keyed by its URL), references with escapes or character references other
+//! than `&amp;` in their text, files some page loads with `integrity` (their bytes must stay),
+//! and files already named by their hash or excluded by `[fingerprint] exclude`.
+
+mod css;
+mod graph;
+mod html;
+mod resolve;
+mod url;
+
+use crate::cache::{self, CacheReason};
+use crate::config::{BrokenLinks, FingerprintMode};
+use crate::rule::{indexed_assets, with_core_site_of};
+use crate::{etag, mime, walk, Error, Options, RedirectRule, Route, RouteTarget, RuleIndexNode};
+use resolve::Resolved;
+use serde::Serialize;
+use std::collections::HashMap;
+use std::ops::Range;
+use std::time::Instant;
+
+/// The most preload hints per page.
+pub(crate) const MAX_PRELOADS: usize = 8;
+
+/// A reference in a file.
+#[derive(Debug, Clone)]
+pub(crate) struct Ref {
+    /// Where its text is, in bytes of the file.
+    pub span: Range<usize>,
+    /// The URL, character references and escapes resolved.
+    pub url: String,
+    /// Whether the text at `span` can be rewritten in place.
+    pub verbatim: bool,
+    pub role: Role,
+    /// A preload hint it makes, if it is render-blocking.
+    pub hint: Option<Hint>,
+    /// Its element has `integrity`: the target's bytes must not change.
+    pub integrity: bool,
+    /// In HTML markup (a query separator is written `&amp;`), not in CSS text.
+    pub amp: bool,
+}
+
+/// What a reference does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// Loads a subresource: checked and fingerprinted.
+    Subresource,
+    /// A link to a page: checked only.
+    Navigation,
+    /// A module script: checked only.
+    Module,
+}
+
+/// A `rel=preload` destination (Fetch's `as`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Hint {
+    Style,
+    Script,
+    Font,
+}
+
+impl Hint {
+    fn link_params(self) -> &'static str {
+        match self {
+            Hint::Style => "; rel=preload; as=style",
+            Hint::Script => "; rel=preload; as=script",
+            // Fonts are fetched in CORS mode: the hint must be too, or it is not used.
+            Hint::Font => "; rel=preload; as=font; crossorigin",
+        }
+    }
+}
+
+/// What the link pass counted.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct LinkStats {
+    /// HTML and CSS files read.
+    pub files: usize,
+    /// Local references found.
+    pub references: usize,
+    /// References given a `v` (or replaced by where their redirect leads).
+    pub versioned: usize,
+    /// Files whose bytes changed.
+    pub rewritten_files: usize,
+    /// Local references that lead nowhere.
+    pub broken: usize,
+    /// `rel=preload` hints written.
+    pub preload_hints: usize,
+    /// Wall time of the pass, in milliseconds.
+    pub wall_time_ms: u64,
+}
+
+/// A file's new bytes.
+#[derive(Debug, Clone)]
+pub(crate) struct Rewrite {
+    pub bytes: Vec<u8>,
+    pub references: usize,
+    pub source_sha256: String,
+}
+
+/// What the pass gives the rest of the build.
+#[derive(Debug, Default)]
+pub(crate) struct Outcome {
+    /// By file index: the bytes to serve instead of the source's.
+    pub rewrites: Vec<Option<Rewrite>>,
+    /// By file index: a `Link` field value.
+    pub preload: Vec<Option<String>>,
+    pub warnings: Vec<String>,
+    pub stats: LinkStats,
+}
+
+/// The site's routing, as the pass sees it.
+pub(crate) struct Routing<'a> {
+    pub routes: &'a [Route],
+    pub rules: &'a [RedirectRule],
+    pub index: &'a [RuleIndexNode],
+    pub fallback: Option<usize>,
+}
+
+/// One scanned file.
+struct Scanned {
+    index: usize,
+    text: String,
+    /// A page's first `<base href>`, character references decoded.
+    base: Option<String>,
+    refs: Vec<Ref>,
+    /// Where each reference leads (`None`: not local, or relative to another site's base).
+    resolved: Vec<Option<(String, Resolved)>>,
+}
+
+/// Runs the pass over the walked files.
+///
+/// # Errors
+/// A file that cannot be read, or broken links with `[links] broken = "error"`.
+pub(crate) fn pass(
+    found: &[walk::Found],
+    routing: &Routing<'_>,
+    options: &Options,
+) -> Result<Outcome, Error> {
+    let started = Instant::now();
+    let mut outcome = Outcome {
+        rewrites: vec![None; found.len()],
+        preload: vec![None; found.len()],
+        ..Outcome::default()
+    };
+    let urls = page_urls(found, routing.routes);
+    let mut scanned = scan_all(found, &mut outcome.warnings)?;
+    let assets = indexed_assets(found.len());
+    with_core_site_of(
+        routing.routes,
+        routing.rules,
+        routing.index,
+        &assets,
+        routing.fallback,
+        |site| {
+            for file in &mut scanned {
+                file.resolved = resolve_all(site, file, &urls[file.index]);
+            }
+        },
+    );
+    outcome.stats.files = scanned.len();
+    report_broken(found, &scanned, options, &mut outcome)?;
+    let mut hashes = Hashes::new(found, options);
+    rewrite_in_order(found, &scanned, options, &mut hashes, &mut outcome);
+    if options.links.preload {
+        for file in &scanned {
+            outcome.preload[file.index] = preload(file, &mut hashes, &outcome.rewrites);
+        }
+    }
+    outcome.stats.preload_hints = outcome
+        .preload
+        .iter()
+        .flatten()
+        .map(|v| v.split(", <").count())
+        .sum();
+    outcome.stats.wall_time_ms = started.elapsed().as_millis() as u64;
+    Ok(outcome)
+}
+
+/// Adds each page's preload hints to its fields (before `_headers`, which may remove them).
+pub(crate) fn add_preload(files: &mut [crate::File], preload: &[Option<String>]) {
+    for (file, link) in files.iter_mut().zip(preload) {
+        if let Some(link) = link {
+            file.headers.push(("link".to_string(), link.clone()));
+        }
+    }
+}
+
+/// The URL each file is served at: a route to it (its own path if that serves it), else its
+/// path.
+fn page_urls(found: &[walk::Found], routes: &[Route]) -> Vec<String> {
+    let mut urls: Vec<Option<&str>> = vec![None; found.len()];
+    for route in routes {
+        if let RouteTarget::File(i) = route.target {
+            if urls[i].is_none() || route.path == found[i].url_path {
+                urls[i] = Some(&route.path);
+            }
+        }
+    }
+    urls.iter()
+        .zip(found)
+        .map(|(url, f)| url.unwrap_or(&f.url_path).to_string())
+        .collect()
+}
+
+/// Reads and scans every HTML and CSS file (text that is not UTF-8 is skipped, with a warning).
+fn scan_all(found: &[walk::Found], warnings: &mut Vec<String>) -> Result<Vec<Scanned>, Error> {
+    let mut scanned = Vec::new();
+    for (index, file) in found.iter().enumerate() {
+        let content_type = mime::content_type(&file.url_path);
+        let is_html = content_type.starts_with("text/html");
+        if !is_html && !content_type.starts_with("text/css") {
+            continue;
+        }
+        let bytes = std::fs::read(&file.source).map_err(|source| Error::Read {
+            path: file.source.clone(),
+            source,
+        })?;
+        let Ok(text) = String::from_utf8(bytes) else {
+            warnings.push(format!(
+                "{}: not UTF-8, so its links are not checked or fingerprinted",
+                file.source.display()
+            ));
+            continue;
+        };
+        let page = if is_html {
+            match html::scan(&text) {
+                Ok(page) => page,
+                Err(why) => {
+                    warnings.push(format!("{}: links not read: {why}", file.source.display()));
+                    continue;
+                }
+            }
+        } else {
+            html::Page {
+                refs: css_file_refs(&text),
+                base: None,
+            }
+        };
+        scanned.push(Scanned {
+            index,
+            text,
+            base: page.base,
+            refs: page.refs,
+            resolved: Vec::new(),
+        });
+    }
+    Ok(scanned)
+}
+
+fn css_file_refs(text: &str) -> Vec<Ref> {
+    css::urls(text)
+        .into_iter()
+        .map(|u| Ref {
+            span: u.span,
+            url: u.url.trim().to_string(),
+            verbatim: u.verbatim,
+            role: Role::Subresource,
+            hint: None,
+            integrity: false,
+            amp: false,
+        })
+        .collect()
+}
+
+/// Resolves every reference of `file`, served at `url`.
+fn resolve_all(
+    site: &edgesite_core::Site<'_>,
+    file: &Scanned,
+    url: &str,
+) -> Vec<Option<(String, Resolved)>> {
+    // The document's base URL (HTML, "document base URL"): its `<base href>` resolved against
+    // its own URL; a base on another site leaves no reference local.
+    let base = match file.base.as_deref() {
+        None => Some(url.to_string()),
+        Some(base) if url::is_local(base) => Some(url::resolve(url, url::split(base).0)),
+        Some(_) => None,
+    };
+    let mut out = Vec::with_capacity(file.refs.len());
+    for reference in &file.refs {
+        let Some(from) = base.as_deref().filter(|_| url::is_local(&reference.url)) else {
+            out.push(None);
+            continue;
+        };
+        let (path, query, _) = url::split(&reference.url);
+        let mut target = url::as_target(&url::resolve(from, path));
+        if let Some(query) = query {
+            target.push('?');
+            target.push_str(&url::as_target(query));
+        }
+        let resolved = resolve::resolve(site, &target, reference.role == Role::Navigation);
+        out.push(Some((target, resolved)));
+    }
+    out
+}
+
+/// Warns of (or, with `broken = "error"`, fails on) each reference that leads nowhere.
+fn report_broken(
+    found: &[walk::Found],
+    scanned: &[Scanned],
+    options: &Options,
+    outcome: &mut Outcome,
+) -> Result<(), Error> {
+    let mut broken = Vec::new();
+    for file in scanned {
+        for (reference, resolved) in file.refs.iter().zip(&file.resolved) {
+            let Some((target, resolved)) = resolved else {
+                continue;
+            };
+            outcome.stats.references += 1;
+            let path = url::split(target).0;
+            if *resolved == Resolved::Missing && !options.links.ignores(path) {
+                broken.push(format!(
+                    "{}:{}: broken link {:?}: the site serves nothing at {target}",
+                    found[file.index].source.display(),
+                    url::line_of(file.text.as_bytes(), reference.span.start),
+                    reference.url
+                ));
+            }
+        }
+    }
+    outcome.stats.broken = broken.len();
+    match options.links.broken {
+        BrokenLinks::Error if !broken.is_empty() => Err(Error::BrokenLinks { links: broken }),
+        BrokenLinks::Ignore => Ok(()),
+        _ => {
+            outcome.warnings.extend(broken);
+            Ok(())
+        }
+    }
+}
+
+/// The fingerprint of each file's bytes as served, computed once.
+struct Hashes<'a> {
+    found: &'a [walk::Found],
+    options: &'a Options,
+    known: HashMap<usize, Option<String>>,
+}
+
+impl<'a> Hashes<'a> {
+    fn new(found: &'a [walk::Found], options: &'a Options) -> Self {
+        Hashes {
+            found,
+            options,
+            known: HashMap::new(),
+        }
+    }
+
+    /// The `v` a reference to file `index` gets: `None` when the file is not fingerprinted
+    /// (excluded, `mode = "off"`, or its name already carries its hash).
+    fn of(&mut self, index: usize, rewrites: &[Option<Rewrite>]) -> Option<String> {
+        if let Some(known) = self.known.get(&index) {
+            return known.clone();
+        }
+        let file = &self.found[index];
+        let bytes = match &rewrites[index] {
+            Some(rewrite) => rewrite.bytes.clone(),
+            None => std::fs::read(&file.source).ok()?,
+        };
+        let fingerprint = fingerprint(&file.url_path, &bytes, self.options);
+        self.known.insert(index, fingerprint.clone());
+        fingerprint
+    }
+}
+
+/// The `v` of a file at `path` with these bytes (what `compile_file` puts in the manifest).
+pub(crate) fn fingerprint(path: &str, bytes: &[u8], options: &Options) -> Option<String> {
+    if options.fingerprint.mode == FingerprintMode::Off || !options.fingerprint.covers(path) {
+        return None;
+    }
+    let digest = etag::sha256(bytes);
+    let content_type = mime::content_type(path);
+    let (_, reason) = cache::cache_control(&options.cache, path, content_type, bytes, &digest);
+    (reason != CacheReason::Fingerprinted).then(|| etag::hex(&digest)[..10].to_string())
+}
+
+/// Rewrites the scanned files, each after the files it references.
+fn rewrite_in_order(
+    found: &[walk::Found],
+    scanned: &[Scanned],
+    options: &Options,
+    hashes: &mut Hashes<'_>,
+    outcome: &mut Outcome,
+) {
+    if options.fingerprint.mode == FingerprintMode::Off {
+        return;
+    }
+    let position: HashMap<usize, usize> = scanned
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.index, i))
+        .collect();
+    // Files some page loads with `integrity`: their bytes stay as they are.
+    let frozen: Vec<usize> = scanned
+        .iter()
+        .flat_map(|f| f.refs.iter().zip(&f.resolved))
+        .filter(|(r, _)| r.integrity)
+        .filter_map(|(_, resolved)| match resolved {
+            Some((_, Resolved::File { index, .. })) => Some(*index),
+            _ => None,
+        })
+        .collect();
+    let edges: Vec<Vec<usize>> = scanned
+        .iter()
+        .map(|f| {
+            targets(f)
+                .filter_map(|(_, index)| position.get(&index).copied())
+                .collect()
+        })
+        .collect();
+    let order = graph::order(&edges);
+    for (component, in_cycle) in order {
+        for &i in &component {
+            let file = &scanned[i];
+            if frozen.contains(&file.index) {
+                continue;
+            }
+            let cyclic = |index: usize| {
+                in_cycle && position.get(&index).is_some_and(|p| component.contains(p))
+            };
+            let rewrite = rewrite(file, hashes, &cyclic, outcome);
+            if let Some(rewrite) = rewrite {
+                outcome.stats.versioned += rewrite.references;
+                outcome.stats.rewritten_files += 1;
+                outcome.rewrites[file.index] = Some(rewrite);
+            }
+            if in_cycle {
+                outcome.warnings.push(format!(
+                    "{}: its references to files that reference it back (a cycle) are left without ?v=",
+                    found[file.index].source.display()
+                ));
+            }
+        }
+    }
+}
+
+/// The files a scanned file's rewritable references lead to: (reference, file index).
+fn targets(file: &Scanned) -> impl Iterator<Item = (usize, usize)> + '_ {
+    file.refs
+        .iter()
+        .zip(&file.resolved)
+        .enumerate()
+        .filter(|(_, (r, _))| r.verbatim && r.role == Role::Subresource)
+        .filter_map(|(i, (_, resolved))| match resolved {
+            Some((_, Resolved::File { index, .. })) => Some((i, *index)),
+            _ => None,
+        })
+}
+
+/// `file` with its subresource references versioned, or `None` when none changed.
+fn rewrite(
+    file: &Scanned,
+    hashes: &mut Hashes<'_>,
+    cyclic: &dyn Fn(usize) -> bool,
+    outcome: &Outcome,
+) -> Option<Rewrite> {
+    let mut edits: Vec<(Range<usize>, String)> = Vec::new();
+    for (i, index) in targets(file) {
+        if cyclic(index) {
+            continue;
+        }
+        let Some(v) = hashes.of(index, &outcome.rewrites) else {
+            continue;
+        };
+        let reference = &file.refs[i];
+        let Some((_, Resolved::File { redirected_to, .. })) = &file.resolved[i] else {
+            continue;
+        };
+        let raw = &file.text[reference.span.clone()];
+        if let Some(text) = versioned(raw, redirected_to.as_deref(), &v, reference.amp) {
+            edits.push((reference.span.clone(), text));
+        }
+    }
+    if edits.is_empty() {
+        return None;
+    }
+    edits.sort_by_key(|(span, _)| span.start);
+    let mut bytes = Vec::with_capacity(file.text.len() + edits.len() * 14);
+    let mut at = 0;
+    for (span, text) in &edits {
+        bytes.extend_from_slice(&file.text.as_bytes()[at..span.start]);
+        bytes.extend_from_slice(text.as_bytes());
+        at = span.end;
+    }
+    bytes.extend_from_slice(&file.text.as_bytes()[at..]);
+    Some(Rewrite {
+        bytes,
+        references: edits.len(),
+        source_sha256: etag::hex(&etag::sha256(file.text.as_bytes())),
+    })
+}
+
+/// The text of a reference (`raw`) naming version `v`: `v=` added to its query (before its
+/// fragment), or, when it was redirected, the target it was redirected to with `v` added.
+/// `None` when the query already has this `v` (a site built from its own output).
+pub(crate) fn versioned(
+    raw: &str,
+    redirected_to: Option<&str>,
+    v: &str,
+    amp: bool,
+) -> Option<String> {
+    let (before, fragment) = match raw.find('#') {
+        Some(at) => raw.split_at(at),
+        None => (raw, ""),
+    };
+    let separator = if amp { "&amp;" } else { "&" };
+    let base = match redirected_to {
+        Some(target) if amp => target.replace('&', "&amp;"),
+        Some(target) => target.to_string(),
+        None => before.to_string(),
+    };
+    let query = base.split_once('?').map(|(_, q)| q);
+    let mine = format!("v={v}");
+    if query.is_some_and(|q| q.split(['&', ';']).any(|p| p == mine)) {
+        return None;
+    }
+    let joiner = match query {
+        None => "?",
+        Some("") => "",
+        Some(_) => separator,
+    };
+    Some(format!("{base}{joiner}{mine}{fragment}"))
+}
+
+/// A page's `Link` field of preload hints: its render-blocking references that lead to
+/// files, in document order, each at the URL the page now names (with its `v`), at most
+/// [`MAX_PRELOADS`].
+fn preload(
+    file: &Scanned,
+    hashes: &mut Hashes<'_>,
+    rewrites: &[Option<Rewrite>],
+) -> Option<String> {
+    let mut hints: Vec<String> = Vec::new();
+    for (reference, resolved) in file.refs.iter().zip(&file.resolved) {
+        let (
+            Some(hint),
+            Some((
+                target,
+                Resolved::File {
+                    index,
+                    redirected_to,
+                },
+            )),
+        ) = (reference.hint, resolved)
+        else {
+            continue;
+        };
+        let url = redirected_to.as_deref().unwrap_or(target);
+        // The URL the page asks for: with `v` only where the reference was rewritten.
+        let url = match hashes.of(*index, rewrites) {
+            Some(v) if reference.verbatim => {
+                versioned(url, None, &v, false).unwrap_or_else(|| url.to_string())
+            }
+            _ => url.to_string(),
+        };
+        let hint = format!("<{url}>{}", hint.link_params());
+        if !hints.contains(&hint) {
+            hints.push(hint);
+        }
+        if hints.len() == MAX_PRELOADS {
+            break;
+        }
+    }
+    (!hints.is_empty()).then(|| hints.join(", "))
+}

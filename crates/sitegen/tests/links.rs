@@ -1,0 +1,350 @@
+//! The link pass on real-world markup (tests/fixtures/links: a Sphinx-like page with upper-case
+//! and unquoted attributes, `?2022.1` queries, `&amp;`, srcset, `<base>`, conditional comments,
+//! markup inside scripts and CDATA, module and SRI scripts, inline and attribute CSS,
+//! stylesheets with `@import` and `url()` quoted and not, a reference cycle, and two broken
+//! links). What it checks:
+//!
+//! * rewriting is byte-exact outside the values it changes: each served file equals its source
+//!   with exactly the expected values replaced;
+//! * every `v` is the first 10 hex digits of the SHA-256 of the bytes served for its target,
+//!   and stylesheets are rewritten before their hash is taken (dependency order);
+//! * data:, external, scheme-relative, mailto: and fragment-only URLs, navigations, module
+//!   scripts, comments, script text and CDATA are left alone; a cycle is left alone, warned;
+//! * broken links are reported with file and line (and fail the build with `broken = "error"`);
+//! * each page's `Link` preload field; `mode = "off"` rewrites nothing.
+
+use edgesite_sitegen::{compile, BrokenLinks, Error, File, FingerprintMode, Manifest, Options};
+use sha2::{Digest, Sha256};
+use std::path::Path;
+use std::time::{Duration, UNIX_EPOCH};
+
+const SITE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/links");
+
+fn options() -> Options {
+    Options::new(UNIX_EPOCH + Duration::from_secs(1_700_000_000))
+}
+
+fn file<'m>(manifest: &'m Manifest, path: &str) -> &'m File {
+    manifest
+        .files
+        .iter()
+        .find(|f| f.path == path)
+        .unwrap_or_else(|| panic!("no {path}"))
+}
+
+fn source(path: &str) -> String {
+    std::fs::read_to_string(format!("{SITE}{path}")).unwrap()
+}
+
+/// The bytes served for `path`: the rewritten ones, or the source's.
+fn served(manifest: &Manifest, path: &str) -> String {
+    let file = file(manifest, path);
+    match file.identity_bytes() {
+        Some(bytes) => String::from_utf8(bytes.to_vec()).unwrap(),
+        None => source(path),
+    }
+}
+
+fn v(manifest: &Manifest, path: &str) -> String {
+    let file = file(manifest, path);
+    assert_eq!(file.fingerprint.len(), 10, "{path} has a fingerprint");
+    file.fingerprint.clone()
+}
+
+/// `text` with each needle (which must occur exactly once) replaced.
+fn replaced(text: &str, edits: &[(&str, String)]) -> String {
+    let mut out = text.to_string();
+    for (needle, replacement) in edits {
+        assert_eq!(out.matches(needle).count(), 1, "{needle:?} occurs once");
+        out = out.replacen(needle, replacement, 1);
+    }
+    out
+}
+
+#[test]
+fn every_v_names_the_bytes_served_for_its_target() {
+    let manifest = compile(Path::new(SITE), &options()).unwrap();
+    for file in &manifest.files {
+        let bytes = served(&manifest, &file.path);
+        let sha = hex(&Sha256::digest(bytes.as_bytes()));
+        assert_eq!(
+            file.sha256, sha,
+            "{}: sha256 describes the bytes served",
+            file.path
+        );
+        if !file.fingerprint.is_empty() {
+            assert_eq!(file.fingerprint, sha[..10], "{}", file.path);
+        }
+        // The manifest says which files were rewritten, and from what.
+        match &file.rewritten {
+            Some(r) => assert_eq!(r.source_sha256, hex(&Sha256::digest(source(&file.path)))),
+            None => assert_eq!(bytes, source(&file.path)),
+        }
+    }
+    assert_eq!(
+        manifest.versioned_cache_control,
+        "public, max-age=31536000, immutable"
+    );
+}
+
+#[test]
+fn a_page_is_rewritten_byte_exactly_outside_the_values_it_changes() {
+    let m = compile(Path::new(SITE), &options()).unwrap();
+    let [pygments, print, font, hero1, hero2, app, later, sri, extra, space, bg, icons] = [
+        "/_static/pygments.css",
+        "/_static/print.css",
+        "/fonts/x.woff2",
+        "/img/hero-1x.png",
+        "/img/hero-2x.png",
+        "/js/app.js",
+        "/js/later.js",
+        "/js/sri.js",
+        "/_static/extra.css",
+        "/img/a b.png",
+        "/img/bg.png",
+        "/img/icons.svg",
+    ]
+    .map(|p| v(&m, p));
+    let expected = replaced(
+        &source("/index.html"),
+        &[
+            (
+                "HREF=_static/pygments.css?2022.1 ",
+                format!("HREF=_static/pygments.css?2022.1&amp;v={pygments} "),
+            ),
+            ("'_static/print.css'", format!("'_static/print.css?v={print}'")),
+            ("\"fonts/x.woff2\"", format!("\"fonts/x.woff2?v={font}\"")),
+            ("img/hero-1x.png#frag", format!("img/hero-1x.png?v={hero1}#frag")),
+            (
+                "js/app.js?v=2022.1&amp;lang=en",
+                format!("js/app.js?v=2022.1&amp;lang=en&amp;v={app}"),
+            ),
+            ("\"js/later.js\"", format!("\"js/later.js?v={later}\"")),
+            ("\"js/sri.js\"", format!("\"js/sri.js?v={sri}\"")),
+            ("\"_static/extra.css\"", format!("\"_static/extra.css?v={extra}\"")),
+            ("'img/a b.png'", format!("'img/a b.png?v={space}'")),
+            ("src=img/bg.png alt", format!("src=img/bg.png?v={bg} alt")),
+            (
+                "src=\"img/hero-1x.png\" srcset=\"img/hero-1x.png 1x, img/hero-2x.png   2x,",
+                format!(
+                    "src=\"img/hero-1x.png?v={hero1}\" srcset=\"img/hero-1x.png?v={hero1} 1x, img/hero-2x.png?v={hero2}   2x,"
+                ),
+            ),
+            ("url(img/bg.png)", format!("url(img/bg.png?v={bg})")),
+            ("img/icons.svg#i", format!("img/icons.svg?v={icons}#i")),
+        ],
+    );
+    assert_eq!(served(&m, "/index.html"), expected);
+    // Left alone: the module script, the conditional comment, script text, CDATA, data:,
+    // external and scheme-relative URLs, mailto:, fragments, navigations, the broken image.
+    for kept in [
+        "src=\"js/mod.js\"",
+        "href=\"_static/ie.css\"",
+        "<img src=\"img/bg.png\"> stays",
+        "href=\"_static/pygments.css\">'",
+        "<![CDATA[ <img src=\"img/bg.png\"> ]]>",
+        "data:image/png;base64,AAAA 3x",
+        "src=\"https://cdn.example.org/a.png\"",
+        "src=\"//cdn.example.org/b.png\"",
+        "href=\"docs/page.html\"",
+        "src=\"missing.png\"",
+    ] {
+        assert!(expected.contains(kept), "{kept}");
+    }
+}
+
+#[test]
+fn base_href_and_relative_paths_resolve_as_a_browser_does() {
+    let m = compile(Path::new(SITE), &options()).unwrap();
+    let expected = replaced(
+        &source("/docs/page.html"),
+        &[
+            (
+                "\"pygments.css?2022.1\"",
+                format!(
+                    "\"pygments.css?2022.1&amp;v={}\"",
+                    v(&m, "/_static/pygments.css")
+                ),
+            ),
+            (
+                "\"../img/bg.png\"",
+                format!("\"../img/bg.png?v={}\"", v(&m, "/img/bg.png")),
+            ),
+            (
+                "\"/img/hero-2x.png\"",
+                format!("\"/img/hero-2x.png?v={}\"", v(&m, "/img/hero-2x.png")),
+            ),
+        ],
+    );
+    assert_eq!(served(&m, "/docs/page.html"), expected);
+}
+
+#[test]
+fn stylesheets_are_rewritten_after_what_they_import_and_a_cycle_is_left_alone() {
+    let m = compile(Path::new(SITE), &options()).unwrap();
+    let font = v(&m, "/fonts/x.woff2");
+    let extra = replaced(
+        &source("/_static/extra.css"),
+        &[
+            (
+                "\"../fonts/x.woff2\"",
+                format!("\"../fonts/x.woff2?v={font}\""),
+            ),
+            ("x.woff2?#iefix", format!("x.woff2?v={font}#iefix")),
+        ],
+    );
+    assert_eq!(served(&m, "/_static/extra.css"), extra);
+    // pygments.css names extra.css's rewritten bytes (its v is taken after the rewrite).
+    let pygments = replaced(
+        &source("/_static/pygments.css"),
+        &[
+            (
+                "url(extra.css)",
+                format!("url(extra.css?v={})", v(&m, "/_static/extra.css")),
+            ),
+            (
+                "url(../img/bg.png)",
+                format!("url(../img/bg.png?v={})", v(&m, "/img/bg.png")),
+            ),
+            (
+                "\"../img/icons.svg#i\"",
+                format!("\"../img/icons.svg?v={}#i\"", v(&m, "/img/icons.svg")),
+            ),
+        ],
+    );
+    assert_eq!(served(&m, "/_static/pygments.css"), pygments);
+    assert!(pygments.contains("/* url(commented.png) stays */"));
+    // a.css and b.css import each other: those references stay, with a warning for each.
+    let a = served(&m, "/_static/a.css");
+    assert!(a.starts_with("@import \"b.css\";\n"), "{a}");
+    assert!(a.contains(&format!("url(../img/bg.png?v={})", v(&m, "/img/bg.png"))));
+    assert_eq!(served(&m, "/_static/b.css"), source("/_static/b.css"));
+    for css in ["a.css", "b.css"] {
+        assert!(
+            m.warnings
+                .iter()
+                .any(|w| w.contains(css) && w.contains("cycle")),
+            "{css}: {:?}",
+            m.warnings
+        );
+    }
+}
+
+/// The line of the first occurrence of `needle` in the source of `path`.
+fn line_of(path: &str, needle: &str) -> usize {
+    let text = source(path);
+    1 + text[..text.find(needle).unwrap()].matches('\n').count()
+}
+
+#[test]
+fn broken_links_are_reported_with_file_and_line() {
+    let m = compile(Path::new(SITE), &options()).unwrap();
+    let broken: Vec<&String> = m
+        .warnings
+        .iter()
+        .filter(|w| w.contains("broken link"))
+        .collect();
+    let index = format!("{SITE}/index.html");
+    assert_eq!(
+        broken,
+        [
+            &format!(
+                "{index}:{}: broken link \"missing.png\": the site serves nothing at /missing.png",
+                line_of("/index.html", "missing.png")
+            ),
+            &format!(
+                "{index}:{}: broken link \"docs/nowhere.html\": the site serves nothing at /docs/nowhere.html",
+                line_of("/index.html", "docs/nowhere.html")
+            ),
+        ]
+    );
+    assert_eq!(m.stats.links.broken, 2);
+
+    let mut strict = options();
+    strict.links.broken = BrokenLinks::Error;
+    match compile(Path::new(SITE), &strict) {
+        Err(Error::BrokenLinks { links }) => assert_eq!(links.len(), 2, "{links:?}"),
+        other => panic!("expected the broken links as an error, got {other:?}"),
+    }
+    let mut ignoring = options();
+    ignoring.links.ignore = vec!["/missing.png".into(), "/docs/**".into()];
+    let m = compile(Path::new(SITE), &ignoring).unwrap();
+    assert!(
+        !m.warnings.iter().any(|w| w.contains("broken link")),
+        "{:?}",
+        m.warnings
+    );
+}
+
+#[test]
+fn each_page_gets_its_render_blocking_preloads() {
+    let m = compile(Path::new(SITE), &options()).unwrap();
+    let link = |path: &str| -> Option<String> {
+        file(&m, path)
+            .headers
+            .iter()
+            .find(|(n, _)| n == "link")
+            .map(|(_, v)| v.clone())
+    };
+    assert_eq!(
+        link("/index.html").unwrap(),
+        format!(
+            "</_static/pygments.css?2022.1&v={}>; rel=preload; as=style, \
+             </fonts/x.woff2?v={}>; rel=preload; as=font; crossorigin, \
+             </js/app.js?v=2022.1&lang=en&v={}>; rel=preload; as=script, \
+             </js/sri.js?v={}>; rel=preload; as=script",
+            v(&m, "/_static/pygments.css"),
+            v(&m, "/fonts/x.woff2"),
+            v(&m, "/js/app.js"),
+            v(&m, "/js/sri.js"),
+        )
+    );
+    assert_eq!(
+        link("/docs/page.html").unwrap(),
+        format!(
+            "</_static/pygments.css?2022.1&v={}>; rel=preload; as=style",
+            v(&m, "/_static/pygments.css")
+        )
+    );
+    assert_eq!(link("/_static/pygments.css"), None);
+    let mut off = options();
+    off.links.preload = false;
+    let m = compile(Path::new(SITE), &off).unwrap();
+    assert!(m
+        .files
+        .iter()
+        .all(|f| f.headers.iter().all(|(n, _)| n != "link")));
+}
+
+#[test]
+fn fingerprint_mode_off_rewrites_nothing() {
+    let mut off = options();
+    off.fingerprint.mode = FingerprintMode::Off;
+    let m = compile(Path::new(SITE), &off).unwrap();
+    for file in &m.files {
+        assert!(file.rewritten.is_none(), "{}", file.path);
+        assert!(file.fingerprint.is_empty(), "{}", file.path);
+    }
+    assert_eq!(m.versioned_cache_control, "");
+    // The check and the hints still run (without v).
+    assert_eq!(m.stats.links.broken, 2);
+    assert!(file(&m, "/index.html")
+        .headers
+        .iter()
+        .any(|(n, v)| n == "link" && v.starts_with("</_static/pygments.css?2022.1>;")));
+}
+
+#[test]
+fn excluded_files_keep_their_references() {
+    let mut options = options();
+    options.fingerprint.exclude = vec!["/img/**".into()];
+    let m = compile(Path::new(SITE), &options).unwrap();
+    let index = served(&m, "/index.html");
+    assert!(index.contains("src=img/bg.png alt"));
+    assert!(index.contains(&format!("\"js/later.js?v={}\"", v(&m, "/js/later.js"))));
+    assert!(file(&m, "/img/bg.png").fingerprint.is_empty());
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
