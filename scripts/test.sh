@@ -16,6 +16,10 @@
 #                  tests/fixtures/configured.toml; 10,000 _headers and 20,000 _redirects rules serve;
 #                  a missing folder, an unknown config key and a field value with a line break fail
 #                  the build naming them
+#   8. views       repeat views in headless Chromium (tests/browser/repeat_views.py, chromedriver and
+#                  the DevTools network log): a page viewed again makes one request, its document
+#                  answered 304, on the demo site (native twin and the Worker under bare workerd) and
+#                  on a generated docs-style site whose generator does not fingerprint
 # The suites check the demo site, so EDGESITE_SITE is ignored here.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -31,7 +35,7 @@ failed=0
 passed=0
 
 # LAYERS="workerd site" runs only those layers (keys: host browser native workerd wrangler
-# example site); by default, all.
+# example site views); by default, all.
 layer() { # key name command...
   local key=$1 name=$2 start=$SECONDS
   shift 2
@@ -237,6 +241,31 @@ site_override() {
   return $rc
 }
 
+# Page A, page B, page A again: the second view of A must make exactly one request (A's 304).
+views_of() { # port page-a page-b
+  python3 tests/browser/repeat_views.py "http://127.0.0.1:$1" "$2" "$3" --expect-requests 1 &&
+    python3 tests/browser/repeat_views.py "http://127.0.0.1:$1" "$3" "$2" --expect-requests 1
+}
+
+repeat_views() {
+  local port site capnp rc=0
+  port=$(free_port)
+  { cargo build -q -p edgesite-native &&
+    start_server views-native 30 "$port" target/debug/edgesite-native --listen "127.0.0.1:$port" &&
+    views_of "$port" /about /guide/; } || rc=1
+  stop_server views-native
+  { scripts/workerd.sh build >/dev/null && capnp=$(scripts/workerd.sh config "$port") &&
+    start_server views-workerd 60 "$port" workerd serve "$capnp" && views_of "$port" /about /guide/; } || rc=1
+  stop_server views-workerd
+  site=$(mktemp -d)
+  { python3 bench/gensite.py "$site" --pages 24 --page-kb 8 --images 6 --image-kb 4 --style docs &&
+    build_and_serve "$site" "$port" && views_of "$port" /docs/page-0001 /docs/page-0002 &&
+    views_of "$port" / /docs/page-0003; } || rc=1
+  stop_server site-override
+  rm -rf "$site"
+  return $rc
+}
+
 layer host "host (cargo test --workspace)" cargo test --workspace
 layer browser "browser (wasm-pack test --headless --chrome)" wasm-pack test --headless --chrome -- --lib
 layer native "e2e: edgesite-native binary" e2e_native
@@ -244,6 +273,7 @@ layer workerd "e2e: Worker under bare workerd serve" e2e_workerd
 layer wrangler "e2e: Worker under wrangler dev" e2e_wrangler_dev
 layer example "e2e: example Worker (API + site) under wrangler dev" e2e_example
 layer site "site: EDGESITE_SITE and rebuild tracking" site_override
+layer views "views: repeat views in headless Chromium (DevTools network log)" repeat_views
 
 printf '\n=== make test summary\n'
 printf '%s\n' "${summary[@]}"

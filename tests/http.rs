@@ -400,3 +400,99 @@ fn the_server_keeps_connections_alive() {
         );
     }
 }
+
+/// The `v` the build writes into references to `path`: the first 10 hex digits of the SHA-256
+/// of the bytes served (computed here from the served bytes, not read from the build).
+fn version_of(path: &str) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(site_file(path))
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect::<String>()[..10]
+        .to_string()
+}
+
+#[test]
+fn a_v_naming_the_current_bytes_is_immutable_and_any_other_gets_the_files_policy() {
+    // RFC 9111 §5.2.2.1 max-age, RFC 8246 immutable: a URL whose `v` is the hash of the bytes
+    // never names other bytes. Any other `v` (an old page's) still gets the file, revalidated.
+    let immutable = Some("public, max-age=31536000, immutable");
+    let revalidate = Some("public, max-age=0, must-revalidate");
+    for path in ["/style.css", "/app.js", "/logo.svg", "/images/icon.png"] {
+        let v = version_of(path);
+        let plain = get(path);
+        for query in [
+            format!("v={v}"),
+            format!("v=2022.1&v={v}"),
+            format!("x=1&v={v}"),
+        ] {
+            let reply = get(&format!("{path}?{query}"));
+            assert_eq!(reply.status, 200, "{path}?{query}");
+            assert_eq!(reply.header("cache-control"), immutable, "{path}?{query}");
+            assert_eq!(reply.body, site_file(path), "{path}?{query}");
+            assert_eq!(reply.header("etag"), plain.header("etag"), "{path}?{query}");
+        }
+        for query in ["", "?v=0000000000", "?v=", "?vv=0", &format!("?V={v}")] {
+            let reply = get(&format!("{path}{query}"));
+            assert_eq!(reply.header("cache-control"), revalidate, "{path}{query}");
+        }
+        // RFC 9110 §15.4.5: a 304 carries the Cache-Control a 200 would; so do HEAD and 206.
+        let target = format!("{path}?v={v}");
+        let etag = plain.header("etag").unwrap();
+        let not_modified = request("GET", &target, &[("if-none-match", etag)]);
+        assert_eq!(not_modified.status, 304, "{target}");
+        assert_eq!(not_modified.header("cache-control"), immutable, "{target}");
+        let head = request("HEAD", &target, &[]);
+        assert_eq!(head.header("cache-control"), immutable, "HEAD {target}");
+        let partial = request("GET", &target, &[("range", "bytes=0-9")]);
+        assert_eq!(partial.status, 206, "{target}");
+        assert_eq!(partial.header("cache-control"), immutable, "{target}");
+    }
+    // Pages are navigations: never fingerprinted, whatever `v` says.
+    let v = version_of("/about.html");
+    assert_eq!(
+        get(&format!("/about?v={v}")).header("cache-control"),
+        Some("no-cache")
+    );
+    // A name-fingerprinted file is immutable already; a `v` changes nothing.
+    let stamp = site_files()
+        .into_iter()
+        .find(|(p, _)| p.starts_with("/assets/stamp."))
+        .unwrap()
+        .0;
+    assert_eq!(
+        get(&format!("{stamp}?v=1")).header("cache-control"),
+        immutable
+    );
+}
+
+#[test]
+fn pages_name_their_subresources_by_version_and_preload_their_stylesheet() {
+    // The build rewrote the demo's references (sitegen's link pass): every subresource URL a
+    // page names is one the server answers as immutable, and the page preloads its
+    // render-blocking stylesheet (RFC 8288 Link, rel=preload).
+    let css = format!("/style.css?v={}", version_of("/style.css"));
+    let about = get("/about");
+    let html = String::from_utf8(about.body.clone()).unwrap();
+    for reference in [
+        css.clone(),
+        format!("/app.js?v={}", version_of("/app.js")),
+        format!("/logo.svg?v={}", version_of("/logo.svg")),
+        format!("/images/icon.png?v={}", version_of("/images/icon.png")),
+    ] {
+        assert!(html.contains(&format!("\"{reference}\"")), "{reference}");
+        assert_eq!(
+            get(&reference).header("cache-control"),
+            Some("public, max-age=31536000, immutable"),
+            "{reference}"
+        );
+    }
+    // Links between pages stay as written.
+    assert!(html.contains("href=\"/guide/\""));
+    assert_eq!(
+        about.header("link"),
+        Some(format!("<{css}>; rel=preload; as=style").as_str())
+    );
+    // The index has no external stylesheet: no hint.
+    assert_eq!(get("/").header("link"), None);
+}

@@ -681,9 +681,12 @@ impl FingerprintConfig {
         }
     }
 
-    /// Whether the file at `path` gets a fingerprint.
+    /// Whether the file at `path` gets a fingerprint: not with `mode = "off"`, not an excluded
+    /// one, and never a page (HTML is what a navigation loads: its URL is the site's, and
+    /// stays revalidated).
     pub(crate) fn covers(&self, path: &str) -> bool {
         self.mode == FingerprintMode::Query
+            && !crate::mime::content_type(path).starts_with("text/html")
             && !self
                 .exclude
                 .iter()

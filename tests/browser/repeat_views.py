@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""Repeat views in a real browser: headless Chromium through chromedriver (WebDriver over HTTP,
+the standard library only), reading the DevTools network log (`goog:loggingPrefs` performance).
+
+    tests/browser/repeat_views.py BASE_URL PAGE_A PAGE_B [--expect-requests N] [--json]
+
+Loads PAGE_A, then PAGE_B, then PAGE_A again, and reports each view's requests: those that went
+to the network (URL, status) and those the browser served from its cache. With
+--expect-requests N it fails unless the second view of PAGE_A made exactly N network requests,
+and, for N = 1, unless that one is the document answered 304 (RFC 9110 §15.4.5): every
+subresource was fresh in the cache (RFC 9111 §4.2), so it cost no round trip.
+"""
+import argparse
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class WebDriver:
+    def __init__(self, port):
+        self.base = f"http://127.0.0.1:{port}"
+        self.session = None
+
+    def call(self, method, path, body=None):
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.base + path, data=data, method=method,
+                                         headers={"content-type": "application/json"})
+        with urllib.request.urlopen(request, timeout=60) as reply:
+            return json.loads(reply.read())["value"]
+
+    def start(self, binary, profile):
+        options = {
+            "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--no-first-run", "--disable-background-networking",
+                     f"--user-data-dir={profile}"],
+            "perfLoggingPrefs": {"enableNetwork": True, "enablePage": False},
+        }
+        if binary:
+            options["binary"] = binary
+        capabilities = {"capabilities": {"alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": options,
+            "goog:loggingPrefs": {"performance": "ALL"},
+        }}}
+        self.session = self.call("POST", "/session", capabilities)["sessionId"]
+
+    def navigate(self, url):
+        self.call("POST", f"/session/{self.session}/url", {"url": url})
+
+    def network_log(self):
+        entries = self.call("POST", f"/session/{self.session}/se/log", {"type": "performance"})
+        return [json.loads(e["message"])["message"] for e in entries]
+
+    def quit(self):
+        if self.session:
+            try:
+                self.call("DELETE", f"/session/{self.session}")
+            except OSError:
+                pass
+
+
+def view(driver, url):
+    """Navigates to `url`; returns (network requests [(url, status)], cached [url])."""
+    driver.network_log()  # what came before
+    driver.navigate(url)
+    time.sleep(0.5)  # late events (the load event has fired: every subresource is in)
+    requests, cached, status = {}, set(), {}
+    for event in driver.network_log():
+        method, params = event.get("method"), event.get("params", {})
+        rid = params.get("requestId")
+        if method == "Network.requestWillBeSent":
+            requests[rid] = params["request"]["url"]
+        elif method == "Network.requestServedFromCache":
+            cached.add(rid)
+        elif method == "Network.responseReceived":
+            response = params["response"]
+            if response.get("fromDiskCache") or response.get("fromPrefetchCache"):
+                cached.add(rid)
+            status.setdefault(rid, response.get("status"))
+        elif method == "Network.responseReceivedExtraInfo":
+            # The status on the wire: a revalidated response is reported as the cached 200
+            # in responseReceived, and as the 304 it was here.
+            status[rid] = params.get("statusCode")
+    # The site's own requests (not the browser's new-tab page, chrome:// resources, data: URLs).
+    origin = url.split("/", 3)[:3]
+    ours = {r: u for r, u in requests.items() if u.split("/", 3)[:3] == origin}
+    network = [(u, status.get(r)) for r, u in ours.items() if r not in cached]
+    from_cache = [u for r, u in ours.items() if r in cached]
+    return network, from_cache
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("base")
+    ap.add_argument("page_a")
+    ap.add_argument("page_b")
+    ap.add_argument("--expect-requests", type=int)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    chromedriver = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+    binary = shutil.which("chromium") or shutil.which("chromium-browser")
+    port = free_port()
+    profile = tempfile.mkdtemp(prefix="edgesite-views-")
+    server = subprocess.Popen([chromedriver, f"--port={port}"], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    driver = WebDriver(port)
+    try:
+        for _ in range(100):
+            try:
+                driver.call("GET", "/status")
+                break
+            except OSError:
+                time.sleep(0.1)
+        driver.start(binary, profile)
+        first = view(driver, args.base + args.page_a)
+        other = view(driver, args.base + args.page_b)
+        again = view(driver, args.base + args.page_a)
+    finally:
+        driver.quit()
+        server.terminate()
+        server.wait()
+        shutil.rmtree(profile, ignore_errors=True)
+    result = {
+        "page": args.page_a,
+        "first_view": {"network": len(first[0]), "from_cache": len(first[1]),
+                       "requests": first[0]},
+        "other_page": {"network": len(other[0]), "from_cache": len(other[1])},
+        "second_view": {"network": len(again[0]), "from_cache": len(again[1]),
+                        "requests": again[0]},
+    }
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print(f"{args.page_a}: first view {len(first[0])} requests; second view "
+              f"{len(again[0])} requests ({len(again[1])} from the cache): "
+              + ", ".join(f"{u} {s}" for u, s in again[0]))
+    if args.expect_requests is not None:
+        if len(again[0]) != args.expect_requests:
+            print(f"FAIL: expected {args.expect_requests} requests on the second view, got "
+                  f"{len(again[0])}: {again[0]}", file=sys.stderr)
+            return 1
+        if args.expect_requests == 1 and (again[0][0][0] != args.base + args.page_a
+                                          or again[0][0][1] != 304):
+            print(f"FAIL: the one request should be the document answered 304: {again[0]}",
+                  file=sys.stderr)
+            return 1
+        if len(first[0]) <= args.expect_requests:
+            print(f"FAIL: the first view made only {len(first[0])} requests: nothing to save",
+                  file=sys.stderr)
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
