@@ -4,7 +4,7 @@ ENV := . scripts/env.sh &&
 PORT ?= 8787
 LISTEN ?= 127.0.0.1:8080
 
-.PHONY: setup dev native test lint bench loadtest coldstart memory bigsite devloop fuzz soak size deploy clean
+.PHONY: setup dev native test lint bench loadtest coldstart memory bigsite devloop fuzz soak size views deploy clean
 
 ## Install the toolchain and tools (idempotent; seconds when done).
 setup:
@@ -33,6 +33,10 @@ bench: setup
 ## Load benchmark on loopback: edgesite-native vs a fixed-response hyper ceiling (wrk, bounded).
 loadtest: setup
 	@bench/loadtest.sh
+
+## Repeat views in headless Chromium with and without fingerprints, and the link pass's build cost.
+views: setup
+	@bench/views.sh
 
 ## Cold start under bare workerd: launch to first 200, demo and generated 5/40/70 MB sites, against a JS floor.
 coldstart: setup

@@ -83,8 +83,14 @@ fn decide_and_respond_allocate_nothing() {
         BROWSER[2],
         ("if-none-match", br_etag),
     ];
-    let cases: [Case<'_>; 17] = [
+    // A URL naming the current bytes (`v`, what the link pass writes): the versioned policy.
+    let Target::Asset(app) = &SITE.route("/app.js").unwrap().target else {
+        panic!("/app.js is a file");
+    };
+    let versioned = format!("/app.js?x=1&v={}", app.fingerprint);
+    let cases: [Case<'_>; 18] = [
         ("200 identity", "GET", "/", &[("accept", BROWSER[1].1)], 200),
+        ("200 versioned", "GET", &versioned, &BROWSER, 200),
         ("200 br", "GET", "/", &BROWSER, 200),
         ("304", "GET", "/", &inm_br, 304),
         (

@@ -240,7 +240,14 @@ fn flush_style(scan: &mut Scan) {
 
 /// An attribute's value and its byte span in the source (none for a valueless attribute).
 fn value_of(el: &Element<'_, '_>, name: &str) -> Option<(Range<usize>, String)> {
-    let attribute = el.attributes().iter().find(|a| a.name() == name)?;
+    // `has_attribute` compares names in place; `attributes()` materializes them all.
+    if !el.has_attribute(name) {
+        return None;
+    }
+    let attribute = el
+        .attributes()
+        .iter()
+        .find(|a| a.name().eq_ignore_ascii_case(name))?;
     Some((
         attribute.value_source_location()?.bytes(),
         attribute.value(),

@@ -33,6 +33,8 @@ use resolve::Resolved;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::Instant;
 
 /// The most preload hints per page.
@@ -136,6 +138,8 @@ pub(crate) struct Routing<'a> {
 struct Scanned {
     index: usize,
     text: String,
+    /// SHA-256 of `text`, lower-case hex.
+    sha256: String,
     /// A page's first `<base href>`, character references decoded.
     base: Option<String>,
     refs: Vec<Ref>,
@@ -218,49 +222,78 @@ fn page_urls(found: &[walk::Found], routes: &[Route]) -> Vec<String> {
         .collect()
 }
 
-/// Reads and scans every HTML and CSS file (text that is not UTF-8 is skipped, with a warning).
+/// One file's scan: skipped (not HTML or CSS), scanned, or a warning why not.
+type ScanResult = Result<Result<Option<Scanned>, String>, Error>;
+
+/// Reads and scans every HTML and CSS file, on all cores, in walk order (text that is not
+/// UTF-8 is skipped, with a warning).
 fn scan_all(found: &[walk::Found], warnings: &mut Vec<String>) -> Result<Vec<Scanned>, Error> {
-    let mut scanned = Vec::new();
-    for (index, file) in found.iter().enumerate() {
-        let content_type = mime::content_type(&file.url_path);
-        let is_html = content_type.starts_with("text/html");
-        if !is_html && !content_type.starts_with("text/css") {
-            continue;
+    let next = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<ScanResult>>> = found.iter().map(|_| Mutex::new(None)).collect();
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| loop {
+                let index = next.fetch_add(1, Ordering::Relaxed);
+                let Some(file) = found.get(index) else { break };
+                let result = scan_file(index, file);
+                *slots[index].lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
+            });
         }
-        let bytes = std::fs::read(&file.source).map_err(|source| Error::Read {
-            path: file.source.clone(),
-            source,
-        })?;
-        let Ok(text) = String::from_utf8(bytes) else {
-            warnings.push(format!(
-                "{}: not UTF-8, so its links are not checked or fingerprinted",
-                file.source.display()
-            ));
-            continue;
-        };
-        let page = if is_html {
-            match html::scan(&text) {
-                Ok(page) => page,
-                Err(why) => {
-                    warnings.push(format!("{}: links not read: {why}", file.source.display()));
-                    continue;
-                }
-            }
-        } else {
-            html::Page {
-                refs: css_file_refs(&text),
-                base: None,
-            }
-        };
-        scanned.push(Scanned {
-            index,
-            text,
-            base: page.base,
-            refs: page.refs,
-            resolved: Vec::new(),
-        });
+    });
+    let mut scanned = Vec::new();
+    for slot in slots {
+        // Every slot was filled: no worker stops early.
+        let result = slot.into_inner().unwrap_or_else(|e| e.into_inner());
+        match result.transpose()? {
+            Some(Ok(Some(file))) => scanned.push(file),
+            Some(Err(warning)) => warnings.push(warning),
+            Some(Ok(None)) | None => {}
+        }
     }
     Ok(scanned)
+}
+
+fn scan_file(index: usize, file: &walk::Found) -> ScanResult {
+    let content_type = mime::content_type(&file.url_path);
+    let is_html = content_type.starts_with("text/html");
+    if !is_html && !content_type.starts_with("text/css") {
+        return Ok(Ok(None));
+    }
+    let bytes = std::fs::read(&file.source).map_err(|source| Error::Read {
+        path: file.source.clone(),
+        source,
+    })?;
+    let Ok(text) = String::from_utf8(bytes) else {
+        return Ok(Err(format!(
+            "{}: not UTF-8, so its links are not checked or fingerprinted",
+            file.source.display()
+        )));
+    };
+    let page = if is_html {
+        match html::scan(&text) {
+            Ok(page) => page,
+            Err(why) => {
+                return Ok(Err(format!(
+                    "{}: links not read: {why}",
+                    file.source.display()
+                )))
+            }
+        }
+    } else {
+        html::Page {
+            refs: css_file_refs(&text),
+            base: None,
+        }
+    };
+    Ok(Ok(Some(Scanned {
+        index,
+        sha256: etag::hex(&etag::sha256(text.as_bytes())),
+        text,
+        base: page.base,
+        refs: page.refs,
+        resolved: Vec::new(),
+    })))
 }
 
 fn css_file_refs(text: &str) -> Vec<Ref> {
@@ -501,7 +534,7 @@ fn rewrite(
     Some(Rewrite {
         bytes,
         references: edits.len(),
-        source_sha256: etag::hex(&etag::sha256(file.text.as_bytes())),
+        source_sha256: file.sha256.clone(),
     })
 }
 
