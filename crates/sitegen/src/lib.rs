@@ -393,6 +393,7 @@ struct Routing {
 impl Routing {
     fn view(&self) -> links::Routing<'_> {
         links::Routing {
+            served: &self.served,
             routes: &self.routes,
             rules: &self.redirects.rules,
             index: &self.redirects.index,

@@ -1,7 +1,7 @@
 //! The link pass on real-world markup (tests/fixtures/links: a Sphinx-like page with upper-case
 //! and unquoted attributes, `?2022.1` queries, `&amp;`, srcset, `<base>`, conditional comments,
 //! markup inside scripts and CDATA, module and SRI scripts, inline and attribute CSS,
-//! stylesheets with `@import` and `url()` quoted and not, a reference cycle, and two broken
+//! stylesheets with `@import` and `url()` quoted and not, a `_redirects` 301, a reference cycle, and two broken
 //! links). What it checks:
 //!
 //! * rewriting is byte-exact outside the values it changes: each served file equals its source
@@ -154,7 +154,7 @@ fn a_page_is_rewritten_byte_exactly_outside_the_values_it_changes() {
 }
 
 #[test]
-fn base_href_and_relative_paths_resolve_as_a_browser_does() {
+fn base_href_relative_paths_and_redirects_resolve_as_a_browser_does() {
     let m = compile(Path::new(SITE), &options()).unwrap();
     let expected = replaced(
         &source("/docs/page.html"),
@@ -173,6 +173,11 @@ fn base_href_and_relative_paths_resolve_as_a_browser_does() {
             (
                 "\"/img/hero-2x.png\"",
                 format!("\"/img/hero-2x.png?v={}\"", v(&m, "/img/hero-2x.png")),
+            ),
+            // Through a `_redirects` 301: replaced by where it leads (one round trip fewer).
+            (
+                "\"old.css#x\"",
+                format!("\"/_static/print.css?v={}#x\"", v(&m, "/_static/print.css")),
             ),
         ],
     );

@@ -128,6 +128,9 @@ pub(crate) struct Outcome {
 
 /// The site's routing, as the pass sees it.
 pub(crate) struct Routing<'a> {
+    /// The routes of the files alone: the URL a page is served at (not a rewrite's source).
+    pub served: &'a [Route],
+    /// With `_redirects` applied.
     pub routes: &'a [Route],
     pub rules: &'a [RedirectRule],
     pub index: &'a [RuleIndexNode],
@@ -162,7 +165,7 @@ pub(crate) fn pass(
         preload: vec![None; found.len()],
         ..Outcome::default()
     };
-    let urls = page_urls(found, routing.routes);
+    let urls = page_urls(found, routing.served);
     let mut scanned = scan_all(found, &mut outcome.warnings)?;
     let assets = indexed_assets(found.len());
     with_core_site_of(
