@@ -730,15 +730,9 @@ fn compile_file(
         &bytes,
         &digest,
     );
-    // What `links::fingerprint` gives references to this file.
-    let fingerprinted =
-        cache_reason != CacheReason::Fingerprinted && options.fingerprint.covers(&found.url_path);
+    let fingerprint = links::version(&found.url_path, cache_reason, &identity.sha256, options);
     let file = File {
-        fingerprint: String::from(if fingerprinted {
-            &identity.sha256[..10]
-        } else {
-            ""
-        }),
+        fingerprint: fingerprint.unwrap_or_default().to_string(),
         rewritten: rewrite.map(|r| Rewritten {
             references: r.references,
             source_sha256: r.source_sha256.clone(),

@@ -416,13 +416,26 @@ impl<'a> Hashes<'a> {
 
 /// The `v` of a file at `path` with these bytes (what `compile_file` puts in the manifest).
 pub(crate) fn fingerprint(path: &str, bytes: &[u8], options: &Options) -> Option<String> {
-    if options.fingerprint.mode == FingerprintMode::Off || !options.fingerprint.covers(path) {
+    if !options.fingerprint.covers(path) {
         return None;
     }
     let digest = etag::sha256(bytes);
     let content_type = mime::content_type(path);
     let (_, reason) = cache::cache_control(&options.cache, path, content_type, bytes, &digest);
-    (reason != CacheReason::Fingerprinted).then(|| etag::hex(&digest)[..10].to_string())
+    version(path, reason, &etag::hex(&digest), options).map(str::to_string)
+}
+
+/// The `v` of a file at `path` whose SHA-256 is `sha256` (hex) and whose Cache-Control came
+/// from `reason`: its first 10 hex digits, unless `[fingerprint]` does not cover the file or
+/// its name already carries a verified hash. The one rule for references and for the core.
+pub(crate) fn version<'s>(
+    path: &str,
+    reason: CacheReason,
+    sha256: &'s str,
+    options: &Options,
+) -> Option<&'s str> {
+    (reason != CacheReason::Fingerprinted && options.fingerprint.covers(path))
+        .then(|| &sha256[..10])
 }
 
 /// Rewrites the scanned files, each after the files it references.
