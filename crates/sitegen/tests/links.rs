@@ -121,6 +121,10 @@ fn a_page_is_rewritten_byte_exactly_outside_the_values_it_changes() {
             ),
             ("\"js/later.js\"", format!("\"js/later.js?v={later}\"")),
             ("\"js/sri.js\"", format!("\"js/sri.js?v={sri}\"")),
+            (
+                "\"js/legacy.js\"",
+                format!("\"js/legacy.js?v={}\"", v(&m, "/js/legacy.js")),
+            ),
             ("\"_static/extra.css\"", format!("\"_static/extra.css?v={extra}\"")),
             ("'img/a b.png'", format!("'img/a b.png?v={space}'")),
             ("src=img/bg.png alt", format!("src=img/bg.png?v={bg} alt")),

@@ -56,9 +56,8 @@ pub(crate) fn scan(html: &str) -> Result<Page, String> {
 
 /// Elements that may be in a document's head (HTML, "metadata content" and the like): any
 /// other element starts the body.
-const HEAD_ELEMENTS: [&str; 11] = [
+const HEAD_ELEMENTS: [&str; 10] = [
     "html", "head", "title", "meta", "link", "style", "script", "base", "noscript", "template",
-    "object",
 ];
 
 fn element_refs(el: &mut Element<'_, '_>, scan: &mut Scan) {
@@ -113,12 +112,17 @@ fn element_refs(el: &mut Element<'_, '_>, scan: &mut Scan) {
 
 /// A classic script loads with the page's URL map; a module script (`type=module`) is
 /// keyed by its URL in the module map, so another URL for it would load it twice: checked,
-/// never rewritten. A classic script in the head without `async` or `defer` blocks rendering.
+/// never rewritten. A classic script in the head without `async`, `defer` or `nomodule` blocks
+/// rendering.
 fn script_role(el: &Element<'_, '_>, in_head: bool) -> (Role, Option<Hint>) {
     if attr_is(el, "type", "module") {
         return (Role::Module, None);
     }
-    let blocking = in_head && !el.has_attribute("async") && !el.has_attribute("defer");
+    // `nomodule`: only browsers without modules run it (and fetch it): no hint for the rest.
+    let blocking = in_head
+        && !el.has_attribute("async")
+        && !el.has_attribute("defer")
+        && !el.has_attribute("nomodule");
     (Role::Subresource, blocking.then_some(Hint::Script))
 }
 
