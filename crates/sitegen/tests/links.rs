@@ -9,7 +9,7 @@
 //! * every `v` is the first 10 hex digits of the SHA-256 of the bytes served for its target,
 //!   and stylesheets are rewritten before their hash is taken (dependency order);
 //! * data:, external, scheme-relative, mailto: and fragment-only URLs, navigations, module
-//!   scripts, comments, script text and CDATA are left alone; a cycle is left alone, warned;
+//!   scripts, `<meta>` image URLs (checked only), comments, script text and CDATA are left alone; a cycle is left alone, warned;
 //! * broken links are reported with file and line (and fail the build with `broken = "error"`);
 //! * each page's `Link` preload field; `mode = "off"` rewrites nothing.
 
@@ -143,6 +143,7 @@ fn a_page_is_rewritten_byte_exactly_outside_the_values_it_changes() {
     // external and scheme-relative URLs, mailto:, fragments, navigations, the broken image.
     for kept in [
         "src=\"js/mod.js\"",
+        "content=\"img/hero-2x.png\"",
         "href=\"_static/ie.css\"",
         "<img src=\"img/bg.png\"> stays",
         "href=\"_static/pygments.css\">'",
@@ -258,6 +259,10 @@ fn broken_links_are_reported_with_file_and_line() {
         broken,
         [
             &format!(
+                "{index}:{}: broken link \"/img/missing-card.png\": the site serves nothing at /img/missing-card.png",
+                line_of("/index.html", "missing-card.png")
+            ),
+            &format!(
                 "{index}:{}: broken link \"missing.png\": the site serves nothing at /missing.png",
                 line_of("/index.html", "missing.png")
             ),
@@ -267,16 +272,20 @@ fn broken_links_are_reported_with_file_and_line() {
             ),
         ]
     );
-    assert_eq!(m.stats.links.broken, 2);
+    assert_eq!(m.stats.links.broken, 3);
 
     let mut strict = options();
     strict.links.broken = BrokenLinks::Error;
     match compile(Path::new(SITE), &strict) {
-        Err(Error::BrokenLinks { links }) => assert_eq!(links.len(), 2, "{links:?}"),
+        Err(Error::BrokenLinks { links }) => assert_eq!(links.len(), 3, "{links:?}"),
         other => panic!("expected the broken links as an error, got {other:?}"),
     }
     let mut ignoring = options();
-    ignoring.links.ignore = vec!["/missing.png".into(), "/docs/**".into()];
+    ignoring.links.ignore = vec![
+        "/missing.png".into(),
+        "/docs/**".into(),
+        "/img/missing-*.png".into(),
+    ];
     let m = compile(Path::new(SITE), &ignoring).unwrap();
     assert!(
         !m.warnings.iter().any(|w| w.contains("broken link")),
@@ -336,7 +345,7 @@ fn fingerprint_mode_off_rewrites_nothing() {
     }
     assert_eq!(m.versioned_cache_control, "");
     // The check and the hints still run (without v).
-    assert_eq!(m.stats.links.broken, 2);
+    assert_eq!(m.stats.links.broken, 3);
     assert!(file(&m, "/index.html")
         .headers
         .iter()

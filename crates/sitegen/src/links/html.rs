@@ -102,6 +102,7 @@ fn element_refs(el: &mut Element<'_, '_>, scan: &mut Scan) {
         "base" if scan.page.base.is_none() => {
             scan.page.base = el.get_attribute("href").map(|v| decode_entities(v.trim()));
         }
+        "meta" if meta_is_url(el) => add("content", Role::Checked, None),
         "meta" => refresh_ref(el, &mut scan.page.refs),
         _ => {}
     }
@@ -116,7 +117,7 @@ fn element_refs(el: &mut Element<'_, '_>, scan: &mut Scan) {
 /// rendering.
 fn script_role(el: &Element<'_, '_>, in_head: bool) -> (Role, Option<Hint>) {
     if attr_is(el, "type", "module") {
-        return (Role::Module, None);
+        return (Role::Checked, None);
     }
     // `nomodule`: only browsers without modules run it (and fetch it): no hint for the rest.
     let blocking = in_head
@@ -140,7 +141,7 @@ fn link_role(el: &Element<'_, '_>, in_head: bool) -> Option<(Role, Option<Hint>)
         return Some((Role::Subresource, blocking.then_some(Hint::Style)));
     }
     if has("modulepreload") {
-        return Some((Role::Module, None));
+        return Some((Role::Checked, None));
     }
     if has("preload") {
         let hint = match el.get_attribute("as").as_deref() {
@@ -172,6 +173,27 @@ fn link_role(el: &Element<'_, '_>, in_head: bool) -> Option<(Role, Option<Hint>)
     rel.iter()
         .any(|t| navigation.contains(t))
         .then_some((Role::Navigation, None))
+}
+
+/// The `<meta>` whose `content` is a URL and nothing else (Open Graph, Twitter cards, Windows
+/// tiles): checked, never rewritten (crawlers fetch and keep them).
+fn meta_is_url(el: &Element<'_, '_>) -> bool {
+    const URL_METAS: [&str; 10] = [
+        "og:image",
+        "og:image:url",
+        "og:image:secure_url",
+        "og:video",
+        "og:audio",
+        "twitter:image",
+        "twitter:image:src",
+        "twitter:player",
+        "msapplication-tileimage",
+        "msapplication-config",
+    ];
+    ["property", "name"].iter().any(|key| {
+        el.get_attribute(key)
+            .is_some_and(|v| URL_METAS.contains(&v.trim().to_ascii_lowercase().as_str()))
+    })
 }
 
 /// `<meta http-equiv="refresh" content="5; url=...">`: a navigation.

@@ -15,7 +15,7 @@
 //!    preloaded fonts become one `Link` field (RFC 8288) of `rel=preload` hints.
 //!
 //! Not rewritten: navigations (links between pages), module scripts and `modulepreload`
-//! (a module is keyed by its URL), references with escapes or character references other
+//! (a module is keyed by its URL), `<meta>` URLs (checked only), references with escapes or character references other
 //! than `&amp;` in their text, files some page loads with `integrity` (their bytes must stay),
 //! and files already named by their hash or excluded by `[fingerprint] exclude`.
 
@@ -65,8 +65,10 @@ pub(crate) enum Role {
     Subresource,
     /// A link to a page: checked only.
     Navigation,
-    /// A module script: checked only.
-    Module,
+    /// Loads something whose URL must stay as written: checked only (a module script or
+    /// `modulepreload`, keyed by its URL in the module map; a `<meta>` image that other sites
+    /// fetch).
+    Checked,
 }
 
 /// A `rel=preload` destination (Fetch's `as`).
