@@ -1,12 +1,13 @@
 //! The build-time encoders in MB/s of input, at the default settings, on the demo's
-//! index.html (21 KB of HTML with inline CSS and JS) and its stylesheet. This is what a cold
+//! index.html (21 KB of HTML with inline CSS and JS) and its stylesheet, with gzip by both
+//! encoders (libdeflate, the default, and zopfli). This is what a cold
 //! build pays per byte of site; a warm build reads the compression cache instead.
 //! Run with `make bench`.
 #![allow(missing_docs)] // criterion's macros generate undocumented items
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use edgesite_core::ContentCoding;
-use edgesite_sitegen::{encode, CompressionConfig};
+use edgesite_sitegen::{encode, CompressionConfig, GzipEncoder};
 use std::time::Duration;
 
 const INDEX: &[u8] = include_bytes!("../../../public/index.html");
@@ -22,6 +23,14 @@ fn encoders(c: &mut Criterion) {
                 b.iter(|| encode(coding, black_box(input), &config));
             });
         }
+        // The other gzip encoder (`gzip_encoder = "zopfli"`), for comparison.
+        let zopfli = CompressionConfig {
+            gzip_encoder: GzipEncoder::Zopfli,
+            ..config.clone()
+        };
+        group.bench_function("gzip (zopfli)", |b| {
+            b.iter(|| encode(ContentCoding::Gzip, black_box(input), &zopfli));
+        });
         group.finish();
     }
 }

@@ -4,7 +4,8 @@
 //! Defaults (`[compression]` in edgesite.toml changes them):
 //! - brotli: quality 11, window 2^24 (the largest a browser decodes);
 //! - zstd: level 19, whose window stays within the 8 MiB browsers accept (RFC 9659 §3);
-//! - gzip: zopfli with 15 iterations, the best deflate ratio (about 5% below `gzip -9`);
+//! - gzip: libdeflate at level 12, about 7% below `gzip -9` and within about 1% of zopfli (smaller
+//!   or larger by file) at a fortieth of its time; `gzip_encoder = "zopfli"` for zopfli;
 //! - a variant is kept only when it is at least 5% and 64 bytes smaller than identity;
 //! - types that are already compressed (images, fonts, media, archives) are not tried.
 //!
@@ -12,7 +13,7 @@
 //! keyed by the SHA-256 of the input, the coding and its settings: a rebuild encodes only files
 //! whose bytes changed.
 
-use crate::config::CompressionConfig;
+use crate::config::{CompressionConfig, GzipEncoder};
 use edgesite_core::ContentCoding;
 use std::path::Path;
 
@@ -95,7 +96,10 @@ fn settings_key(coding: ContentCoding, config: &CompressionConfig) -> String {
     match coding {
         ContentCoding::Br => format!("br-q{}-w24", config.brotli_quality),
         ContentCoding::Zstd => format!("zstd-{}", config.zstd_level),
-        ContentCoding::Gzip => format!("gzip-zopfli-i{}", config.zopfli_iterations),
+        ContentCoding::Gzip => match config.gzip_encoder {
+            GzipEncoder::Libdeflate => "gzip-libdeflate-12".into(),
+            GzipEncoder::Zopfli => format!("gzip-zopfli-i{}", config.zopfli_iterations),
+        },
         ContentCoding::Identity => "identity".into(),
     }
 }
@@ -105,7 +109,10 @@ pub fn encode(coding: ContentCoding, bytes: &[u8], config: &CompressionConfig) -
     match coding {
         ContentCoding::Br => brotli(bytes, config.brotli_quality),
         ContentCoding::Zstd => zstd(bytes, config.zstd_level),
-        ContentCoding::Gzip => gzip(bytes, config.zopfli_iterations),
+        ContentCoding::Gzip => match config.gzip_encoder {
+            GzipEncoder::Libdeflate => gzip_libdeflate(bytes),
+            GzipEncoder::Zopfli => gzip_zopfli(bytes, config.zopfli_iterations),
+        },
         ContentCoding::Identity => bytes.to_vec(),
     }
 }
@@ -177,7 +184,17 @@ fn zstd(bytes: &[u8], level: i32) -> Vec<u8> {
     zstd::bulk::compress(bytes, level).expect("zstd into a Vec cannot fail")
 }
 
-fn gzip(bytes: &[u8], iterations: u64) -> Vec<u8> {
+fn gzip_libdeflate(bytes: &[u8]) -> Vec<u8> {
+    let mut compressor = libdeflater::Compressor::new(libdeflater::CompressionLvl::best());
+    let mut out = vec![0; compressor.gzip_compress_bound(bytes.len())];
+    let len = compressor
+        .gzip_compress(bytes, &mut out)
+        .expect("libdeflate's bound is enough room");
+    out.truncate(len);
+    out
+}
+
+fn gzip_zopfli(bytes: &[u8], iterations: u64) -> Vec<u8> {
     let mut out = Vec::new();
     let options = zopfli::Options {
         iteration_count: std::num::NonZeroU64::new(iterations).unwrap_or(std::num::NonZeroU64::MIN),
@@ -328,5 +345,48 @@ mod tests {
             },
             "another quality is another key"
         );
+    }
+
+    #[test]
+    fn both_gzip_encoders_write_standard_gzip_and_are_cached_apart() {
+        // RFC 9110 §8.4.1.3: gzip is the format of RFC 1952, whichever encoder wrote it.
+        let dir = tempfile::tempdir().unwrap();
+        let input = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../public/index.html"
+        ))
+        .unwrap();
+        let sha = crate::etag::hex(&crate::etag::sha256(&input));
+        let mut sizes = Vec::new();
+        for gzip_encoder in [GzipEncoder::Libdeflate, GzipEncoder::Zopfli] {
+            let config = CompressionConfig {
+                codings: vec![ContentCoding::Gzip],
+                gzip_encoder,
+                zopfli_iterations: 2,
+                ..CompressionConfig::default()
+            };
+            let mut counts = EncodeCounts::default();
+            let encoded = super::precompress(
+                "index.html",
+                &input,
+                &sha,
+                &config,
+                Some(dir.path()),
+                &mut counts,
+            );
+            assert_eq!(
+                counts.encoded, 1,
+                "{gzip_encoder:?}: not taken from the other's cache"
+            );
+            let mut decoded = Vec::new();
+            flate2::read::GzDecoder::new(&encoded[0].bytes[..])
+                .read_to_end(&mut decoded)
+                .unwrap();
+            assert_eq!(decoded, input, "{gzip_encoder:?}");
+            sizes.push(encoded[0].bytes.len());
+        }
+        // Within 2% of each other on a real page (either may be smaller).
+        let (a, b) = (sizes[0] as f64, sizes[1] as f64);
+        assert!((a - b).abs() / b < 0.02, "libdeflate {a} zopfli {b}");
     }
 }

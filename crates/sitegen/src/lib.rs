@@ -49,7 +49,7 @@ pub use codegen::Bodies;
 pub use compress::{encode, EncodeCounts};
 pub use config::{
     BrokenLinks, BudgetConfig, CacheConfig, CacheRule, CompatConfig, CompressionConfig, Config,
-    FingerprintConfig, FingerprintMode, HeadersConfig, LinksConfig, SiteConfig, Store,
+    FingerprintConfig, FingerprintMode, GzipEncoder, HeadersConfig, LinksConfig, SiteConfig, Store,
     TrailingSlash,
 };
 pub use error::Error;

@@ -365,7 +365,6 @@ fn a_rebuild_after_touching_one_file_encodes_only_that_file() {
     options.cache_dir = Some(cache.path().to_path_buf());
     // Light settings keep the test fast; the cache does not depend on them.
     options.compression.brotli_quality = 5;
-    options.compression.zopfli_iterations = 1;
     let cold = compile(site.path(), &options).unwrap();
     assert_eq!(
         (cold.stats.encodings.encoded, cold.stats.encodings.cached),
