@@ -4,7 +4,7 @@ ENV := . scripts/env.sh &&
 PORT ?= 8787
 LISTEN ?= 127.0.0.1:8080
 
-.PHONY: setup dev native test lint bench loadtest coldstart memory bigsite devloop fuzz soak size views deploy clean
+.PHONY: setup dev native test lint bench loadtest coldstart memory bigsite devloop fuzz soak size views dictbench deploy clean
 
 ## Install the toolchain and tools (idempotent; seconds when done).
 setup:
@@ -38,6 +38,10 @@ loadtest: setup
 views: setup
 	@bench/views.sh
 
+## RFC 9842 deltas on a replay of 10 deploys: bytes downloaded with br, dcz and dcb (issue 14).
+dictbench: setup
+	$(ENV) cargo run -q --profile sitegen-bench -p edgesite-sitegen --example dictbench 2>/dev/null
+
 ## Cold start under bare workerd: launch to first 200, demo and generated 5/40/70 MB sites, against a JS floor.
 coldstart: setup
 	@bench/coldstart.sh
@@ -68,8 +72,9 @@ size: setup
 	@scripts/size.sh
 
 ## Deploy to Cloudflare (needs CLOUDFLARE_API_TOKEN, or `wrangler login`).
+# EDGESITE_RECORD_DEPLOY=1: the build adds what it serves to the deploy history ([history]).
 deploy: setup
-	$(ENV) wrangler deploy
+	$(ENV) EDGESITE_RECORD_DEPLOY=1 wrangler deploy
 
 clean:
 	rm -rf target build dist .wrangler

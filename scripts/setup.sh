@@ -10,7 +10,8 @@
 #        rustc runs with --sysroot pointing there; nothing under /usr is written);
 #   2. pinned cargo tools: wasm-bindgen-cli (= the wasm-bindgen in Cargo.lock), worker-build, wasm-pack;
 #   3. Node >= 22 and wrangler, esbuild, binaryen (wasm-opt) from package-lock.json (`npm ci`);
-#   4. Debian's chromium + chromium-driver (browser tests) and wrk (load tests).
+#   4. Debian's chromium + chromium-driver (browser tests), wrk (load tests) and zstd (its CLI
+#      decodes the build's dcz deltas in a test: the reference decoder).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -144,6 +145,6 @@ if [ "$(cat "$ROOT/node_modules/.edgesite-stamp" 2>/dev/null)" != "$lock_sum" ];
 fi
 
 # ---- 4. browser and load tools ----------------------------------------------------------------
-apt_install chromium chromium-driver wrk
+apt_install chromium chromium-driver wrk zstd
 
 say "ready: $(rustc -V), $(wasm-bindgen --version), $(worker-build --version 2>&1 | head -1), $(wasm-pack --version), node $(node --version), wrangler $(wrangler --version 2>/dev/null | tail -1)"

@@ -16,7 +16,8 @@
 //!
 //! The only part of sitegen that reads the environment: `EDGESITE_CONFIG` (default
 //! `edgesite.toml` in the crate's folder; a missing file means the defaults), `EDGESITE_SITE`
-//! (overrides the config's `site.dir`, default `public/`) and `SOURCE_DATE_EPOCH`. A bad
+//! (overrides the config's `site.dir`, default `public/`), `SOURCE_DATE_EPOCH` and
+//! `EDGESITE_RECORD_DEPLOY` (`1`: add this build to the deploy history, `[history]`). A bad
 //! configuration or site fails the build with a message naming the file (and line). At every
 //! build it prints the build report and writes it, with the integrity manifest, to
 //! `target/edgesite/`; `cargo:rustc-env=EDGESITE_SITE_DIR` names the folder it embedded, and
@@ -100,7 +101,41 @@ fn build(
         .and_then(|()| manifest.write_served_pages(&out_dir.join("served")))
         .map_err(|e| format!("cannot write {}: {e}", out_dir.display()))?;
     report(&manifest, out_dir);
+    history(&manifest, &config, config_dir)?;
     Ok(site_dir)
+}
+
+/// `EDGESITE_RECORD_DEPLOY=1` (set by `make deploy`): adds this build to the deploy history,
+/// since what it serves is what browsers will hold. Other builds (tests, `wrangler dev`) only
+/// say what the history holds.
+fn history(manifest: &Manifest, config: &Config, config_dir: &Path) -> Result<(), Error> {
+    println!("cargo:rerun-if-env-changed=EDGESITE_RECORD_DEPLOY");
+    let dir = config_dir.join(&config.history.dir);
+    let mut history = crate::history::History::open(&dir)?;
+    if env::var("EDGESITE_RECORD_DEPLOY").as_deref() == Ok("1") {
+        let recorded = history
+            .record(manifest, config.history.keep)
+            .map_err(|source| Error::Read {
+                path: dir.clone(),
+                source,
+            })?;
+        println!(
+            "cargo:warning=history: recorded build {} in {}: {} deploys kept, {} bodies written, {} removed, {} bytes",
+            manifest.build_id,
+            dir.display(),
+            recorded.deploys,
+            recorded.bodies_written,
+            recorded.bodies_removed,
+            recorded.bytes
+        );
+    } else if !history.deploys.is_empty() {
+        println!(
+            "cargo:warning=history: {} earlier deploys in {} (not recorded: EDGESITE_RECORD_DEPLOY is not 1)",
+            history.deploys.len(),
+            dir.display()
+        );
+    }
+    Ok(())
 }
 
 fn compile_site(site_dir: &Path, config: &Config, out_dir: &Path) -> Result<Manifest, Error> {

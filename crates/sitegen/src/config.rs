@@ -47,6 +47,50 @@ pub struct Config {
     /// `[links]`
     #[serde(default)]
     pub links: LinksConfig,
+    /// `[history]`
+    #[serde(default)]
+    pub history: HistoryConfig,
+}
+
+/// `[history]`: the deploy history (what earlier deploys served; see `history.rs`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HistoryConfig {
+    /// The history folder, relative to the config file (default `.edgesite/history`).
+    #[serde(default = "default_history_dir")]
+    pub dir: PathBuf,
+    /// How many deploys it keeps, the newest included (default 3; 1 to 10).
+    #[serde(default = "default_keep")]
+    pub keep: usize,
+}
+
+impl Default for HistoryConfig {
+    fn default() -> Self {
+        HistoryConfig {
+            dir: default_history_dir(),
+            keep: default_keep(),
+        }
+    }
+}
+
+fn default_history_dir() -> PathBuf {
+    PathBuf::from(".edgesite/history")
+}
+fn default_keep() -> usize {
+    3
+}
+
+impl HistoryConfig {
+    fn first_invalid(&self) -> Option<(Key, String)> {
+        let key = |name| Key::new(&["history", name]);
+        if !(1..=10).contains(&self.keep) {
+            return Some((key("keep"), format!("{} is not in 1..=10", self.keep)));
+        }
+        if self.dir.as_os_str().is_empty() {
+            return Some((key("dir"), "an empty folder name".into()));
+        }
+        None
+    }
 }
 
 /// `[fingerprint]`: content-addressed URLs for the site's own subresources.
@@ -507,6 +551,7 @@ impl Config {
             .or_else(|| self.site.first_invalid())
             .or_else(|| self.fingerprint.first_invalid())
             .or_else(|| self.links.first_invalid())
+            .or_else(|| self.history.first_invalid())
     }
 }
 
@@ -853,6 +898,10 @@ mod tests {
             ("[site]\nspa_fallback = \"index.html\"\n", 2, "site.spa_fallback"),
             ("[compression]\nzopfli_iterations = 0\n", 2, "compression.zopfli_iterations: must be at least 1"),
             ("[compression]\nmin_savings_percent = 101\n", 2, "compression.min_savings_percent"),
+            ("[history]\nkeep = 0\n", 2, "history.keep: 0 is not in 1..=10"),
+            ("[history]\n\nkeep = 11\n", 3, "history.keep: 11 is not in 1..=10"),
+            ("[history]\ndir = \"\"\n", 2, "history.dir: an empty folder name"),
+            ("[history]\nkept = 2\n", 2, "unknown field `kept`"),
             ("[compression]\ngzip_encoder = \"pigz\"\n", 2, "unknown variant `pigz`, expected `libdeflate` or `zopfli`"),
             ("[compression]\ncodings = [\"identity\"]\n", 2, "compression.codings: unknown coding \"identity\""),
         ];

@@ -27,11 +27,13 @@ mod cache;
 mod codegen;
 mod compress;
 mod config;
+pub mod delta;
 mod error;
 mod etag;
 mod field;
 mod glob;
 mod headers_file;
+pub mod history;
 mod links;
 mod mime;
 mod modified;
@@ -49,8 +51,8 @@ pub use codegen::Bodies;
 pub use compress::{encode, EncodeCounts};
 pub use config::{
     BrokenLinks, BudgetConfig, CacheConfig, CacheRule, CompatConfig, CompressionConfig, Config,
-    FingerprintConfig, FingerprintMode, GzipEncoder, HeadersConfig, LinksConfig, SiteConfig, Store,
-    TrailingSlash,
+    FingerprintConfig, FingerprintMode, GzipEncoder, HeadersConfig, HistoryConfig, LinksConfig,
+    SiteConfig, Store, TrailingSlash,
 };
 pub use error::Error;
 pub use links::LinkStats;
