@@ -19,7 +19,8 @@
 #   8. views       repeat views in headless Chromium (tests/browser/repeat_views.py, chromedriver and
 #                  the DevTools network log): a page viewed again makes one request, its document
 #                  answered 304, on the demo site (native twin and the Worker under bare workerd) and
-#                  on a generated docs-style site whose generator does not fingerprint
+#                  on a generated docs-style site whose generator does not fingerprint; and
+#                  Chromium decodes sitegen's RFC 9842 dcz and dcb deltas (dictionary_transport.py)
 # The suites check the demo site, so EDGESITE_SITE is ignored here.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -263,6 +264,10 @@ repeat_views() {
     views_of "$port" / /docs/page-0003; } || rc=1
   stop_server site-override
   rm -rf "$site"
+  # RFC 9842: Chromium decodes the dcz and dcb deltas sitegen builds (issue 14; served by the
+  # script's own loopback server until the core serves deltas).
+  { cargo build -q -p edgesite-sitegen --example delta &&
+    python3 tests/browser/dictionary_transport.py target/debug/examples/delta; } || rc=1
   return $rc
 }
 

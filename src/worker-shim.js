@@ -39,7 +39,7 @@ function instantiate() {
 }
 instantiate();
 
-const lengths = new Int32Array(10);
+const lengths = new Int32Array(11);
 
 // Writes the request into the input buffer; false if it does not fit. The target and the field
 // values are joined and encoded at once: they are ASCII (a parsed URL; field values a client
@@ -100,7 +100,7 @@ function answer(request) {
 	const code = methodCode(request.method);
 	if (!write(request)) return imports.edgesite_fetch(request);
 	const l = lengths;
-	const compact = wasm.edgesite_decide(code, l[0], l[1], l[2], l[3], l[4], l[5], l[6], l[7], l[8], l[9]);
+	const compact = wasm.edgesite_decide(code, l[0], l[1], l[2], l[3], l[4], l[5], l[6], l[7], l[8], l[9], l[10]);
 	if (compact < 0) return imports.edgesite_general(code, lengths);
 	// Kinds (edgesite_worker::entry::Fast): 1 = 200, 2 = 200 to HEAD, 3 = 304. Above them, the
 	// representation's id and whether the request is versioned (its own Cache-Control).

@@ -55,6 +55,7 @@ pub fn decide(
     range: i32,
     sec_fetch_mode: i32,
     accept: i32,
+    available_dictionary: i32,
 ) -> i32 {
     let lengths = [
         target,
@@ -67,6 +68,7 @@ pub fn decide(
         range,
         sec_fetch_mode,
         accept,
+        available_dictionary,
     ];
     entry::decide(&crate::SITE, method, &lengths)
 }

@@ -56,6 +56,7 @@ pub fn entity_tags(data: &[u8]) {
 static BODY: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";
 
 static ASSET: Asset<'static> = Asset {
+    deltas: &[],
     content_type: "text/plain; charset=utf-8",
     last_modified: "Tue, 14 Nov 2023 22:13:20 GMT",
     last_modified_unix: 1_700_000_000,

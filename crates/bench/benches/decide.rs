@@ -97,6 +97,7 @@ fn generated_site(n: usize) -> &'static Site<'static> {
         .map(|i| {
             let body = text(format!("<p>page {i}</p>"));
             Asset {
+                deltas: &[],
                 content_type: "text/html; charset=utf-8",
                 last_modified: "Tue, 14 Nov 2023 22:13:20 GMT",
                 last_modified_unix: 1_700_000_000,

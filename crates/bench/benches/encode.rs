@@ -20,7 +20,7 @@ fn encoders(c: &mut Criterion) {
         group.throughput(Throughput::Bytes(input.len() as u64));
         for coding in [ContentCoding::Br, ContentCoding::Zstd, ContentCoding::Gzip] {
             group.bench_function(coding.token(), |b| {
-                b.iter(|| encode(coding, black_box(input), &config));
+                b.iter(|| encode(coding, black_box(input), &config).unwrap());
             });
         }
         // The other gzip encoder (`gzip_encoder = "zopfli"`), for comparison.
@@ -29,7 +29,7 @@ fn encoders(c: &mut Criterion) {
             ..config.clone()
         };
         group.bench_function("gzip (zopfli)", |b| {
-            b.iter(|| encode(ContentCoding::Gzip, black_box(input), &zopfli));
+            b.iter(|| encode(ContentCoding::Gzip, black_box(input), &zopfli).unwrap());
         });
         group.finish();
     }

@@ -16,15 +16,22 @@ pub enum ContentCoding {
     Zstd,
     /// gzip (RFC 9110 §8.4.1.3).
     Gzip,
+    /// Dictionary-compressed Brotli (RFC 9842 §5.1): a delta against a dictionary the client
+    /// holds, sent only when its Available-Dictionary names that dictionary.
+    Dcb,
+    /// Dictionary-compressed Zstandard (RFC 9842 §5.2), likewise.
+    Dcz,
 }
 
 impl ContentCoding {
     /// Every coding, identity first; [`ContentCoding::index`] is the position in this list.
-    pub const ALL: [ContentCoding; 4] = [
+    pub const ALL: [ContentCoding; 6] = [
         ContentCoding::Identity,
         ContentCoding::Br,
         ContentCoding::Zstd,
         ContentCoding::Gzip,
+        ContentCoding::Dcb,
+        ContentCoding::Dcz,
     ];
 
     /// How many codings there are.
@@ -37,6 +44,21 @@ impl ContentCoding {
             ContentCoding::Br => 1,
             ContentCoding::Zstd => 2,
             ContentCoding::Gzip => 3,
+            ContentCoding::Dcb => 4,
+            ContentCoding::Dcz => 5,
+        }
+    }
+
+    /// Whether the bytes need a dictionary the client holds (RFC 9842 §5): such a
+    /// representation is a delta, chosen only for a request whose Available-Dictionary names
+    /// its dictionary, never by Accept-Encoding alone.
+    pub const fn needs_dictionary(self) -> bool {
+        match self {
+            ContentCoding::Dcb | ContentCoding::Dcz => true,
+            ContentCoding::Identity
+            | ContentCoding::Br
+            | ContentCoding::Zstd
+            | ContentCoding::Gzip => false,
         }
     }
 
@@ -47,6 +69,8 @@ impl ContentCoding {
             ContentCoding::Br => "br",
             ContentCoding::Zstd => "zstd",
             ContentCoding::Gzip => "gzip",
+            ContentCoding::Dcb => "dcb",
+            ContentCoding::Dcz => "dcz",
         }
     }
 

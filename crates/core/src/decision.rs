@@ -30,7 +30,7 @@ use crate::date::parse_http_date;
 use crate::etag::{IfMatch, IfNoneMatch, IfRange};
 use crate::location::{query_of, Location, LOCATION_CAPACITY};
 use crate::lookup::{lookup, Found, Scratch};
-use crate::negotiate::select;
+use crate::negotiate::negotiate;
 use crate::path::PathError;
 use crate::range::{evaluate_range, ByteRange, RangeRequest, RangeSet};
 use crate::request::{Method, RequestHead};
@@ -272,7 +272,7 @@ fn resource<'a, 'r, M: Marks>(
     head: bool,
     marks: &mut M,
 ) -> Outcome<'a, 'r> {
-    let selected = select(asset, request.accept_encoding);
+    let selected = negotiate(asset, request.accept_encoding, request.available_dictionary);
     marks.negotiation_done();
     let Some(representation) = selected else {
         return Outcome::NotAcceptable { asset };

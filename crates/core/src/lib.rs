@@ -16,6 +16,7 @@
 //! use edgesite_core::{decide, respond, Asset, Body, Content, ContentCoding, RequestHead, Representation, Route, Scratch, Site, Target};
 //!
 //! static INDEX: Asset<'static> = Asset {
+//!     deltas: &[],
 //!     content_type: "text/html; charset=utf-8",
 //!     last_modified: "Sun, 29 Nov 2026 12:00:00 GMT",
 //!     last_modified_unix: 1_795_953_600,
@@ -104,7 +105,7 @@ pub use decision::{decide, Decision, Outcome};
 pub use etag::{strong_eq, weak_eq, IfMatch, IfNoneMatch, IfRange};
 pub use location::{Destination, Location, LOCATION_CAPACITY};
 pub use lookup::{serves, Scratch};
-pub use negotiate::{select, AcceptEncoding};
+pub use negotiate::{dictionary_hash, negotiate, select, AcceptEncoding};
 pub use path::{canonical_path, normalize, PathBuf, PathError, MAX_PATH_LEN};
 pub use percent::{is_path_char, is_query_value_char, is_visible_ascii, percent_encode};
 pub use range::{evaluate_range, ByteRange, RangeRequest, RangeSet, MAX_RANGE_SPECS};
@@ -114,7 +115,7 @@ pub use respond::{respond, respond_if_served, respond_into};
 pub use response::{Body, FieldText, HeaderList, Multipart, Piece, Response};
 pub use rule::{segment_key, Captures, MAX_CAPTURES};
 pub use site::{
-    Action, Asset, Content, NotFoundPage, Part, Redirect, RedirectStatus, Representation, Route,
-    Rule, RuleNode, Segment, Site, Target,
+    Action, Asset, Content, Delta, NotFoundPage, Part, Redirect, RedirectStatus, Representation,
+    Route, Rule, RuleNode, Segment, Site, Target,
 };
 pub use timing::{respond_timed, ServerTiming};

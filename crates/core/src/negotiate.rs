@@ -62,9 +62,11 @@ impl AcceptEncoding {
             }
         }
         let qualities = ContentCoding::ALL.map(|coding| match (explicit[coding.index()], star) {
-            (Some(q), _) | (None, Some(q)) => q,
+            // RFC 9842 §5: a dictionary coding only when listed by name, never through `*`.
+            (Some(q), _) => q,
+            (None, Some(q)) if !coding.needs_dictionary() => q,
             (None, None) if coding == ContentCoding::Identity => IMPLICIT_IDENTITY,
-            (None, None) => 0,
+            (None, _) => 0,
         });
         Some(AcceptEncoding { qualities })
     }
@@ -76,10 +78,23 @@ impl AcceptEncoding {
 }
 
 /// Chooses the representation of `asset` to send (RFC 9110 §12.5.3), or `None` for 406.
-/// `accept_encoding` is the raw field value, if the request had one.
+/// `accept_encoding` is the raw field value, if the request had one. Deltas are not
+/// considered: see [`negotiate`].
 pub fn select<'a>(
     asset: &'a Asset<'a>,
     accept_encoding: Option<&[u8]>,
+) -> Option<&'a Representation<'a>> {
+    negotiate(asset, accept_encoding, None)
+}
+
+/// [`select`], with the request's Available-Dictionary (RFC 9842 §2.2): when it names the
+/// dictionary of one of the asset's deltas and Accept-Encoding lists that delta's coding
+/// (`dcb`, `dcz`) at a quality no lower than the best ordinary choice's, the delta is chosen
+/// (the smallest, among equals). A malformed or unknown Available-Dictionary is ignored.
+pub fn negotiate<'a>(
+    asset: &'a Asset<'a>,
+    accept_encoding: Option<&[u8]>,
+    available_dictionary: Option<&[u8]>,
 ) -> Option<&'a Representation<'a>> {
     let accept = match accept_encoding {
         // Empty (§12.5.3: wants no coding): identity only.
@@ -92,8 +107,26 @@ pub fn select<'a>(
     let Some(accept) = accept else {
         return Some(asset.identity());
     };
+    let best = best_of(asset.representations.iter(), &accept);
+    let dictionary = available_dictionary.and_then(dictionary_hash);
+    let delta = dictionary.and_then(|hash| {
+        let matching = asset.deltas.iter().filter(|d| d.dictionary == hash);
+        best_of(matching.map(|d| &d.representation), &accept)
+    });
+    match (best, delta) {
+        (Some((_, q)), Some((delta, delta_q))) if delta_q >= q => Some(delta),
+        (None, Some((delta, _))) => Some(delta),
+        (best, _) => best.map(|(representation, _)| representation),
+    }
+}
+
+/// The acceptable representation of highest quality, the fewest bytes among equals.
+fn best_of<'a>(
+    representations: impl Iterator<Item = &'a Representation<'a>>,
+    accept: &AcceptEncoding,
+) -> Option<(&'a Representation<'a>, u16)> {
     let mut best: Option<(&'a Representation<'a>, u16)> = None;
-    for representation in asset.representations {
+    for representation in representations {
         let q = accept.quality(representation.coding);
         let better = match best {
             _ if q == 0 => false,
@@ -106,7 +139,56 @@ pub fn select<'a>(
             best = Some((representation, q));
         }
     }
-    best.map(|(representation, _)| representation)
+    best
+}
+
+/// The SHA-256 an Available-Dictionary field value names (RFC 9842 §2.2): an RFC 8941 §3.3.5
+/// byte sequence, `:` base64 `:`, of exactly 32 bytes, with optional whitespace around it and
+/// the base64 padding optional. Anything else is `None` (the field is ignored).
+///
+/// ```
+/// use edgesite_core::dictionary_hash;
+/// let hash = dictionary_hash(b" :AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=: ").unwrap();
+/// assert_eq!(hash[..4], [0, 1, 2, 3]);
+/// assert_eq!(hash[31], 31);
+/// assert_eq!(dictionary_hash(b":AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8:"), Some(hash));
+/// assert_eq!(dictionary_hash(b"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="), None);
+/// assert_eq!(dictionary_hash(b":AAEC:"), None);
+/// ```
+pub fn dictionary_hash(value: &[u8]) -> Option<[u8; 32]> {
+    let inner = trim(value).strip_prefix(b":")?.strip_suffix(b":")?;
+    let inner = inner.strip_suffix(b"=").unwrap_or(inner);
+    // 32 bytes: ten groups of three (40 characters) and two bytes (3 characters).
+    if inner.len() != 43 {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    let mut bits: u32 = 0;
+    let mut count = 0;
+    let mut at = 0;
+    for &c in inner {
+        bits = (bits << 6) | u32::from(base64_value(c)?);
+        count += 6;
+        if count >= 8 {
+            count -= 8;
+            *out.get_mut(at)? = (bits >> count) as u8;
+            at += 1;
+        }
+    }
+    // The 2 bits left over must be zero (canonical encoding, RFC 4648 §3.5).
+    (at == 32 && bits & ((1 << count) - 1) == 0).then_some(out)
+}
+
+/// A base64 character's value (RFC 4648 §4, the standard alphabet RFC 8941 uses).
+fn base64_value(c: u8) -> Option<u8> {
+    match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'+' => Some(62),
+        b'/' => Some(63),
+        _ => None,
+    }
 }
 
 /// The elements of the list: `Some((coding, quality))`, or `None` for a malformed element.
@@ -182,6 +264,7 @@ fn is_tchar(b: u8) -> bool {
 mod tests {
     use super::*;
     use crate::site::Content;
+    use crate::site::Delta;
     use proptest::prelude::*;
     use ContentCoding::{Br, Gzip, Identity, Zstd};
 
@@ -192,6 +275,7 @@ mod tests {
     }
 
     static ASSET: Asset<'static> = Asset {
+        deltas: &[],
         content_type: "text/html; charset=utf-8",
         last_modified: "Thu, 01 Jan 1970 00:00:00 GMT",
         last_modified_unix: 0,
@@ -330,6 +414,118 @@ mod tests {
                 }
                 None => prop_assert!(ASSET.representations.iter().all(|r| accept.quality(r.coding) == 0)),
             }
+        }
+    }
+
+    /// The asset of the tests above with two deltas (RFC 9842): dcz and dcb against the
+    /// dictionary whose SHA-256 is 0, 1, ..., 31.
+    static WITH_DELTAS: Asset<'static> = Asset {
+        deltas: &[
+            Delta {
+                dictionary: HASH,
+                representation: Representation {
+                    coding: ContentCoding::Dcz,
+                    etag: "\"dz\"",
+                    content_length: "2",
+                    content: Content::Bytes(b"dz"),
+                },
+            },
+            Delta {
+                dictionary: HASH,
+                representation: Representation {
+                    coding: ContentCoding::Dcb,
+                    etag: "\"db\"",
+                    content_length: "1",
+                    content: Content::Bytes(b"d"),
+                },
+            },
+        ],
+        ..ASSET
+    };
+    const HASH: [u8; 32] = {
+        let mut hash = [0u8; 32];
+        let mut i = 0;
+        while i < 32 {
+            hash[i] = i as u8;
+            i += 1;
+        }
+        hash
+    };
+    /// `HASH` as Available-Dictionary sends it.
+    const AVAILABLE: &str = ":AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=:";
+    const CHROME: &str = "gzip, deflate, br, zstd, dcb, dcz";
+
+    fn with_dictionary(accept_encoding: &str, available: Option<&str>) -> Option<&'static str> {
+        negotiate(
+            &WITH_DELTAS,
+            Some(accept_encoding.as_bytes()),
+            available.map(str::as_bytes),
+        )
+        .map(|r| r.etag)
+    }
+
+    #[test]
+    fn a_named_dictionary_selects_the_smallest_acceptable_delta() {
+        // RFC 9842 §2.2 and §5: the hash matches and both codings are listed.
+        assert_eq!(with_dictionary(CHROME, Some(AVAILABLE)), Some("\"db\""));
+        assert_eq!(with_dictionary("br, dcz", Some(AVAILABLE)), Some("\"dz\""));
+        // Optional whitespace around the field value, padding omitted.
+        let unpadded = "  :AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8:\t";
+        assert_eq!(with_dictionary(CHROME, Some(unpadded)), Some("\"db\""));
+    }
+
+    #[test]
+    fn no_unknown_or_malformed_dictionary_or_unlisted_coding_means_ordinary_negotiation() {
+        let br = Some("\"b\"");
+        assert_eq!(with_dictionary(CHROME, None), br);
+        // Another dictionary (the last byte differs).
+        let other = ":AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh4=:";
+        assert_eq!(with_dictionary(CHROME, Some(other)), br);
+        for malformed in [
+            "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
+            ":AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
+            ":AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=:, :AA==:",
+            ":AAEC:",
+            ":AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh*=:",
+            // Non-canonical: the last character's unused bits are not zero.
+            ":AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh9=:",
+            "",
+        ] {
+            assert_eq!(with_dictionary(CHROME, Some(malformed)), br, "{malformed:?}");
+        }
+        // The delta's coding must be listed by name: not implied by `*`.
+        assert_eq!(with_dictionary("br, *", Some(AVAILABLE)), br);
+        assert_eq!(with_dictionary("br, dcz;q=0, dcb;q=0", Some(AVAILABLE)), br);
+        // A lower weight than the best ordinary choice's.
+        assert_eq!(with_dictionary("br, dcz;q=0.5", Some(AVAILABLE)), br);
+        // Only deltas acceptable: still a choice, not 406.
+        assert_eq!(
+            with_dictionary("dcz, identity;q=0", Some(AVAILABLE)),
+            Some("\"dz\"")
+        );
+    }
+
+    #[test]
+    fn deltas_add_available_dictionary_to_vary() {
+        // RFC 9842 §6.2.
+        assert_eq!(WITH_DELTAS.vary(), Some("accept-encoding, available-dictionary"));
+        assert_eq!(ASSET.vary(), Some("accept-encoding"));
+    }
+
+    proptest! {
+        /// Totality: any Available-Dictionary bytes parse without panicking, and a parsed hash
+        /// is 32 bytes that encode back to the same characters.
+        #[test]
+        fn dictionary_hash_is_total(value in proptest::collection::vec(any::<u8>(), 0..64)) {
+            let _ = negotiate(&WITH_DELTAS, Some(CHROME.as_bytes()), Some(&value));
+            let _ = dictionary_hash(&value);
+        }
+
+        #[test]
+        fn every_hash_round_trips(hash in proptest::array::uniform32(any::<u8>())) {
+            use base64::Engine as _;
+            let value = std::format!(":{}:", base64::engine::general_purpose::STANDARD.encode(hash));
+            prop_assert_eq!(dictionary_hash(value.as_bytes()), Some(hash));
         }
     }
 }

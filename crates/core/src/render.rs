@@ -283,11 +283,12 @@ fn validator_fields<'a>(
     h.push("cache-control", cache_control);
 }
 
-/// RFC 9110 §12.5.5: every response of a negotiable resource varies by Accept-Encoding,
-/// identity, 206, 304 and errors included, so caches key them apart.
+/// RFC 9110 §12.5.5: every response of a negotiable resource varies by Accept-Encoding (and by
+/// Available-Dictionary when it has deltas, RFC 9842 §6.2), identity, 206, 304 and errors
+/// included, so caches key them apart.
 fn vary(h: &mut HeaderList<'_>, asset: &Asset<'_>) {
-    if asset.is_negotiable() {
-        h.push("vary", "accept-encoding");
+    if let Some(vary) = asset.vary() {
+        h.push("vary", vary);
     }
 }
 

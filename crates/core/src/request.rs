@@ -28,6 +28,9 @@ pub struct RequestHead<'a> {
     pub sec_fetch_mode: Option<&'a [u8]>,
     /// Accept (RFC 9110 §12.5.1): `text/html` marks a page navigation for older browsers.
     pub accept: Option<&'a [u8]>,
+    /// Available-Dictionary (RFC 9842 §2.2): the SHA-256 of a dictionary the client holds, as
+    /// a structured-field byte sequence (`:base64:`).
+    pub available_dictionary: Option<&'a [u8]>,
     /// The Host field lines the transport counted, where it leaves RFC 9112 §3.2's check to the
     /// core (the native twin); `None` where the runtime enforces it itself (Workers).
     pub host: Option<HostFieldLines>,
@@ -60,7 +63,7 @@ impl HostFieldLines {
 }
 
 /// Every field [`RequestHead`] reads, in lower case, for adapters to copy.
-pub const REQUEST_FIELDS: [&str; 9] = [
+pub const REQUEST_FIELDS: [&str; 10] = [
     "accept-encoding",
     "if-match",
     "if-none-match",
@@ -70,6 +73,7 @@ pub const REQUEST_FIELDS: [&str; 9] = [
     "range",
     "sec-fetch-mode",
     "accept",
+    "available-dictionary",
 ];
 
 impl<'a> RequestHead<'a> {
@@ -87,6 +91,7 @@ impl<'a> RequestHead<'a> {
             range: None,
             sec_fetch_mode: None,
             accept: None,
+            available_dictionary: None,
             host: None,
         }
     }
@@ -104,6 +109,7 @@ impl<'a> RequestHead<'a> {
             "range" => &mut self.range,
             "sec-fetch-mode" => &mut self.sec_fetch_mode,
             "accept" => &mut self.accept,
+            "available-dictionary" => &mut self.available_dictionary,
             _ => return,
         };
         *slot = Some(value);

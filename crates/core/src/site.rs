@@ -207,13 +207,41 @@ pub struct Asset<'a> {
     pub headers: &'a [(&'a str, &'a str)],
     /// The stored representations; the first is always the identity one.
     pub representations: &'a [Representation<'a>],
+    /// Deltas (RFC 9842 §5): representations in a dictionary coding, each against an earlier
+    /// version of this resource that a client may hold. Empty for most resources.
+    pub deltas: &'a [Delta<'a>],
+}
+
+/// A representation whose bytes decode only with a dictionary the client holds (RFC 9842):
+/// sent when the request's Available-Dictionary is [`Delta::dictionary`] and Accept-Encoding
+/// accepts its coding.
+#[derive(Debug)]
+pub struct Delta<'a> {
+    /// The SHA-256 of the dictionary (an earlier version's bytes), as Available-Dictionary
+    /// names it (§2.2).
+    pub dictionary: [u8; 32],
+    /// The delta: its coding is `dcb` or `dcz`.
+    pub representation: Representation<'a>,
 }
 
 impl<'a> Asset<'a> {
     /// Whether the resource has more than one representation, so responses vary by
     /// Accept-Encoding (RFC 9110 §12.5.5).
     pub fn is_negotiable(&self) -> bool {
-        self.representations.len() > 1
+        self.representations.len() > 1 || !self.deltas.is_empty()
+    }
+
+    /// The Vary field value of every response about this resource (RFC 9110 §12.5.5): what
+    /// selected its representation. `None` when nothing does.
+    pub fn vary(&self) -> Option<&'static str> {
+        if !self.deltas.is_empty() {
+            // RFC 9842 §6.2: the delta depends on the dictionary the client names.
+            Some("accept-encoding, available-dictionary")
+        } else if self.representations.len() > 1 {
+            Some("accept-encoding")
+        } else {
+            None
+        }
     }
 
     /// Whether `query` (a request target's, without the `?`) has a `v` parameter equal to this
@@ -228,7 +256,7 @@ impl<'a> Asset<'a> {
     /// #     etag: "\"e\"", content_length: "0", content: Content::Bytes(b"") }];
     /// # static ASSET: Asset<'static> = Asset { content_type: "text/css", last_modified: "",
     /// #     last_modified_unix: 0, cache_control: "no-cache", fingerprint: "0123456789",
-    /// #     headers: &[], representations: &R };
+    /// #     headers: &[], representations: &R, deltas: &[] };
     /// assert!(ASSET.is_version("v=0123456789"));
     /// assert!(ASSET.is_version("v=2022.1&v=0123456789"));
     /// assert!(!ASSET.is_version("v=012345678"));

@@ -13,6 +13,7 @@ const DATE: &str = "Tue, 14 Nov 2023 22:13:20 GMT";
 const UNIX: u64 = 1_700_000_000;
 
 static PAGE: Asset<'static> = Asset {
+    deltas: &[],
     content_type: "text/html; charset=utf-8",
     last_modified: DATE,
     last_modified_unix: UNIX,
@@ -35,6 +36,7 @@ static PAGE: Asset<'static> = Asset {
     ],
 };
 static PLAIN: Asset<'static> = Asset {
+    deltas: &[],
     content_type: "text/plain; charset=utf-8",
     last_modified: DATE,
     last_modified_unix: UNIX,
@@ -49,6 +51,7 @@ static PLAIN: Asset<'static> = Asset {
     }],
 };
 static MISSING: Asset<'static> = Asset {
+    deltas: &[],
     content_type: "text/html; charset=utf-8",
     last_modified: DATE,
     last_modified_unix: UNIX,
@@ -63,6 +66,7 @@ static MISSING: Asset<'static> = Asset {
     }],
 };
 static DOCS_MISSING: Asset<'static> = Asset {
+    deltas: &[],
     content_type: "text/html; charset=utf-8",
     last_modified: DATE,
     last_modified_unix: UNIX,
@@ -846,6 +850,7 @@ fn deciding_then_rendering_gives_what_respond_gives() {
 /// A resource whose bytes are not in memory: the identity decoded from the stored gzip
 /// (compact storage), the gzip in a Worker's blob.
 static OUTSIDE: Asset<'static> = Asset {
+    deltas: &[],
     content_type: "text/plain; charset=utf-8",
     last_modified: DATE,
     last_modified_unix: UNIX,

@@ -77,9 +77,11 @@ pub fn decode(
         ContentCoding::Gzip => flate2::read::GzDecoder::new(bytes)
             .take(limit)
             .read_to_end(&mut out),
-        ContentCoding::Identity | ContentCoding::Br | ContentCoding::Zstd => {
-            return Err(DecodeError::Unsupported(coding))
-        }
+        ContentCoding::Identity
+        | ContentCoding::Br
+        | ContentCoding::Zstd
+        | ContentCoding::Dcb
+        | ContentCoding::Dcz => return Err(DecodeError::Unsupported(coding)),
     };
     read.map_err(|_| DecodeError::Corrupt(coding))?;
     if out.len() != expected_length {

@@ -51,6 +51,7 @@ static FIELD_NAMES: [HeaderName; REQUEST_FIELDS.len()] = [
     header::RANGE,
     HeaderName::from_static("sec-fetch-mode"),
     header::ACCEPT,
+    HeaderName::from_static("available-dictionary"),
 ];
 
 /// Answers one request from the embedded site ([`edgesite::SITE`]).

@@ -105,7 +105,7 @@ fn write_version(site: &Path, version: u64) {
 }
 
 fn br(bytes: &[u8]) -> usize {
-    encode(ContentCoding::Br, bytes, &CompressionConfig::default()).len()
+    encode(ContentCoding::Br, bytes, &CompressionConfig::default()).map_or(0, |b| b.len())
 }
 
 #[derive(Default)]

@@ -91,7 +91,7 @@ fn build(
     };
     // Track the folder itself even if compiling fails, so fixing it triggers a rebuild.
     println!("cargo:rerun-if-changed={}", site_dir.display());
-    let manifest = compile_site(&site_dir, &config, out_dir)?;
+    let manifest = compile_site(&site_dir, &config, config_dir, out_dir)?;
     // Every folder (its mtime changes when an entry is added or removed) and every file.
     for path in &manifest.tracked {
         println!("cargo:rerun-if-changed={}", path.display());
@@ -138,7 +138,12 @@ fn history(manifest: &Manifest, config: &Config, config_dir: &Path) -> Result<()
     Ok(())
 }
 
-fn compile_site(site_dir: &Path, config: &Config, out_dir: &Path) -> Result<Manifest, Error> {
+fn compile_site(
+    site_dir: &Path,
+    config: &Config,
+    config_dir: &Path,
+    out_dir: &Path,
+) -> Result<Manifest, Error> {
     let source_date_epoch = env::var("SOURCE_DATE_EPOCH").ok();
     let mut options = Options::from_config(
         config,
@@ -146,6 +151,10 @@ fn compile_site(site_dir: &Path, config: &Config, out_dir: &Path) -> Result<Mani
     );
     // Encodings are cached across builds and profiles, keyed by content and settings.
     options.cache_dir = Some(edgesite_dir(out_dir).join("cache"));
+    let history = config_dir.join(&config.history.dir);
+    // A deploy recorded (or the folder replaced) changes the deltas.
+    println!("cargo:rerun-if-changed={}", history.join("deploys.json").display());
+    options.history_dir = Some(history);
     compile(site_dir, &options)
 }
 

@@ -152,24 +152,47 @@ fn asset(
     for variant in &file.representations {
         let content = content(i, variant, &source, out_dir, blobs.as_deref_mut(), *id)?;
         *id += 1;
-        representations.push(format!(
-            "{CORE}::Representation {{ coding: {CORE}::ContentCoding::{:?}, etag: {:?}, content_length: \"{}\", content: {content} }}",
-            variant.coding, variant.etag, variant.size
+        representations.push(representation(variant, &content));
+    }
+    let mut deltas = Vec::new();
+    for delta in &file.deltas {
+        let content = content(
+            i,
+            &delta.variant,
+            &source,
+            out_dir,
+            blobs.as_deref_mut(),
+            *id,
+        )?;
+        *id += 1;
+        deltas.push(format!(
+            "{CORE}::Delta {{ dictionary: {:?}, representation: {} }}",
+            delta.dictionary,
+            representation(&delta.variant, &content)
         ));
     }
     let _ = writeln!(
         out,
         "static ASSET_{i}: {CORE}::Asset<'static> = {CORE}::Asset {{ content_type: {:?}, \
-         last_modified: {:?}, last_modified_unix: {}, cache_control: {:?}, fingerprint: {:?}, headers: {}, representations: &[{}] }};",
+         last_modified: {:?}, last_modified_unix: {}, cache_control: {:?}, fingerprint: {:?}, headers: {}, representations: &[{}], deltas: &[{}] }};",
         file.content_type,
         manifest.last_modified,
         manifest.last_modified_unix,
         file.cache_control,
         file.fingerprint,
         fields(&file.headers),
-        representations.join(", ")
+        representations.join(", "),
+        deltas.join(", ")
     );
     Ok(out)
+}
+
+/// An `edgesite_core::Representation` literal.
+fn representation(variant: &Variant, content: &str) -> String {
+    format!(
+        "{CORE}::Representation {{ coding: {CORE}::ContentCoding::{:?}, etag: {:?}, content_length: \"{}\", content: {content} }}",
+        variant.coding, variant.etag, variant.size
+    )
 }
 
 /// The `edgesite_core::Content` of one representation.

@@ -51,7 +51,11 @@ pub(crate) fn precompress(
         if coding == ContentCoding::Identity || !config.codings.contains(&coding) {
             continue;
         }
-        let key = format!("{sha256_hex}.{}", settings_key(coding, config));
+        // config.codings never holds a dictionary coding (config.rs refuses them).
+        let Some(settings) = settings_key(coding, config) else {
+            continue;
+        };
+        let key = format!("{sha256_hex}.{settings}");
         let cached = cache_dir.and_then(|dir| std::fs::read(dir.join(&key)).ok());
         let encoded = match cached {
             Some(encoded) => {
@@ -60,7 +64,9 @@ pub(crate) fn precompress(
             }
             None => {
                 counts.encoded += 1;
-                let encoded = encode(coding, bytes, config);
+                let Some(encoded) = encode(coding, bytes, config) else {
+                    continue;
+                };
                 if let Some(dir) = cache_dir {
                     // A failed cache write only costs a later re-encode.
                     let _ = write_atomically(dir, &key, &encoded);
@@ -91,9 +97,10 @@ fn write_atomically(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()>
     std::fs::rename(&tmp, dir.join(name))
 }
 
-/// The part of a cache key that names the coding and every setting that changes its output.
-fn settings_key(coding: ContentCoding, config: &CompressionConfig) -> String {
-    match coding {
+/// The part of a cache key that names the coding and every setting that changes its output;
+/// `None` for a dictionary coding (its output depends on the dictionary too).
+fn settings_key(coding: ContentCoding, config: &CompressionConfig) -> Option<String> {
+    Some(match coding {
         ContentCoding::Br => format!("br-q{}-w24", config.brotli_quality),
         ContentCoding::Zstd => format!("zstd-{}", config.zstd_level),
         ContentCoding::Gzip => match config.gzip_encoder {
@@ -101,12 +108,14 @@ fn settings_key(coding: ContentCoding, config: &CompressionConfig) -> String {
             GzipEncoder::Zopfli => format!("gzip-zopfli-i{}", config.zopfli_iterations),
         },
         ContentCoding::Identity => "identity".into(),
-    }
+        ContentCoding::Dcb | ContentCoding::Dcz => return None,
+    })
 }
 
-/// Encodes `bytes` with `coding` at the configured settings (identity: a copy).
-pub fn encode(coding: ContentCoding, bytes: &[u8], config: &CompressionConfig) -> Vec<u8> {
-    match coding {
+/// Encodes `bytes` with `coding` at the configured settings (identity: a copy); `None` for a
+/// dictionary coding (RFC 9842), which needs a dictionary: see [`crate::delta`].
+pub fn encode(coding: ContentCoding, bytes: &[u8], config: &CompressionConfig) -> Option<Vec<u8>> {
+    Some(match coding {
         ContentCoding::Br => brotli(bytes, config.brotli_quality),
         ContentCoding::Zstd => zstd(bytes, config.zstd_level),
         ContentCoding::Gzip => match config.gzip_encoder {
@@ -114,7 +123,8 @@ pub fn encode(coding: ContentCoding, bytes: &[u8], config: &CompressionConfig) -
             GzipEncoder::Zopfli => gzip_zopfli(bytes, config.zopfli_iterations),
         },
         ContentCoding::Identity => bytes.to_vec(),
-    }
+        ContentCoding::Dcb | ContentCoding::Dcz => return None,
+    })
 }
 
 /// Whether a file of this name and size is tried at all: not an already-compressed type, and
@@ -253,7 +263,7 @@ mod tests {
                         .unwrap();
                     out
                 }
-                ContentCoding::Identity => unreachable!(),
+                ContentCoding::Identity | ContentCoding::Dcb | ContentCoding::Dcz => unreachable!(),
             };
             assert_eq!(decoded, input, "{:?}", e.coding);
             assert!(

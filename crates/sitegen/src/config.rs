@@ -251,10 +251,12 @@ impl Default for CompressionConfig {
     }
 }
 
+/// The codings sitegen precompresses: all but identity and the dictionary codings (RFC 9842
+/// deltas are built from the deploy history, not listed here).
 fn default_codings() -> Vec<ContentCoding> {
     ContentCoding::ALL
         .into_iter()
-        .filter(|c| *c != ContentCoding::Identity)
+        .filter(|c| *c != ContentCoding::Identity && !c.needs_dictionary())
         .collect()
 }
 
@@ -266,7 +268,7 @@ fn codings<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<ContentCodi
         .iter()
         .map(|token| {
             ContentCoding::from_token(token.as_bytes())
-                .filter(|c| *c != ContentCoding::Identity)
+                .filter(|c| default_codings().contains(c))
                 .ok_or_else(|| {
                     serde::de::Error::custom(format!(
                         "compression.codings: unknown coding {token:?}; use {}",
@@ -904,6 +906,7 @@ mod tests {
             ("[history]\nkept = 2\n", 2, "unknown field `kept`"),
             ("[compression]\ngzip_encoder = \"pigz\"\n", 2, "unknown variant `pigz`, expected `libdeflate` or `zopfli`"),
             ("[compression]\ncodings = [\"identity\"]\n", 2, "compression.codings: unknown coding \"identity\""),
+            ("[compression]\ncodings = [\"br\", \"dcz\"]\n", 2, "compression.codings: unknown coding \"dcz\"; use br, zstd, gzip"),
         ];
         for (text, line, needle) in cases {
             let err = parse(text).expect_err(text).to_string();

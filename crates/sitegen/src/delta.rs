@@ -10,7 +10,11 @@
 //!
 //! Both are built at build time at maximum settings; a request only selects one.
 
+use crate::history::History;
+use crate::{etag, CacheReason, Delta, Error, File, Options, Variant};
+use edgesite_core::ContentCoding;
 use sha2::{Digest, Sha256};
+use std::time::Instant;
 
 /// RFC 9842 §5.2: the header of a `dcz` stream (a zstd skippable frame's magic and length 32).
 pub const DCZ_MAGIC: [u8; 8] = [0x5e, 0x2a, 0x4d, 0x18, 0x20, 0x00, 0x00, 0x00];
@@ -94,6 +98,206 @@ pub fn dcb(bytes: &[u8], dictionary: &[u8], quality: u32) -> Result<Vec<u8>, NoD
     Ok(framed(&DCB_MAGIC, dictionary, &stream))
 }
 
+/// A delta is kept only when at least this many percent smaller than the br representation.
+const MIN_SAVING_PERCENT: u64 = 5;
+
+/// What [`add`] did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct DeltaStats {
+    /// Deploys the history held.
+    pub deploys: usize,
+    /// Files that got at least one delta.
+    pub files: usize,
+    /// Deltas kept (dcb and dcz, per earlier version).
+    pub deltas: usize,
+    /// Their bytes.
+    pub bytes: u64,
+    /// Deltas computed now, and taken from the encoding cache.
+    pub encoded: usize,
+    /// Taken from the encoding cache.
+    pub cached: usize,
+    /// Files offered as dictionaries (`Use-As-Dictionary`).
+    pub dictionaries: usize,
+    /// Milliseconds.
+    pub wall_time_ms: u64,
+}
+
+/// Adds to each compressible file its deltas against the earlier versions the deploy history
+/// kept (newest first; `dcz` and `dcb`, each kept when it saves 5% over br), and to each file a
+/// browser holds fresh its `Use-As-Dictionary` field (RFC 9842 §2.1).
+pub(crate) fn add(files: &mut [File], options: &Options) -> Result<DeltaStats, Error> {
+    let started = Instant::now();
+    let mut stats = DeltaStats::default();
+    for file in files.iter_mut() {
+        if let Some(value) = use_as_dictionary(file) {
+            file.headers.push(("use-as-dictionary".into(), value));
+            stats.dictionaries += 1;
+        }
+    }
+    let Some(dir) = &options.history_dir else {
+        return Ok(stats);
+    };
+    let history = History::open(dir)?;
+    stats.deploys = history.deploys.len();
+    for file in files.iter_mut() {
+        let Some(br) = file
+            .representations
+            .iter()
+            .find(|v| v.coding == ContentCoding::Br)
+        else {
+            continue;
+        };
+        let limit = br.size * (100 - MIN_SAVING_PERCENT) / 100;
+        let versions: Vec<String> = history
+            .versions(&file.path, &file.sha256)
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        if versions.is_empty() {
+            continue;
+        }
+        let new = match file.identity_bytes() {
+            Some(bytes) => bytes.to_vec(),
+            None => std::fs::read(&file.source).map_err(|source| Error::Read {
+                path: file.source.clone(),
+                source,
+            })?,
+        };
+        for old_sha in versions {
+            let Some(old) = history.body(&old_sha) else {
+                continue;
+            };
+            for coding in [ContentCoding::Dcz, ContentCoding::Dcb] {
+                let Some(bytes) = cached_delta(
+                    coding,
+                    &new,
+                    &file.sha256,
+                    &old,
+                    &old_sha,
+                    options,
+                    &mut stats,
+                ) else {
+                    continue;
+                };
+                if bytes.len() as u64 > limit {
+                    continue;
+                }
+                stats.deltas += 1;
+                stats.bytes += bytes.len() as u64;
+                let digest = etag::sha256(&bytes);
+                file.deltas.push(Delta {
+                    dictionary: dictionary_hash(&old),
+                    variant: Variant {
+                        coding,
+                        size: bytes.len() as u64,
+                        sha256: etag::hex(&digest),
+                        etag: etag::strong_etag(&digest),
+                        bytes: Some(bytes),
+                        decoded_from: None,
+                    },
+                });
+            }
+        }
+        stats.files += usize::from(!file.deltas.is_empty());
+    }
+    stats.wall_time_ms = started.elapsed().as_millis() as u64;
+    Ok(stats)
+}
+
+/// The delta of `new` against `old` in `coding`, from the encoding cache when it holds it.
+fn cached_delta(
+    coding: ContentCoding,
+    new: &[u8],
+    new_sha: &str,
+    old: &[u8],
+    old_sha: &str,
+    options: &Options,
+    stats: &mut DeltaStats,
+) -> Option<Vec<u8>> {
+    let c = &options.compression;
+    let key = match coding {
+        ContentCoding::Dcz => format!("{new_sha}.{old_sha}.dcz-{}", c.zstd_level),
+        _ => format!("{new_sha}.{old_sha}.dcb-q{}", c.brotli_quality),
+    };
+    let path = options.cache_dir.as_ref().map(|dir| dir.join(&key));
+    if let Some(bytes) = path.as_ref().and_then(|p| std::fs::read(p).ok()) {
+        stats.cached += 1;
+        return Some(bytes);
+    }
+    let bytes = match coding {
+        ContentCoding::Dcz => dcz(new, old, c.zstd_level),
+        _ => dcb(new, old, c.brotli_quality),
+    }
+    .ok()?;
+    stats.encoded += 1;
+    if let Some(path) = path {
+        // A failed cache write only costs a later re-encode.
+        let _ = std::fs::create_dir_all(path.parent().unwrap_or(&path))
+            .and_then(|()| std::fs::write(&path, &bytes));
+    }
+    Some(bytes)
+}
+
+/// `Use-As-Dictionary: match="<path>"` (RFC 9842 §2.1) for a compressible file a browser will
+/// hold fresh: one whose references carry `?v=` (immutable when requested so) or whose name
+/// carries a verified hash (then the pattern matches its other versions, the hash a `*`).
+/// `match-dest` names scripts and stylesheets. None for a path with URL-pattern syntax in it.
+fn use_as_dictionary(file: &File) -> Option<String> {
+    let compressible = file
+        .representations
+        .iter()
+        .any(|v| v.coding == ContentCoding::Br);
+    if !compressible || file.content_type.starts_with("text/html") {
+        return None;
+    }
+    // URL pattern syntax, or what a structured-field string would need escaped, in the path.
+    if file.path.bytes().any(|b| b"*:()[]{}?+\\\"".contains(&b)) {
+        return None;
+    }
+    let pattern = if file.cache_reason == CacheReason::Fingerprinted {
+        name_pattern(&file.path)?
+    } else if !file.fingerprint.is_empty() {
+        file.path.clone()
+    } else {
+        return None;
+    };
+    let dest = match file.content_type.split(';').next() {
+        Some("text/javascript" | "application/javascript") => "; match-dest=(\"script\")",
+        Some("text/css") => "; match-dest=(\"style\")",
+        _ => "",
+    };
+    Some(format!("match=\"{pattern}\"{dest}"))
+}
+
+/// `/assets/app.3f2a9c81.js` → `/assets/app.*.js`: the name with its hash-like token (8 or
+/// more hex or base64url characters between separators) replaced by `*`.
+fn name_pattern(path: &str) -> Option<String> {
+    let (dir, name) = path.rsplit_once('/')?;
+    let mut out = String::new();
+    let mut replaced = false;
+    let mut token = String::new();
+    for c in name.chars().chain(std::iter::once('\0')) {
+        if matches!(c, '.' | '-' | '_' | '~' | '\0') {
+            let hashy = token.len() >= 8
+                && token.chars().all(|t| t.is_ascii_alphanumeric())
+                && token.chars().any(|t| t.is_ascii_digit());
+            if hashy && !replaced {
+                out.push('*');
+                replaced = true;
+            } else {
+                out.push_str(&token);
+            }
+            token.clear();
+            if c != '\0' {
+                out.push(c);
+            }
+        } else {
+            token.push(c);
+        }
+    }
+    replaced.then(|| format!("{dir}/{out}"))
+}
+
 /// The SHA-256 of a dictionary: what `Available-Dictionary` carries (RFC 9842 §2.2).
 pub fn dictionary_hash(dictionary: &[u8]) -> [u8; 32] {
     Sha256::digest(dictionary).into()
@@ -142,7 +346,7 @@ mod tests {
             bytes,
             &crate::CompressionConfig::default(),
         )
-        .len()
+        .map_or(0, |b| b.len())
     }
 
     #[test]

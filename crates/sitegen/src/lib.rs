@@ -96,6 +96,9 @@ pub struct Options {
     pub fingerprint: FingerprintConfig,
     /// The link check and preload hints (`[links]`).
     pub links: LinksConfig,
+    /// The deploy history to build RFC 9842 deltas from (`[history] dir`, resolved by the
+    /// caller); `None`: no deltas.
+    pub history_dir: Option<PathBuf>,
 }
 
 impl Options {
@@ -119,6 +122,7 @@ impl Options {
             pages_limits: config.compat.pages_limits,
             fingerprint: config.fingerprint.clone(),
             links: config.links.clone(),
+            history_dir: None,
         }
     }
 }
@@ -183,6 +187,8 @@ pub struct BuildStats {
     pub encodings: EncodeCounts,
     /// What the link pass found and did.
     pub links: LinkStats,
+    /// The RFC 9842 deltas built from the deploy history.
+    pub deltas: delta::DeltaStats,
     /// Wall time of the compile, in milliseconds.
     pub wall_time_ms: u64,
 }
@@ -223,6 +229,10 @@ pub struct File {
     pub etag: String,
     /// The stored representations: identity first, then the encodings worth keeping.
     pub representations: Vec<Variant>,
+    /// Deltas against earlier deploys' versions of this file (RFC 9842), from the deploy
+    /// history; empty without one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub deltas: Vec<Delta>,
 }
 
 /// How the link pass changed a file (see [`File::rewritten`]).
@@ -232,6 +242,22 @@ pub struct Rewritten {
     pub references: usize,
     /// SHA-256 of the source file's bytes, lower-case hex.
     pub source_sha256: String,
+}
+
+/// A delta of a file (RFC 9842): its bytes in `dcb` or `dcz` against an earlier version the
+/// deploy history kept.
+#[derive(Debug, Clone, Serialize)]
+pub struct Delta {
+    /// The SHA-256 of the dictionary (the earlier version's bytes): what Available-Dictionary
+    /// names.
+    #[serde(serialize_with = "serialize_hex")]
+    pub dictionary: [u8; 32],
+    /// The delta's bytes, size and ETag.
+    pub variant: Variant,
+}
+
+fn serialize_hex<S: serde::Serializer>(bytes: &[u8; 32], serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(&etag::hex(bytes))
 }
 
 /// One stored representation of a file (RFC 9110 §3.2).
@@ -337,6 +363,7 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
     let links = links::pass(&walked.files, &routing.view(), options)?;
     let (mut files, counts) = compile_files(walked.files, options, &links.rewrites)?;
     links::add_preload(&mut files, &links.preload);
+    let deltas = delta::add(&mut files, options)?;
     let store = store::apply(
         &mut files,
         &options.compression,
@@ -367,6 +394,7 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
             files: files.len(),
             encodings: counts,
             links: links.stats,
+            deltas,
             wall_time_ms: started.elapsed().as_millis() as u64,
         },
         budget: options.budget.clone(),
@@ -748,6 +776,7 @@ fn compile_file(
         sha256: identity.sha256,
         integrity: etag::sri_sha384(&bytes),
         representations,
+        deltas: Vec::new(),
         path: found.url_path,
         source: found.source,
     };
@@ -844,7 +873,16 @@ impl Manifest {
         if bodies == Bodies::Embedded {
             let encoded = out_dir.join("encoded");
             std::fs::create_dir_all(&encoded)?;
-            for variant in self.files.iter().flat_map(|f| &f.representations) {
+            let deltas = self
+                .files
+                .iter()
+                .flat_map(|f| f.deltas.iter().map(|d| &d.variant));
+            for variant in self
+                .files
+                .iter()
+                .flat_map(|f| &f.representations)
+                .chain(deltas)
+            {
                 if let Some(bytes) = &variant.bytes {
                     std::fs::write(encoded.join(&variant.sha256), bytes)?;
                 }

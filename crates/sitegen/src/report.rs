@@ -43,11 +43,13 @@ impl Manifest {
             .filter(|r| matches!(r.target, RouteTarget::Redirect { .. }))
             .count();
         let bundle = budget::bundle_bytes(&self.files);
+        let d = &stats.deltas;
         format!(
             "{} files, {identity} bytes; smallest encodings {best} bytes ({}% saved); compiled in {} ms \
              ({} encodings computed, {} from the cache)\n\
              {} routes ({redirects} redirects, canonical URLs and fixed _redirects rules included); {} _redirects rules matched at run time\n\
              links: {} local references in {} HTML and CSS files, {} given ?v= in {} rewritten files, {} broken, {} preload hints; {} ms\n\
+             deltas (RFC 9842): {} in {} files, {} bytes, against {} earlier deploys ({} computed, {} from the cache); {} files offered as dictionaries; {} ms\n\
              build id {}\n\
              storage: {}\n\
              bundle estimate {bundle} bytes (site + {} bytes of code) of the {}-byte limit: {}%\n",
@@ -65,6 +67,14 @@ impl Manifest {
             stats.links.broken,
             stats.links.preload_hints,
             stats.links.wall_time_ms,
+            d.deltas,
+            d.files,
+            d.bytes,
+            d.deploys,
+            d.encoded,
+            d.cached,
+            d.dictionaries,
+            d.wall_time_ms,
             self.build_id,
             self.store.reason,
             budget::CODE_ESTIMATE_BYTES,
@@ -78,7 +88,7 @@ impl Manifest {
 fn encoded_codings() -> impl Iterator<Item = ContentCoding> {
     ContentCoding::ALL
         .into_iter()
-        .filter(|c| *c != ContentCoding::Identity)
+        .filter(|c| *c != ContentCoding::Identity && !c.needs_dictionary())
 }
 
 fn table_header() -> String {

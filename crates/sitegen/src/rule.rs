@@ -188,6 +188,7 @@ pub(crate) fn earlier_candidates<'r>(
 
 /// Every file of the check site is this one asset: the checks look at statuses and Locations.
 static PLACEHOLDER_ASSET: Asset<'static> = Asset {
+    deltas: &[],
     content_type: "text/plain",
     last_modified: "",
     last_modified_unix: 0,
@@ -309,6 +310,7 @@ fn core_rule<'r>(
 pub(crate) fn indexed_assets(files: usize) -> Vec<Asset<'static>> {
     (0..files)
         .map(|i| Asset {
+            deltas: &[],
             last_modified_unix: i as u64,
             ..PLACEHOLDER_ASSET
         })

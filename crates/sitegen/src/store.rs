@@ -24,7 +24,12 @@ pub struct StoreChoice {
 
 /// The bytes `file` adds to the bundle as it is now.
 pub(crate) fn stored_bytes(file: &File) -> u64 {
-    file.representations.iter().map(|v| v.stored_size()).sum()
+    let deltas = file.deltas.iter().map(|d| d.variant.size);
+    file.representations
+        .iter()
+        .map(|v| v.stored_size())
+        .chain(deltas)
+        .sum()
 }
 
 /// The bytes `file` would add in compact storage.
@@ -35,6 +40,7 @@ pub(crate) fn compact_bytes(file: &File) -> u64 {
             .iter()
             .filter(|v| kept_in_compact(v.coding))
             .map(|v| v.size)
+            .chain(file.deltas.iter().map(|d| d.variant.size))
             .sum(),
         None => stored_bytes(file),
     }
@@ -137,6 +143,7 @@ mod tests {
             integrity: String::new(),
             etag: String::new(),
             representations: codings.iter().map(|&(c, n)| variant(c, n)).collect(),
+            deltas: Vec::new(),
         }
     }
 

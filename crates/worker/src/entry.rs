@@ -174,6 +174,7 @@ mod tests {
     use std::collections::HashMap;
 
     static ASSET: Asset<'static> = Asset {
+        deltas: &[],
         content_type: "text/css; charset=utf-8",
         last_modified: "Tue, 14 Nov 2023 22:13:20 GMT",
         last_modified_unix: 1_700_000_000,
