@@ -53,7 +53,7 @@ layer() { # key name command...
 trap stop_all_servers EXIT
 
 # The HTTP suites in tests/ that run against every runtime.
-HTTP_SUITES=(--test http --test conditional --test negotiation --test ranges --test paths --test redirects --test malformed)
+HTTP_SUITES=(--test http --test conditional --test negotiation --test ranges --test paths --test redirects --test malformed --test deltas)
 
 http_suite_against() { # runtime port
   EDGESITE_BASE_URL="http://127.0.0.1:$2" EDGESITE_RUNTIME=$1 cargo test -q "${HTTP_SUITES[@]}"

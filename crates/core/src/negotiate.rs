@@ -491,7 +491,11 @@ mod tests {
             ":AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh9=:",
             "",
         ] {
-            assert_eq!(with_dictionary(CHROME, Some(malformed)), br, "{malformed:?}");
+            assert_eq!(
+                with_dictionary(CHROME, Some(malformed)),
+                br,
+                "{malformed:?}"
+            );
         }
         // The delta's coding must be listed by name: not implied by `*`.
         assert_eq!(with_dictionary("br, *", Some(AVAILABLE)), br);
@@ -508,7 +512,10 @@ mod tests {
     #[test]
     fn deltas_add_available_dictionary_to_vary() {
         // RFC 9842 §6.2.
-        assert_eq!(WITH_DELTAS.vary(), Some("accept-encoding, available-dictionary"));
+        assert_eq!(
+            WITH_DELTAS.vary(),
+            Some("accept-encoding, available-dictionary")
+        );
         assert_eq!(ASSET.vary(), Some("accept-encoding"));
     }
 

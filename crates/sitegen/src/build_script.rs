@@ -153,7 +153,10 @@ fn compile_site(
     options.cache_dir = Some(edgesite_dir(out_dir).join("cache"));
     let history = config_dir.join(&config.history.dir);
     // A deploy recorded (or the folder replaced) changes the deltas.
-    println!("cargo:rerun-if-changed={}", history.join("deploys.json").display());
+    println!(
+        "cargo:rerun-if-changed={}",
+        history.join("deploys.json").display()
+    );
     options.history_dir = Some(history);
     compile(site_dir, &options)
 }
