@@ -19,8 +19,10 @@
 #   8. views       repeat views in headless Chromium (tests/browser/repeat_views.py, chromedriver and
 #                  the DevTools network log): a page viewed again makes one request, its document
 #                  answered 304, on the demo site (native twin and the Worker under bare workerd) and
-#                  on a generated docs-style site whose generator does not fingerprint; and
-#                  Chromium decodes sitegen's RFC 9842 dcz and dcb deltas (dictionary_transport.py)
+#                  on a generated docs-style site whose generator does not fingerprint; and RFC
+#                  9842 deltas: Chromium decodes sitegen's dcz and dcb streams
+#                  (dictionary_transport.py), and a second deploy's script reaches it as a delta
+#                  against the first's (deltas_in_browser.py, the native twin)
 # The suites check the demo site, so EDGESITE_SITE is ignored here.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -264,10 +266,12 @@ repeat_views() {
     views_of "$port" / /docs/page-0003; } || rc=1
   stop_server site-override
   rm -rf "$site"
-  # RFC 9842: Chromium decodes the dcz and dcb deltas sitegen builds (issue 14; served by the
-  # script's own loopback server until the core serves deltas).
+  # RFC 9842: Chromium decodes the dcz and dcb streams sitegen builds (each served alone by the
+  # script's loopback server), and two deploys served by the native twin: the second's script
+  # arrives as a delta against the first's, and runs.
   { cargo build -q -p edgesite-sitegen --example delta &&
     python3 tests/browser/dictionary_transport.py target/debug/examples/delta; } || rc=1
+  python3 tests/browser/deltas_in_browser.py "$(free_port)" || rc=1
   return $rc
 }
 

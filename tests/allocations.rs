@@ -88,10 +88,28 @@ fn decide_and_respond_allocate_nothing() {
         panic!("/app.js is a file");
     };
     let versioned = format!("/app.js?x=1&v={}", app.fingerprint);
-    let cases: [Case<'_>; 18] = [
+    // A delta (RFC 9842): Available-Dictionary names the dictionary of one of app.js's.
+    let dictionary = {
+        use base64::Engine as _;
+        let hash = app
+            .deltas
+            .first()
+            .expect("the demo history gives app.js deltas")
+            .dictionary;
+        format!(
+            ":{}:",
+            base64::engine::general_purpose::STANDARD.encode(hash)
+        )
+    };
+    let delta = [
+        ("accept-encoding", "gzip, deflate, br, zstd, dcb, dcz"),
+        ("available-dictionary", dictionary.as_str()),
+    ];
+    let cases: [Case<'_>; 19] = [
         ("200 identity", "GET", "/", &[("accept", BROWSER[1].1)], 200),
         ("200 versioned", "GET", &versioned, &BROWSER, 200),
         ("200 br", "GET", "/", &BROWSER, 200),
+        ("200 delta", "GET", "/app.js", &delta, 200),
         ("304", "GET", "/", &inm_br, 304),
         (
             "304 by date",

@@ -8,13 +8,14 @@ mod targets;
 
 type Target = fn(&[u8]);
 
-const TARGETS: [(&str, Target); 6] = [
+const TARGETS: [(&str, Target); 7] = [
     ("path", targets::path),
     ("entity_tags", targets::entity_tags),
     ("accept_encoding", targets::accept_encoding),
     ("range", targets::range),
     ("http_date", targets::http_date),
     ("decide", targets::decide),
+    ("available_dictionary", targets::available_dictionary),
 ];
 
 #[test]

@@ -4,10 +4,11 @@
 #![allow(missing_docs, unreachable_pub)]
 
 use edgesite_core::{
-    canonical_path, evaluate_range, normalize, parse_http_date, respond, select, AcceptEncoding,
-    Action, Asset, Content, ContentCoding, IfMatch, IfNoneMatch, IfRange, Part, RangeRequest,
-    Redirect, RedirectStatus, Representation, RequestHead, Route, Rule, RuleNode, Segment, Site,
-    Target, LOCATION_CAPACITY, MAX_PATH_LEN, MAX_RANGE_SPECS, REQUEST_FIELDS,
+    canonical_path, dictionary_hash, evaluate_range, negotiate, normalize, parse_http_date,
+    respond, select, AcceptEncoding, Action, Asset, Content, ContentCoding, Delta, IfMatch,
+    IfNoneMatch, IfRange, Part, RangeRequest, Redirect, RedirectStatus, Representation,
+    RequestHead, Route, Rule, RuleNode, Segment, Site, Target, LOCATION_CAPACITY, MAX_PATH_LEN,
+    MAX_RANGE_SPECS, REQUEST_FIELDS,
 };
 
 /// Path normalisation: total; a key is canonical (starts with `/`, no empty, `.` or `..`
@@ -55,8 +56,38 @@ pub fn entity_tags(data: &[u8]) {
 
 static BODY: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";
 
+/// The SHA-256 the fuzz asset's deltas name (RFC 9842): the bytes 0..32.
+pub const DICTIONARY: [u8; 32] = {
+    let mut hash = [0u8; 32];
+    let mut i = 0;
+    while i < 32 {
+        hash[i] = i as u8;
+        i += 1;
+    }
+    hash
+};
+
 static ASSET: Asset<'static> = Asset {
-    deltas: &[],
+    deltas: &[
+        Delta {
+            dictionary: DICTIONARY,
+            representation: Representation {
+                coding: ContentCoding::Dcz,
+                etag: "\"dz\"",
+                content_length: "2",
+                content: Content::Bytes(b"DZ"),
+            },
+        },
+        Delta {
+            dictionary: DICTIONARY,
+            representation: Representation {
+                coding: ContentCoding::Dcb,
+                etag: "\"db\"",
+                content_length: "3",
+                content: Content::Bytes(b"DB!"),
+            },
+        },
+    ],
     content_type: "text/plain; charset=utf-8",
     last_modified: "Tue, 14 Nov 2023 22:13:20 GMT",
     last_modified_unix: 1_700_000_000,
@@ -105,6 +136,35 @@ pub fn accept_encoding(data: &[u8]) {
         if let Some(accept) = AcceptEncoding::parse(data) {
             assert!(accept.quality(chosen.coding) > 0, "{:?}", chosen.coding);
         }
+    }
+}
+
+/// Available-Dictionary (RFC 9842 §2.2) with a browser's Accept-Encoding: total; a value that
+/// parses is 32 bytes that encode back to the characters sent (canonical base64, padding
+/// optional); a delta is chosen exactly when the value names the deltas' dictionary, else an
+/// ordinary representation (br, the smallest).
+pub fn available_dictionary(data: &[u8]) {
+    let hash = dictionary_hash(data);
+    let chosen = negotiate(
+        &ASSET,
+        Some(b"gzip, deflate, br, zstd, dcb, dcz"),
+        Some(data),
+    )
+    .expect("br, zstd and gzip are acceptable");
+    if hash == Some(DICTIONARY) {
+        assert_eq!(chosen.coding, ContentCoding::Dcz, "the smaller delta");
+    } else {
+        assert_eq!(chosen.coding, ContentCoding::Br, "{data:?}");
+    }
+    if let Some(hash) = hash {
+        use base64::Engine as _;
+        let encoded = base64::engine::general_purpose::STANDARD.encode(hash);
+        let inner = data.trim_ascii();
+        let inner = &inner[1..inner.len() - 1];
+        assert_eq!(
+            inner.strip_suffix(b"=").unwrap_or(inner),
+            encoded.trim_end_matches('=').as_bytes()
+        );
     }
 }
 
