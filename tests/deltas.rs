@@ -273,3 +273,28 @@ fn files_a_browser_holds_fresh_offer_themselves_as_dictionaries() {
         assert_eq!(reply.header("use-as-dictionary"), expected, "{path}");
     }
 }
+
+#[test]
+fn an_earlier_deploys_fingerprinted_files_are_still_served_and_others_are_not() {
+    // Skew protection: the history's previous deploy served /assets/stamp.bd43f8aebd.js (its
+    // name carries its hash) and /retired.js (no hash); the current site has neither. A page
+    // of that deploy still open in a browser loads the first; the second is gone.
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/demo-history/bodies"
+    );
+    let kept = get("/assets/stamp.bd43f8aebd.js", &[]);
+    assert_eq!(kept.status, 200);
+    assert_eq!(
+        kept.header("cache-control"),
+        Some("public, max-age=31536000, immutable")
+    );
+    assert_eq!(
+        kept.body,
+        std::fs::read(format!(
+            "{dir}/bd43f8aebd36e3729d6887e59cd3d6d421ed219f165c03fef742988c7091787f"
+        ))
+        .unwrap()
+    );
+    assert_eq!(get("/retired.js", &[]).status, 404);
+}

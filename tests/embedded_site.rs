@@ -4,12 +4,17 @@
 
 use edgesite::SITE;
 use edgesite_core::Target;
-use edgesite_sitegen::{compile, Options, RouteTarget};
+use edgesite_sitegen::{compile, Config, Options, RouteTarget};
 use sha2::{Digest, Sha256};
 use std::path::Path;
 
+/// The demo compiled as build.rs compiles it: edgesite.toml, its deploy history included (the
+/// earlier deploy's kept files and the deltas).
 fn compiled() -> edgesite_sitegen::Manifest {
-    let options = Options::new(std::time::SystemTime::now());
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let config = Config::load(&root.join("edgesite.toml")).expect("the demo's edgesite.toml");
+    let mut options = Options::from_config(&config, std::time::SystemTime::now());
+    options.history_dir = Some(root.join(&config.history.dir));
     compile(Path::new(edgesite::SITE_DIR), &options).expect("the embedded site compiles")
 }
 
@@ -99,7 +104,29 @@ fn every_representation_is_embedded_byte_for_byte() {
                 variant.coding
             );
         }
+        // The RFC 9842 deltas, with the dictionary each names.
+        assert_eq!(asset.deltas.len(), file.deltas.len(), "{}", file.path);
+        for (embedded, delta) in asset.deltas.iter().zip(&file.deltas) {
+            let r = &embedded.representation;
+            assert_eq!(embedded.dictionary, delta.dictionary, "{}", file.path);
+            assert_eq!(
+                (r.coding, r.etag),
+                (delta.variant.coding, delta.variant.etag.as_str())
+            );
+            assert!(
+                bytes(r) == delta.variant.bytes.as_deref().unwrap(),
+                "{}",
+                file.path
+            );
+        }
     }
+    // The demo's history gives app.js and style.css deltas (tests/fixtures/demo-history).
+    let with_deltas = manifest
+        .files
+        .iter()
+        .filter(|f| !f.deltas.is_empty())
+        .count();
+    assert_eq!(with_deltas, 2);
 }
 
 #[test]

@@ -190,8 +190,10 @@ fn asset(
 /// An `edgesite_core::Representation` literal.
 fn representation(variant: &Variant, content: &str) -> String {
     format!(
-        "{CORE}::Representation {{ coding: {CORE}::ContentCoding::{:?}, etag: {:?}, content_length: \"{}\", content: {content} }}",
-        variant.coding, variant.etag, variant.size
+        "{CORE}::Representation {{ coding: {CORE}::ContentCoding::{:?}, etag: {:?}, content_length: {:?}, content: {content} }}",
+        variant.coding,
+        variant.etag,
+        variant.size.to_string()
     )
 }
 

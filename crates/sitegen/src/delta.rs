@@ -118,6 +118,8 @@ pub struct DeltaStats {
     pub cached: usize,
     /// Files offered as dictionaries (`Use-As-Dictionary`).
     pub dictionaries: usize,
+    /// Skew protection: earlier deploys' fingerprinted files still served.
+    pub kept: crate::history::Kept,
     /// Milliseconds.
     pub wall_time_ms: u64,
 }
@@ -140,77 +142,111 @@ pub(crate) fn add(files: &mut [File], options: &Options) -> Result<DeltaStats, E
     let history = History::open(dir)?;
     stats.deploys = history.deploys.len();
     for file in files.iter_mut() {
-        let Some(br) = file
-            .representations
-            .iter()
-            .find(|v| v.coding == ContentCoding::Br)
-        else {
-            continue;
-        };
-        let limit = br.size * (100 - MIN_SAVING_PERCENT) / 100;
-        let versions: Vec<String> = history
-            .versions(&file.path, &file.sha256)
-            .into_iter()
-            .map(str::to_owned)
-            .collect();
-        if versions.is_empty() {
-            continue;
+        // An earlier deploy's file, kept as it was (skew protection), gets none.
+        if !file.source.starts_with(dir) {
+            deltas_of(file, &history, options, &mut stats)?;
         }
-        let new = match file.identity_bytes() {
-            Some(bytes) => bytes.to_vec(),
-            None => std::fs::read(&file.source).map_err(|source| Error::Read {
-                path: file.source.clone(),
-                source,
-            })?,
-        };
-        for old_sha in versions {
-            let Some(old) = history.body(&old_sha) else {
-                continue;
-            };
-            for coding in [ContentCoding::Dcz, ContentCoding::Dcb] {
-                let Some(bytes) = cached_delta(
-                    coding,
-                    &new,
-                    &file.sha256,
-                    &old,
-                    &old_sha,
-                    options,
-                    &mut stats,
-                ) else {
-                    continue;
-                };
-                if bytes.len() as u64 > limit {
-                    continue;
-                }
-                stats.deltas += 1;
-                stats.bytes += bytes.len() as u64;
-                let digest = etag::sha256(&bytes);
-                file.deltas.push(Delta {
-                    dictionary: dictionary_hash(&old),
-                    variant: Variant {
-                        coding,
-                        size: bytes.len() as u64,
-                        sha256: etag::hex(&digest),
-                        etag: etag::strong_etag(&digest),
-                        bytes: Some(bytes),
-                        decoded_from: None,
-                    },
-                });
-            }
-        }
-        stats.files += usize::from(!file.deltas.is_empty());
     }
     stats.wall_time_ms = started.elapsed().as_millis() as u64;
     Ok(stats)
 }
 
+/// Adds `file`'s deltas against its earlier versions (if it has a br representation to beat).
+fn deltas_of(
+    file: &mut File,
+    history: &History,
+    options: &Options,
+    stats: &mut DeltaStats,
+) -> Result<(), Error> {
+    let Some(br) = file
+        .representations
+        .iter()
+        .find(|v| v.coding == ContentCoding::Br)
+    else {
+        return Ok(());
+    };
+    let limit = br.size * (100 - MIN_SAVING_PERCENT) / 100;
+    let versions = earlier_versions(history, file);
+    if versions.is_empty() {
+        return Ok(());
+    }
+    let new = match file.identity_bytes() {
+        Some(bytes) => bytes.to_vec(),
+        None => std::fs::read(&file.source).map_err(|source| Error::Read {
+            path: file.source.clone(),
+            source,
+        })?,
+    };
+    for old_sha in versions {
+        let Some(old) = history.body(&old_sha) else {
+            continue;
+        };
+        for coding in [ContentCoding::Dcz, ContentCoding::Dcb] {
+            let key = (
+                new.as_slice(),
+                file.sha256.as_str(),
+                old.as_slice(),
+                old_sha.as_str(),
+            );
+            let Some(bytes) = cached_delta(coding, key, options, stats) else {
+                continue;
+            };
+            if bytes.len() as u64 > limit {
+                continue;
+            }
+            stats.deltas += 1;
+            stats.bytes += bytes.len() as u64;
+            file.deltas.push(delta(coding, bytes, &old));
+        }
+    }
+    stats.files += usize::from(!file.deltas.is_empty());
+    Ok(())
+}
+
+/// A delta's entry: its bytes with their own strong ETag (RFC 9110 §8.8.3), and the dictionary's
+/// hash.
+fn delta(coding: ContentCoding, bytes: Vec<u8>, dictionary: &[u8]) -> Delta {
+    let digest = etag::sha256(&bytes);
+    Delta {
+        dictionary: dictionary_hash(dictionary),
+        variant: Variant {
+            coding,
+            size: bytes.len() as u64,
+            sha256: etag::hex(&digest),
+            etag: etag::strong_etag(&digest),
+            bytes: Some(bytes),
+            decoded_from: None,
+        },
+    }
+}
+
+/// The earlier versions of `file` the history holds (SHA-256 hex, newest deploy first): those
+/// at its own path, else, for a name with a verified hash, those whose names match its pattern
+/// (`/assets/app.*.js`: the same file renamed by a new hash).
+fn earlier_versions(history: &History, file: &File) -> Vec<String> {
+    let own = history.versions(&file.path, &file.sha256);
+    if !own.is_empty() || file.cache_reason != CacheReason::Fingerprinted {
+        return own.into_iter().map(str::to_owned).collect();
+    }
+    let Some(pattern) = name_pattern(&file.path) else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = Vec::new();
+    for deploy in &history.deploys {
+        for (path, sha) in &deploy.files {
+            if *sha != file.sha256 && crate::glob::matches(&pattern, path) && !out.contains(sha) {
+                out.push(sha.clone());
+            }
+        }
+    }
+    out
+}
+
 /// The delta of `new` against `old` in `coding`, from the encoding cache when it holds it.
+/// `(new, new_sha, old, old_sha)`: the bytes and SHA-256 (hex) of both versions.
 fn cached_delta(
     coding: ContentCoding,
-    new: &[u8],
-    new_sha: &str,
-    old: &[u8],
-    old_sha: &str,
+    (new, new_sha, old, old_sha): (&[u8], &str, &[u8], &str),
     options: &Options,
     stats: &mut DeltaStats,
 ) -> Option<Vec<u8>> {

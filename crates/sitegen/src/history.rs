@@ -10,7 +10,8 @@
 //! No folder is an empty history (a first deploy). A body whose bytes no longer match its name
 //! is never used: [`History::body`] checks the hash.
 
-use crate::{etag, Error, Manifest};
+use crate::walk::Found;
+use crate::{etag, Error, Manifest, Options};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -82,9 +83,14 @@ impl History {
         })
     }
 
+    /// Where the body with this SHA-256 (hex) is kept.
+    pub fn body_path(&self, sha256: &str) -> PathBuf {
+        self.dir.join("bodies").join(sha256)
+    }
+
     /// The bytes with this SHA-256 (hex), if the folder holds them intact.
     pub fn body(&self, sha256: &str) -> Option<Vec<u8>> {
-        let bytes = std::fs::read(self.dir.join("bodies").join(sha256)).ok()?;
+        let bytes = std::fs::read(self.body_path(sha256)).ok()?;
         (etag::hex(&etag::sha256(&bytes)) == sha256).then_some(bytes)
     }
 
@@ -154,6 +160,50 @@ impl History {
         write_atomically(&self.dir.join("deploys.json"), json.as_bytes())?;
         Ok(recorded)
     }
+}
+
+/// Skew protection: what the kept deploys served that the current site does not.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Kept {
+    /// Files of earlier deploys still served.
+    pub files: usize,
+    /// Their bytes (identity).
+    pub bytes: u64,
+}
+
+/// Adds to `found` (the current site's files) the files of the kept deploys
+/// (`options.history_dir`) to go on serving: those whose name carries a verified hash of their
+/// bytes (so the URL names those bytes forever, and a page of an earlier deploy still open in a
+/// browser finds them) and which the current site does not serve. Newest deploy first; a body
+/// the folder no longer holds intact is skipped.
+pub(crate) fn add_kept_files(options: &Options, found: &mut Vec<Found>) -> Result<Kept, Error> {
+    let Some(dir) = &options.history_dir else {
+        return Ok(Kept::default());
+    };
+    let history = History::open(dir)?;
+    let mut served: BTreeSet<String> = found.iter().map(|f| f.url_path.clone()).collect();
+    let mut kept = Kept::default();
+    for deploy in &history.deploys {
+        for (path, sha) in &deploy.files {
+            if served.contains(path) {
+                continue;
+            }
+            let Some(bytes) = history.body(sha) else {
+                continue;
+            };
+            if !crate::cache::is_fingerprinted(path, &bytes, &etag::sha256(&bytes)) {
+                continue;
+            }
+            served.insert(path.clone());
+            kept.files += 1;
+            kept.bytes += bytes.len() as u64;
+            found.push(Found {
+                url_path: path.clone(),
+                source: history.body_path(sha),
+            });
+        }
+    }
+    Ok(kept)
 }
 
 /// A temporary file beside `to`, then a rename: a reader sees the old file or the new one.

@@ -359,11 +359,16 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
     }
     let mut tracked = walked.dirs;
     tracked.extend(walked.files.iter().map(|f| f.source.clone()));
-    let routing = routing(site_dir, options, &walked.files, &mut tracked)?;
-    let links = links::pass(&walked.files, &routing.view(), options)?;
-    let (mut files, counts) = compile_files(walked.files, options, &links.rewrites)?;
+    // Skew protection: earlier deploys' fingerprinted files, served beside the current ones
+    // (after them) but never rewritten by the link pass.
+    let (current, mut found) = (walked.files.len(), walked.files);
+    let kept_stats = history::add_kept_files(options, &mut found)?;
+    let routing = routing(site_dir, options, &found, &mut tracked)?;
+    let links = links::pass(&found, current, &routing.view(), options)?;
+    let (mut files, counts) = compile_files(found, options, &links.rewrites)?;
     links::add_preload(&mut files, &links.preload);
-    let deltas = delta::add(&mut files, options)?;
+    let mut deltas = delta::add(&mut files, options)?;
+    deltas.kept = kept_stats;
     let store = store::apply(
         &mut files,
         &options.compression,
@@ -376,16 +381,11 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
     let mut warnings = apply_headers_file(site_dir, options, &mut files, &routing, &mut tracked)?;
     warnings.extend(routing.redirects.warnings);
     warnings.extend(links.warnings);
-    let since_epoch = options
-        .last_modified
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default();
+    let (last_modified, last_modified_unix) = last_modified_fields(options);
     Ok(Manifest {
         site_dir: site_dir.to_path_buf(),
-        last_modified: httpdate::fmt_http_date(
-            UNIX_EPOCH + Duration::from_secs(since_epoch.as_secs()),
-        ),
-        last_modified_unix: since_epoch.as_secs(),
+        last_modified,
+        last_modified_unix,
         boundary: boundary::choose(&files),
         headers,
         versioned_cache_control: options.fingerprint.versioned_cache_control(&options.cache),
@@ -408,6 +408,19 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
         fallback: routing.fallback,
         tracked,
     })
+}
+
+/// Last-Modified (RFC 9110 §8.8.2) of every file: the IMF-fixdate and the Unix seconds.
+fn last_modified_fields(options: &Options) -> (String, u64) {
+    let since_epoch = options
+        .last_modified
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    let seconds = since_epoch.as_secs();
+    (
+        httpdate::fmt_http_date(UNIX_EPOCH + Duration::from_secs(seconds)),
+        seconds,
+    )
 }
 
 /// The site's routing, decided from its paths before any file is read.

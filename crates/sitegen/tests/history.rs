@@ -101,3 +101,100 @@ fn a_damaged_body_is_never_used_and_a_damaged_index_is_an_error_naming_its_line(
         .deploys
         .is_empty());
 }
+
+/// A bundle of ~40 KB whose versions differ in one line.
+fn bundle(version: u32) -> String {
+    let mut lines: Vec<String> = (0..1000)
+        .map(|i| format!("export const value{i} = {};", i * 7919 % 1009))
+        .collect();
+    lines[500] = format!("export const release = {version};");
+    lines.join("\n")
+}
+
+/// `/assets/app.<first 10 hex of the SHA-256>.js`, as a bundler names it.
+fn hashed_name(bytes: &str) -> String {
+    let sha = <sha2::Sha256 as sha2::Digest>::digest(bytes.as_bytes());
+    let hex: String = sha.iter().map(|b| format!("{b:02x}")).collect();
+    format!("app.{}.js", &hex[..10])
+}
+
+#[test]
+fn the_next_deploy_gets_deltas_keeps_the_old_hashed_file_and_offers_dictionaries() {
+    let site = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let assets = site.path().join("assets");
+    fs::create_dir(&assets).unwrap();
+    let mut options = Options::new(UNIX_EPOCH + Duration::from_secs(1_700_000_000));
+    options.history_dir = Some(dir.path().to_path_buf());
+    // Deploy 1: a hashed bundle and a plain script referenced with ?v= by the page.
+    let (one, two) = (bundle(1), bundle(2));
+    let old_name = hashed_name(&one);
+    fs::write(assets.join(&old_name), &one).unwrap();
+    fs::write(site.path().join("main.js"), bundle(10)).unwrap();
+    fs::write(
+        site.path().join("index.html"),
+        "<!doctype html><script src=\"/main.js\"></script>",
+    )
+    .unwrap();
+    let first = compile(site.path(), &options).unwrap();
+    assert!(
+        first.files.iter().all(|f| f.deltas.is_empty()),
+        "no history yet"
+    );
+    History::open(dir.path())
+        .unwrap()
+        .record(&first, 3)
+        .unwrap();
+    // Deploy 2: the bundle renamed by its new hash, the plain script edited.
+    fs::remove_file(assets.join(&old_name)).unwrap();
+    let new_name = hashed_name(&two);
+    fs::write(assets.join(&new_name), &two).unwrap();
+    fs::write(site.path().join("main.js"), bundle(11)).unwrap();
+    let second = compile(site.path(), &options).unwrap();
+    let file = |path: &str| second.files.iter().find(|f| f.path == path).unwrap();
+    // RFC 9842 deltas: by name pattern for the renamed bundle, by path for main.js; each
+    // against deploy 1's bytes, each far below br.
+    for (path, old) in [
+        (format!("/assets/{new_name}"), one.clone()),
+        ("/main.js".to_string(), bundle(10)),
+    ] {
+        let f = file(&path);
+        let br = f
+            .representations
+            .iter()
+            .find(|v| v.coding.token() == "br")
+            .unwrap();
+        assert_eq!(f.deltas.len(), 2, "{path}: dcz and dcb");
+        for delta in &f.deltas {
+            assert_eq!(
+                delta.dictionary,
+                edgesite_sitegen::delta::dictionary_hash(old.as_bytes())
+            );
+            assert!(
+                delta.variant.size * 10 < br.size,
+                "{path}: {} vs br {}",
+                delta.variant.size,
+                br.size
+            );
+        }
+    }
+    // Skew protection: deploy 1's bundle is still served, immutable; it gets no deltas.
+    let kept = file(&format!("/assets/{old_name}"));
+    assert_eq!(kept.cache_control, "public, max-age=31536000, immutable");
+    assert!(kept.deltas.is_empty());
+    assert_eq!(second.stats.deltas.kept.files, 1);
+    // Use-As-Dictionary (RFC 9842 §2.1): the pattern of the hashed name; main.js's own path.
+    let offered = |path: &str| {
+        file(path)
+            .headers
+            .iter()
+            .find(|(n, _)| n == "use-as-dictionary")
+            .map(|(_, v)| v.clone())
+    };
+    assert_eq!(
+        offered(&format!("/assets/{new_name}")).as_deref(),
+        Some("match=\"/assets/app.*.js\"")
+    );
+    assert_eq!(offered("/main.js").as_deref(), Some("match=\"/main.js\""));
+    assert_eq!(offered("/index.html"), None);
+}

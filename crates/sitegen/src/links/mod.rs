@@ -156,8 +156,11 @@ struct Scanned {
 ///
 /// # Errors
 /// A file that cannot be read, or broken links with `[links] broken = "error"`.
+/// Only the first `scanned` files are read for references (and may be rewritten); the rest (an
+/// earlier deploy's files, kept for skew protection) are served as they were.
 pub(crate) fn pass(
     found: &[walk::Found],
+    scanned: usize,
     routing: &Routing<'_>,
     options: &Options,
 ) -> Result<Outcome, Error> {
@@ -168,7 +171,7 @@ pub(crate) fn pass(
         ..Outcome::default()
     };
     let urls = page_urls(found, routing.served);
-    let mut scanned = scan_all(found, &mut outcome.warnings)?;
+    let mut scanned = scan_all(&found[..scanned.min(found.len())], &mut outcome.warnings)?;
     let assets = indexed_assets(found.len());
     with_core_site_of(
         routing.routes,
