@@ -58,6 +58,20 @@ fn demo(c: &mut Criterion) {
         browser[2],
         ("if-none-match", br_etag.as_str()),
     ];
+    // RFC 9842: a browser holding the previous app.js (the demo's history) asks for the new one.
+    let Target::Asset(app) = &site.route("/app.js").unwrap().target else {
+        panic!("/app.js")
+    };
+    let dictionary = {
+        use base64::Engine as _;
+        let hash = app.deltas[0].dictionary;
+        format!(":{}:", base64::engine::general_purpose::STANDARD.encode(hash))
+    };
+    let script = [
+        ("accept-encoding", "gzip, deflate, br, zstd, dcb, dcz"),
+        ("sec-fetch-mode", "no-cors"),
+    ];
+    let delta = [script[0], script[1], ("available-dictionary", dictionary.as_str())];
     let scenarios: Vec<(&str, RequestHead<'_>)> = vec![
         (
             "200 identity (no Accept-Encoding)",
@@ -77,6 +91,11 @@ fn demo(c: &mut Criterion) {
             head("/app.js", &[("range", "bytes=0-9,50-59,-5")]),
         ),
         ("404 (browser headers)", head("/does/not/exist", &browser)),
+        ("200 br, app.js (script headers)", head("/app.js", &script)),
+        (
+            "200 dcb delta, app.js (+ Available-Dictionary)",
+            head("/app.js", &delta),
+        ),
     ];
     let mut group = c.benchmark_group("demo site");
     for (name, request) in &scenarios {

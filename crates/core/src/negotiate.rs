@@ -108,7 +108,10 @@ pub fn negotiate<'a>(
         return Some(asset.identity());
     };
     let best = best_of(asset.representations.iter(), &accept);
-    let dictionary = available_dictionary.and_then(dictionary_hash);
+    // Parsed only for a resource that has deltas.
+    let dictionary = available_dictionary
+        .filter(|_| !asset.deltas.is_empty())
+        .and_then(dictionary_hash);
     let delta = dictionary.and_then(|hash| {
         let matching = asset.deltas.iter().filter(|d| d.dictionary == hash);
         best_of(matching.map(|d| &d.representation), &accept)
@@ -158,25 +161,32 @@ fn best_of<'a>(
 pub fn dictionary_hash(value: &[u8]) -> Option<[u8; 32]> {
     let inner = trim(value).strip_prefix(b":")?.strip_suffix(b":")?;
     let inner = inner.strip_suffix(b"=").unwrap_or(inner);
-    // 32 bytes: ten groups of three (40 characters) and two bytes (3 characters).
-    if inner.len() != 43 {
+    // 32 bytes: ten groups of four characters (30 bytes), then three characters (2 bytes).
+    let (groups, tail) = (inner.get(..40)?, inner.get(40..)?);
+    if tail.len() != 3 {
         return None;
     }
     let mut out = [0u8; 32];
-    let mut bits: u32 = 0;
-    let mut count = 0;
-    let mut at = 0;
-    for &c in inner {
-        bits = (bits << 6) | u32::from(base64_value(c)?);
-        count += 6;
-        if count >= 8 {
-            count -= 8;
-            *out.get_mut(at)? = (bits >> count) as u8;
-            at += 1;
-        }
+    for (chunk, bytes) in groups.chunks_exact(4).zip(out.chunks_exact_mut(3)) {
+        let n = sextets(chunk)?;
+        bytes.copy_from_slice(&[(n >> 16) as u8, (n >> 8) as u8, n as u8]);
     }
-    // The 2 bits left over must be zero (canonical encoding, RFC 4648 §3.5).
-    (at == 32 && bits & ((1 << count) - 1) == 0).then_some(out)
+    // The last three characters carry 18 bits: 16 of data, then 2 that must be zero
+    // (canonical encoding, RFC 4648 §3.5).
+    let n = sextets(&[tail[0], tail[1], tail[2], b'A'])? >> 6;
+    if n & 0b11 != 0 {
+        return None;
+    }
+    out[30] = (n >> 10) as u8;
+    out[31] = (n >> 2) as u8;
+    Some(out)
+}
+
+/// Four base64 characters as 24 bits.
+fn sextets(chunk: &[u8]) -> Option<u32> {
+    chunk
+        .iter()
+        .try_fold(0u32, |n, &c| Some((n << 6) | u32::from(base64_value(c)?)))
 }
 
 /// A base64 character's value (RFC 4648 §4, the standard alphabet RFC 8941 uses).
