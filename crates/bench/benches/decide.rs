@@ -65,13 +65,20 @@ fn demo(c: &mut Criterion) {
     let dictionary = {
         use base64::Engine as _;
         let hash = app.deltas[0].dictionary;
-        format!(":{}:", base64::engine::general_purpose::STANDARD.encode(hash))
+        format!(
+            ":{}:",
+            base64::engine::general_purpose::STANDARD.encode(hash)
+        )
     };
     let script = [
         ("accept-encoding", "gzip, deflate, br, zstd, dcb, dcz"),
         ("sec-fetch-mode", "no-cors"),
     ];
-    let delta = [script[0], script[1], ("available-dictionary", dictionary.as_str())];
+    let delta = [
+        script[0],
+        script[1],
+        ("available-dictionary", dictionary.as_str()),
+    ];
     let scenarios: Vec<(&str, RequestHead<'_>)> = vec![
         (
             "200 identity (no Accept-Encoding)",

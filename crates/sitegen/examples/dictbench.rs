@@ -137,9 +137,17 @@ fn main() {
     options.fingerprint.mode = edgesite_sitegen::FingerprintMode::Off;
     options.cache_dir = Some(cache);
     let mut totals: BTreeMap<&str, Totals> = BTreeMap::new();
+    let keep_one = work.path().join("history-keep-1");
     for version in 1..=VERSIONS {
         write_version(&site, version);
         let manifest = compile(&site, &options).unwrap();
+        if version == VERSIONS {
+            costs(&site, &options, [None, Some(&keep_one), Some(&history_dir)]);
+        }
+        History::open(&keep_one)
+            .unwrap()
+            .record(&manifest, 1)
+            .unwrap();
         let history = History::open(&history_dir).unwrap();
         for file in &manifest.files {
             let Some(previous) = history.versions(&file.path, &file.sha256).first().copied() else {
@@ -180,6 +188,43 @@ fn main() {
         );
     }
     site_dictionary();
+}
+
+/// What the history costs the last deploy: its build (deltas computed, and again from the
+/// encoding cache) and its bundle, without a history, with keep = 1 and with keep = 3.
+fn costs(site: &Path, options: &Options, histories: [Option<&Path>; 3]) {
+    println!("deploy {VERSIONS}'s build and bundle by history kept:");
+    for (label, dir) in ["no history", "keep = 1", "keep = 3"]
+        .into_iter()
+        .zip(histories)
+    {
+        let mut options = options.clone();
+        options.history_dir = dir.map(Path::to_path_buf);
+        // The ordinary encodings cached (as in any rebuild), no delta: a copy of the cache.
+        let cache = tempfile::tempdir().unwrap();
+        let from = options.cache_dir.clone().unwrap();
+        for entry in std::fs::read_dir(&from).unwrap() {
+            let entry = entry.unwrap();
+            let name = entry.file_name();
+            if !name.to_string_lossy().contains(".dc") {
+                std::fs::copy(entry.path(), cache.path().join(name)).unwrap();
+            }
+        }
+        options.cache_dir = Some(cache.path().to_path_buf());
+        let cold = compile(site, &options).unwrap();
+        let warm = compile(site, &options).unwrap();
+        let d = &cold.stats.deltas;
+        println!(
+            "  {label:<10}  build {:>5} ms (deltas {:>5} ms; rebuild {:>4} ms), bundle {:>8} bytes: {} deltas {} bytes, {} kept files",
+            cold.stats.wall_time_ms,
+            d.wall_time_ms,
+            warm.stats.wall_time_ms,
+            edgesite_sitegen::bundle_bytes(&cold.files),
+            d.deltas,
+            d.bytes,
+            d.kept.files
+        );
+    }
 }
 
 /// A zstd dictionary trained on version 1's first half of the pages, used for version 10's other
