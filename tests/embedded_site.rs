@@ -109,6 +109,11 @@ fn every_representation_is_embedded_byte_for_byte() {
         for (embedded, delta) in asset.deltas.iter().zip(&file.deltas) {
             let r = &embedded.representation;
             assert_eq!(embedded.dictionary, delta.dictionary, "{}", file.path);
+            // The text requests are matched against is the same hash (RFC 8941 §3.3.5).
+            assert_eq!(
+                edgesite_core::dictionary_hash(embedded.available_dictionary.as_bytes()),
+                Some(delta.dictionary)
+            );
             assert_eq!(
                 (r.coding, r.etag),
                 (delta.variant.coding, delta.variant.etag.as_str())

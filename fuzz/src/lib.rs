@@ -71,6 +71,7 @@ static ASSET: Asset<'static> = Asset {
     deltas: &[
         Delta {
             dictionary: DICTIONARY,
+            available_dictionary: ":AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=:",
             representation: Representation {
                 coding: ContentCoding::Dcz,
                 etag: "\"dz\"",
@@ -80,6 +81,7 @@ static ASSET: Asset<'static> = Asset {
         },
         Delta {
             dictionary: DICTIONARY,
+            available_dictionary: ":AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=:",
             representation: Representation {
                 coding: ContentCoding::Dcb,
                 etag: "\"db\"",

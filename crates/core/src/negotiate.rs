@@ -108,12 +108,12 @@ pub fn negotiate<'a>(
         return Some(asset.identity());
     };
     let best = best_of(asset.representations.iter(), &accept);
-    // Parsed only for a resource that has deltas.
-    let dictionary = available_dictionary
-        .filter(|_| !asset.deltas.is_empty())
-        .and_then(dictionary_hash);
-    let delta = dictionary.and_then(|hash| {
-        let matching = asset.deltas.iter().filter(|d| d.dictionary == hash);
+    let delta = available_dictionary.and_then(|value| {
+        let value = trim(value);
+        let matching = asset
+            .deltas
+            .iter()
+            .filter(|d| names(value, d.available_dictionary));
         best_of(matching.map(|d| &d.representation), &accept)
     });
     match (best, delta) {
@@ -143,6 +143,19 @@ fn best_of<'a>(
         }
     }
     best
+}
+
+/// Whether an Available-Dictionary value (without OWS) names the dictionary whose field value is
+/// `stored` (`:base64=:`, canonical): the same text, or the same without the padding. The same
+/// as comparing [`dictionary_hash`]es, without decoding.
+fn names(value: &[u8], stored: &str) -> bool {
+    let stored = stored.as_bytes();
+    value == stored
+        || (value.len() + 1 == stored.len()
+            && stored.len() >= 3
+            && value[..value.len() - 1] == stored[..stored.len() - 2]
+            && value.last() == Some(&b':')
+            && stored[stored.len() - 2] == b'=')
 }
 
 /// The SHA-256 an Available-Dictionary field value names (RFC 9842 §2.2): an RFC 8941 §3.3.5
@@ -184,22 +197,29 @@ pub fn dictionary_hash(value: &[u8]) -> Option<[u8; 32]> {
 
 /// Four base64 characters as 24 bits.
 fn sextets(chunk: &[u8]) -> Option<u32> {
-    chunk
-        .iter()
-        .try_fold(0u32, |n, &c| Some((n << 6) | u32::from(base64_value(c)?)))
+    let mut n = 0u32;
+    let mut invalid = 0u8;
+    for &c in chunk {
+        let value = BASE64[usize::from(c)];
+        invalid |= value;
+        n = (n << 6) | u32::from(value & 63);
+    }
+    // An invalid character's entry has its top bit set.
+    (invalid & 0x80 == 0).then_some(n)
 }
 
-/// A base64 character's value (RFC 4648 §4, the standard alphabet RFC 8941 uses).
-fn base64_value(c: u8) -> Option<u8> {
-    match c {
-        b'A'..=b'Z' => Some(c - b'A'),
-        b'a'..=b'z' => Some(c - b'a' + 26),
-        b'0'..=b'9' => Some(c - b'0' + 52),
-        b'+' => Some(62),
-        b'/' => Some(63),
-        _ => None,
+/// Each byte's value as a base64 character (RFC 4648 §4, the standard alphabet RFC 8941 uses);
+/// 0xFF for the bytes that are not one.
+const BASE64: [u8; 256] = {
+    let mut table = [0xFF; 256];
+    let alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut i = 0;
+    while i < 64 {
+        table[alphabet[i] as usize] = i as u8;
+        i += 1;
     }
-}
+    table
+};
 
 /// The elements of the list: `Some((coding, quality))`, or `None` for a malformed element.
 /// Empty elements are skipped (RFC 9110 §5.6.1.2).
@@ -433,6 +453,7 @@ mod tests {
         deltas: &[
             Delta {
                 dictionary: HASH,
+                available_dictionary: AVAILABLE,
                 representation: Representation {
                     coding: ContentCoding::Dcz,
                     etag: "\"dz\"",
@@ -442,6 +463,7 @@ mod tests {
             },
             Delta {
                 dictionary: HASH,
+                available_dictionary: AVAILABLE,
                 representation: Representation {
                     coding: ContentCoding::Dcb,
                     etag: "\"db\"",

@@ -217,9 +217,11 @@ pub struct Asset<'a> {
 /// accepts its coding.
 #[derive(Debug)]
 pub struct Delta<'a> {
-    /// The SHA-256 of the dictionary (an earlier version's bytes), as Available-Dictionary
-    /// names it (§2.2).
+    /// The SHA-256 of the dictionary (an earlier version's bytes).
     pub dictionary: [u8; 32],
+    /// The same hash as Available-Dictionary names it (§2.2): `:` standard base64 with its
+    /// padding `:`. Requests are matched against this text, so none is decoded per request.
+    pub available_dictionary: &'a str,
     /// The delta: its coding is `dcb` or `dcz`.
     pub representation: Representation<'a>,
 }

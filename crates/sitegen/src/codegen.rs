@@ -10,6 +10,7 @@ use crate::{
     DestinationPart, File, Manifest, PatternSegment, RedirectRule, RouteTarget, RuleAction,
     RuleIndexNode, Variant,
 };
+use base64::prelude::{Engine as _, BASE64_STANDARD};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -165,8 +166,10 @@ fn asset(
             *id,
         )?;
         *id += 1;
+        // RFC 9842 §2.2: Available-Dictionary's text for the hash (RFC 8941 §3.3.5).
+        let field = format!(":{}:", BASE64_STANDARD.encode(delta.dictionary));
         deltas.push(format!(
-            "{CORE}::Delta {{ dictionary: {:?}, representation: {} }}",
+            "{CORE}::Delta {{ dictionary: {:?}, available_dictionary: {field:?}, representation: {} }}",
             delta.dictionary,
             representation(&delta.variant, &content)
         ));
