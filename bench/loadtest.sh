@@ -8,6 +8,9 @@
 #   S2  GET /                      Accept-Encoding: gzip, deflate, br, zstd  (br)
 #   S3  GET /                      If-None-Match: the current ETag           (304)
 #   S4  GET /big.js                a 200 KB script, identity
+#   S5  GET /app.js                a browser's Accept-Encoding with dcb, dcz  (br)
+#   S6  GET /app.js                the same with Available-Dictionary naming the previous app.js
+#                                  (RFC 9842; the demo's history fixture): a dcb delta
 # ROUNDS=N measures each server N times and keeps its best run.
 # Then the same scenarios under bare `workerd serve` (pinned the same way) for three workers: the
 # edgesite Worker, the workerd floor (a JS worker answering every request with one prebuilt
@@ -118,6 +121,15 @@ scenario "S1 GET / identity" /
 scenario "S2 GET / br" / "Accept-Encoding: gzip, deflate, br, zstd"
 scenario "S3 GET / If-None-Match" / "If-None-Match: $etag"
 scenario "S4 GET /big.js (200 KB)" /big.js
+# RFC 9842: app.js as br, and as a delta for a browser holding the previous deploy's app.js (the
+# demo's history fixture), in the S2 shape.
+local dictionary
+dictionary=$(python3 -c 'import base64, hashlib, json, sys
+d = "tests/fixtures/demo-history"
+sha = json.load(open(d + "/deploys.json"))["deploys"][0]["files"]["/app.js"]
+print(":" + base64.b64encode(hashlib.sha256(open(d + "/bodies/" + sha, "rb").read()).digest()).decode() + ":")')
+scenario "S5 GET /app.js br" /app.js "Accept-Encoding: gzip, deflate, br, zstd, dcb, dcz"
+scenario "S6 GET /app.js delta (dcb)" /app.js "Accept-Encoding: gzip, deflate, br, zstd, dcb, dcz" "Available-Dictionary: $dictionary"
 stop_server lt-native
 }
 
