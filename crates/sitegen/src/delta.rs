@@ -101,7 +101,7 @@ pub fn dcb(bytes: &[u8], dictionary: &[u8], quality: u32) -> Result<Vec<u8>, NoD
 /// A delta is kept only when at least this many percent smaller than the br representation.
 const MIN_SAVING_PERCENT: u64 = 5;
 
-/// What [`add`] did.
+/// What the build did with the deploy history: deltas, dictionaries, kept files.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct DeltaStats {
     /// Deploys the history held.
