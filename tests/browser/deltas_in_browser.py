@@ -23,7 +23,7 @@ import time
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from repeat_views import WebDriver, free_port  # noqa: E402
+from repeat_views import close_browser, open_browser  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TARGET = os.path.join(ROOT, "target", "site-override")
@@ -91,21 +91,9 @@ def main():
         f.write(PAGE)
     with open(config, "w") as f:
         f.write(f'[history]\ndir = "{os.path.join(work, "history")}"\n')
-    chromedriver = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-    binary = shutil.which("chromium") or shutil.which("chromium-browser")
-    driver_port, profile = free_port(), os.path.join(work, "profile")
-    driver_process = subprocess.Popen([chromedriver, f"--port={driver_port}"],
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    driver, server = WebDriver(driver_port), None
     base = f"http://127.0.0.1:{port}/"
+    driver, server = open_browser(os.path.join(work, "profile")), None
     try:
-        for _ in range(100):
-            try:
-                driver.call("GET", "/status")
-                break
-            except OSError:
-                time.sleep(0.1)
-        driver.start(binary, profile)
         server = deploy(site, config, 1, port)
         first = script_exchange(driver, base)
         first["title"] = driver.call("GET", f"/session/{driver.session}/title")
@@ -116,9 +104,7 @@ def main():
         second = script_exchange(driver, base)
         second["title"] = driver.call("GET", f"/session/{driver.session}/title")
     finally:
-        driver.quit()
-        driver_process.terminate()
-        driver_process.wait()
+        close_browser(driver)
         if server:
             server.terminate()
             server.wait()

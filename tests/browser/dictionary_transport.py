@@ -26,7 +26,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from repeat_views import WebDriver, free_port  # noqa: E402
+from repeat_views import close_browser, free_port, open_browser  # noqa: E402
 
 
 def script(version):
@@ -84,31 +84,22 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.wfile.write(body)
 
 
-def run(coding, delta, chromedriver, binary):
+def run(coding, delta):
     server = Server(coding, delta)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_address[1]}"
-    port, profile = free_port(), tempfile.mkdtemp(prefix="edgesite-dict-")
-    driver_process = subprocess.Popen([chromedriver, f"--port={port}"],
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    driver = WebDriver(port)
+    profile = tempfile.mkdtemp(prefix="edgesite-dict-")
     try:
-        for _ in range(100):
-            try:
-                driver.call("GET", "/status")
-                break
-            except OSError:
-                time.sleep(0.1)
-        driver.start(binary, profile)
-        driver.navigate(base + "/page1.html")
-        first = driver.call("GET", f"/session/{driver.session}/title")
-        time.sleep(1.0)  # the dictionary is stored after the response completes
-        driver.navigate(base + "/page2.html")
-        second = driver.call("GET", f"/session/{driver.session}/title")
+        driver = open_browser(profile)
+        try:
+            driver.navigate(base + "/page1.html")
+            first = driver.call("GET", f"/session/{driver.session}/title")
+            time.sleep(1.0)  # the dictionary is stored after the response completes
+            driver.navigate(base + "/page2.html")
+            second = driver.call("GET", f"/session/{driver.session}/title")
+        finally:
+            close_browser(driver)
     finally:
-        driver.quit()
-        driver_process.terminate()
-        driver_process.wait()
         server.shutdown()
         shutil.rmtree(profile, ignore_errors=True)
     request = next((s for s in server.seen if s["version"] == 2), {})
@@ -121,8 +112,6 @@ def run(coding, delta, chromedriver, binary):
 
 def main():
     tool = sys.argv[1]
-    chromedriver = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-    binary = shutil.which("chromium") or shutil.which("chromium-browser")
     work = tempfile.mkdtemp(prefix="edgesite-delta-")
     old, new = os.path.join(work, "v1.js"), os.path.join(work, "v2.js")
     with open(old, "wb") as f:
@@ -134,7 +123,7 @@ def main():
         out = os.path.join(work, f"v2.js.{coding}")
         subprocess.run([tool, coding, new, old, out], check=True)
         with open(out, "rb") as f:
-            result = run(coding, f.read(), chromedriver, binary)
+            result = run(coding, f.read())
         result["identity_bytes"] = len(script(2))
         print(json.dumps(result))
         ok = ok and result["delta_sent"] and result["ran"]

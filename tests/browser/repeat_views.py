@@ -71,6 +71,36 @@ class WebDriver:
                 pass
 
 
+def open_browser(profile):
+    """chromedriver on a free port, and a headless Chromium session (profile folder `profile`)
+    with the DevTools network log; close it with close_browser."""
+    chromedriver = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+    binary = shutil.which("chromium") or shutil.which("chromium-browser")
+    port = free_port()
+    process = subprocess.Popen([chromedriver, f"--port={port}"], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    driver = WebDriver(port)
+    driver.process = process
+    try:
+        for _ in range(100):
+            try:
+                driver.call("GET", "/status")
+                break
+            except OSError:
+                time.sleep(0.1)
+        driver.start(binary, profile)
+    except BaseException:
+        close_browser(driver)
+        raise
+    return driver
+
+
+def close_browser(driver):
+    driver.quit()
+    driver.process.terminate()
+    driver.process.wait()
+
+
 def view(driver, url):
     """Navigates to `url`; returns (network requests [(url, status)], cached [url])."""
     driver.network_log()  # what came before
@@ -109,28 +139,14 @@ def main():
     ap.add_argument("--expect-requests", type=int)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    chromedriver = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-    binary = shutil.which("chromium") or shutil.which("chromium-browser")
-    port = free_port()
     profile = tempfile.mkdtemp(prefix="edgesite-views-")
-    server = subprocess.Popen([chromedriver, f"--port={port}"], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
-    driver = WebDriver(port)
+    driver = open_browser(profile)
     try:
-        for _ in range(100):
-            try:
-                driver.call("GET", "/status")
-                break
-            except OSError:
-                time.sleep(0.1)
-        driver.start(binary, profile)
         first = view(driver, args.base + args.page_a)
         other = view(driver, args.base + args.page_b)
         again = view(driver, args.base + args.page_a)
     finally:
-        driver.quit()
-        server.terminate()
-        server.wait()
+        close_browser(driver)
         shutil.rmtree(profile, ignore_errors=True)
     result = {
         "page": args.page_a,
