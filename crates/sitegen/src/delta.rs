@@ -31,7 +31,7 @@ pub const MAX_DELTA_INPUT: usize = 8 << 20;
 pub enum NoDelta {
     /// Dictionary and content together exceed [`MAX_DELTA_INPUT`].
     TooLarge,
-    /// The encoder reported an error (named by the caller's warning).
+    /// The encoder reported an error (the file is then served without that delta).
     Encoder,
 }
 
@@ -112,7 +112,7 @@ pub struct DeltaStats {
     pub deltas: usize,
     /// Their bytes.
     pub bytes: u64,
-    /// Deltas computed now, and taken from the encoding cache.
+    /// Deltas computed now.
     pub encoded: usize,
     /// Taken from the encoding cache.
     pub cached: usize,

@@ -185,7 +185,8 @@ pub(crate) fn add_kept_files(options: &Options, found: &mut Vec<Found>) -> Resul
     let mut kept = Kept::default();
     for deploy in &history.deploys {
         for (path, sha) in &deploy.files {
-            if served.contains(path) {
+            // A path no walk would have produced (a hand-edited history) is not served.
+            if served.contains(path) || edgesite_core::canonical_path(path) != Some(path.as_str()) {
                 continue;
             }
             let Some(bytes) = history.body(sha) else {
