@@ -22,7 +22,9 @@
 #                  on a generated docs-style site whose generator does not fingerprint; and RFC
 #                  9842 deltas: Chromium decodes sitegen's dcz and dcb streams
 #                  (dictionary_transport.py), and a second deploy's script reaches it as a delta
-#                  against the first's (deltas_in_browser.py, the native twin)
+#                  against the first's (deltas_in_browser.py, the native twin); with the
+#                  site-wide HTML dictionary on, a second page arrives as a delta of it
+#                  (html_dictionary.py)
 # The suites check the demo site, so EDGESITE_SITE is ignored here.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -265,6 +267,8 @@ repeat_views() {
     build_and_serve "$site" "$port" && views_of "$port" /docs/page-0001 /docs/page-0002 &&
     views_of "$port" / /docs/page-0003; } || rc=1
   stop_server site-override
+  # The site-wide HTML dictionary on the same site (RFC 9842 §3.2): page B arrives as a delta.
+  python3 tests/browser/html_dictionary.py "$site" "$(free_port)" /docs/page-0001 /docs/page-0002 || rc=1
   rm -rf "$site"
   # RFC 9842: Chromium decodes the dcz and dcb streams sitegen builds (each served alone by the
   # script's loopback server), and two deploys served by the native twin: the second's script

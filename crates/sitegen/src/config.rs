@@ -62,6 +62,11 @@ pub struct HistoryConfig {
     /// How many deploys it keeps, the newest included (default 3; 1 to 10).
     #[serde(default = "default_keep")]
     pub keep: usize,
+    /// A site-wide dictionary for HTML (RFC 9842): zstd's trainer over the site's pages, served
+    /// at `/_edgesite/html.dict`, announced on every page, and each page given `dcz`/`dcb`
+    /// deltas against it (default `false`: measured 7-18% below br, see README).
+    #[serde(default)]
+    pub html_dictionary: bool,
 }
 
 impl Default for HistoryConfig {
@@ -69,6 +74,7 @@ impl Default for HistoryConfig {
         HistoryConfig {
             dir: default_history_dir(),
             keep: default_keep(),
+            html_dictionary: false,
         }
     }
 }

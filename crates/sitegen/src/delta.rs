@@ -120,6 +120,10 @@ pub struct DeltaStats {
     pub dictionaries: usize,
     /// Skew protection: earlier deploys' fingerprinted files still served.
     pub kept: crate::history::Kept,
+    /// The site-wide HTML dictionary's size (0: none), and the pages with deltas against it.
+    pub html_dictionary_bytes: u64,
+    /// Pages with deltas against the HTML dictionary.
+    pub html_pages: usize,
     /// Milliseconds.
     pub wall_time_ms: u64,
 }
@@ -127,14 +131,29 @@ pub struct DeltaStats {
 /// Adds to each compressible file its deltas against the earlier versions the deploy history
 /// kept (newest first; `dcz` and `dcb`, each kept when it saves 5% over br), and to each file a
 /// browser holds fresh its `Use-As-Dictionary` field (RFC 9842 §2.1).
-pub(crate) fn add(files: &mut [File], options: &Options) -> Result<DeltaStats, Error> {
+pub(crate) fn add(
+    files: &mut [File],
+    options: &Options,
+    html: Option<&HtmlDictionary>,
+    kept: crate::history::Kept,
+) -> Result<DeltaStats, Error> {
     let started = Instant::now();
-    let mut stats = DeltaStats::default();
+    let mut stats = DeltaStats {
+        kept,
+        ..DeltaStats::default()
+    };
     for file in files.iter_mut() {
+        // The HTML dictionary gets its own pattern below.
+        if html.is_some() && file.path == HTML_DICTIONARY_PATH {
+            continue;
+        }
         if let Some(value) = use_as_dictionary(file) {
             file.headers.push(("use-as-dictionary".into(), value));
             stats.dictionaries += 1;
         }
+    }
+    if let Some(dictionary) = html {
+        use_html_dictionary(files, dictionary, options, &mut stats)?;
     }
     let Some(dir) = &options.history_dir else {
         return Ok(stats);
@@ -158,48 +177,157 @@ fn deltas_of(
     options: &Options,
     stats: &mut DeltaStats,
 ) -> Result<(), Error> {
+    let versions = earlier_versions(history, file);
+    if versions.is_empty() {
+        return Ok(());
+    }
+    let new = identity_of(file)?;
+    for old_sha in versions {
+        if let Some(old) = history.body(&old_sha) {
+            push_deltas(file, &new, (&old, &old_sha), options, stats);
+        }
+    }
+    stats.files += usize::from(!file.deltas.is_empty());
+    Ok(())
+}
+
+/// The bytes `file` serves as identity.
+fn identity_of(file: &File) -> Result<Vec<u8>, Error> {
+    match file.identity_bytes() {
+        Some(bytes) => Ok(bytes.to_vec()),
+        None => std::fs::read(&file.source).map_err(|source| Error::Read {
+            path: file.source.clone(),
+            source,
+        }),
+    }
+}
+
+/// Adds to `file` (whose identity bytes are `new`) its dcz and dcb deltas against `old` (bytes
+/// and SHA-256 hex), each when at least 5% smaller than its br representation.
+fn push_deltas(
+    file: &mut File,
+    new: &[u8],
+    (old, old_sha): (&[u8], &str),
+    options: &Options,
+    stats: &mut DeltaStats,
+) {
     let Some(br) = file
         .representations
         .iter()
         .find(|v| v.coding == ContentCoding::Br)
     else {
-        return Ok(());
+        return;
     };
     let limit = br.size * (100 - MIN_SAVING_PERCENT) / 100;
-    let versions = earlier_versions(history, file);
-    if versions.is_empty() {
-        return Ok(());
-    }
-    let new = match file.identity_bytes() {
-        Some(bytes) => bytes.to_vec(),
-        None => std::fs::read(&file.source).map_err(|source| Error::Read {
-            path: file.source.clone(),
-            source,
-        })?,
-    };
-    for old_sha in versions {
-        let Some(old) = history.body(&old_sha) else {
+    for coding in [ContentCoding::Dcz, ContentCoding::Dcb] {
+        let key = (new, file.sha256.as_str(), old, old_sha);
+        let Some(bytes) = cached_delta(coding, key, options, stats) else {
             continue;
         };
-        for coding in [ContentCoding::Dcz, ContentCoding::Dcb] {
-            let key = (
-                new.as_slice(),
-                file.sha256.as_str(),
-                old.as_slice(),
-                old_sha.as_str(),
-            );
-            let Some(bytes) = cached_delta(coding, key, options, stats) else {
-                continue;
-            };
-            if bytes.len() as u64 > limit {
-                continue;
-            }
+        if bytes.len() as u64 <= limit {
             stats.deltas += 1;
             stats.bytes += bytes.len() as u64;
-            file.deltas.push(delta(coding, bytes, &old));
+            file.deltas.push(delta(coding, bytes, old));
         }
     }
-    stats.files += usize::from(!file.deltas.is_empty());
+}
+
+/// The site-wide HTML dictionary's URL path (`[history] html_dictionary`).
+pub const HTML_DICTIONARY_PATH: &str = "/_edgesite/html.dict";
+
+/// The size zstd's trainer aims at: a dictionary browsers fetch once, at idle.
+const HTML_DICTIONARY_BYTES: usize = 64 * 1024;
+
+/// The fewest pages the trainer is given (it fails on too few samples).
+const HTML_DICTIONARY_PAGES: usize = 8;
+
+/// A trained site-wide HTML dictionary.
+pub(crate) struct HtmlDictionary {
+    bytes: Vec<u8>,
+    sha256: String,
+}
+
+/// `[history] html_dictionary`: trains a zstd dictionary on the site's pages (the first
+/// `current` of `found`, as written, before the link pass) and adds it to `found` at
+/// [`HTML_DICTIONARY_PATH`]. `None` when off, when the site has a file at that path, or when it
+/// has fewer than 8 pages (or the trainer fails).
+pub(crate) fn add_html_dictionary(
+    options: &Options,
+    found: &mut Vec<crate::walk::Found>,
+    current: usize,
+) -> Result<Option<HtmlDictionary>, Error> {
+    if !options.html_dictionary || found.iter().any(|f| f.url_path == HTML_DICTIONARY_PATH) {
+        return Ok(None);
+    }
+    let read = |f: &crate::walk::Found| {
+        std::fs::read(&f.source).map_err(|source| Error::Read {
+            path: f.source.clone(),
+            source,
+        })
+    };
+    let pages = found[..current]
+        .iter()
+        .filter(|f| crate::mime::content_type(&f.url_path).starts_with("text/html"))
+        .map(read)
+        .collect::<Result<Vec<_>, _>>()?;
+    if pages.len() < HTML_DICTIONARY_PAGES {
+        return Ok(None);
+    }
+    let Ok(bytes) = zstd::dict::from_samples(&pages, HTML_DICTIONARY_BYTES) else {
+        return Ok(None);
+    };
+    let sha256 = etag::hex(&etag::sha256(&bytes));
+    let dir = options.cache_dir.clone().unwrap_or_else(std::env::temp_dir);
+    let source = dir.join(format!("html-dictionary-{sha256}.dict"));
+    std::fs::create_dir_all(&dir)
+        .and_then(|()| std::fs::write(&source, &bytes))
+        .map_err(|e| Error::Read {
+            path: source.clone(),
+            source: e,
+        })?;
+    found.push(crate::walk::Found {
+        url_path: HTML_DICTIONARY_PATH.into(),
+        source,
+    });
+    Ok(Some(HtmlDictionary { bytes, sha256 }))
+}
+
+/// The HTML dictionary's fields and the pages' deltas: the dictionary is named by `?v=` (so
+/// that URL is immutable) and offered for every path (`match="/*"`, the longest match wins in
+/// the browser, so a file's own dictionary comes first); each page announces it (`Link:
+/// rel="compression-dictionary"`, §3.2) and gets deltas against it.
+fn use_html_dictionary(
+    files: &mut [File],
+    dictionary: &HtmlDictionary,
+    options: &Options,
+    stats: &mut DeltaStats,
+) -> Result<(), Error> {
+    let version = &dictionary.sha256[..10];
+    let link = format!("<{HTML_DICTIONARY_PATH}?v={version}>; rel=\"compression-dictionary\"");
+    for file in files.iter_mut() {
+        if file.path == HTML_DICTIONARY_PATH {
+            file.fingerprint = version.to_string();
+            file.headers
+                .push(("use-as-dictionary".into(), "match=\"/*\"".into()));
+            stats.dictionaries += 1;
+        } else if file.content_type.starts_with("text/html") {
+            match file.headers.iter_mut().find(|(name, _)| name == "link") {
+                Some((_, value)) => *value = format!("{value}, {link}"),
+                None => file.headers.push(("link".into(), link.clone())),
+            }
+            let new = identity_of(file)?;
+            let before = file.deltas.len();
+            push_deltas(
+                file,
+                &new,
+                (&dictionary.bytes, &dictionary.sha256),
+                options,
+                stats,
+            );
+            stats.html_pages += usize::from(file.deltas.len() > before);
+        }
+    }
+    stats.html_dictionary_bytes = dictionary.bytes.len() as u64;
     Ok(())
 }
 

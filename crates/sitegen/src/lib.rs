@@ -99,6 +99,8 @@ pub struct Options {
     /// The deploy history to build RFC 9842 deltas from (`[history] dir`, resolved by the
     /// caller); `None`: no deltas.
     pub history_dir: Option<PathBuf>,
+    /// A site-wide HTML dictionary (`[history] html_dictionary`).
+    pub html_dictionary: bool,
 }
 
 impl Options {
@@ -123,6 +125,7 @@ impl Options {
             fingerprint: config.fingerprint.clone(),
             links: config.links.clone(),
             history_dir: None,
+            html_dictionary: config.history.html_dictionary,
         }
     }
 }
@@ -359,16 +362,16 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
     }
     let mut tracked = walked.dirs;
     tracked.extend(walked.files.iter().map(|f| f.source.clone()));
-    // Skew protection: earlier deploys' fingerprinted files, served beside the current ones
-    // (after them) but never rewritten by the link pass.
+    // Skew protection's kept files and the HTML dictionary are served after the site's own
+    // files, never rewritten by the link pass.
     let (current, mut found) = (walked.files.len(), walked.files);
     let kept_stats = history::add_kept_files(options, &mut found)?;
+    let html_dictionary = delta::add_html_dictionary(options, &mut found, current)?;
     let routing = routing(site_dir, options, &found, &mut tracked)?;
     let links = links::pass(&found, current, &routing.view(), options)?;
     let (mut files, counts) = compile_files(found, options, &links.rewrites)?;
     links::add_preload(&mut files, &links.preload);
-    let mut deltas = delta::add(&mut files, options)?;
-    deltas.kept = kept_stats;
+    let deltas = delta::add(&mut files, options, html_dictionary.as_ref(), kept_stats)?;
     let store = store::apply(
         &mut files,
         &options.compression,

@@ -49,7 +49,7 @@ impl Manifest {
              ({} encodings computed, {} from the cache)\n\
              {} routes ({redirects} redirects, canonical URLs and fixed _redirects rules included); {} _redirects rules matched at run time\n\
              links: {} local references in {} HTML and CSS files, {} given ?v= in {} rewritten files, {} broken, {} preload hints; {} ms\n\
-             deltas (RFC 9842): {} in {} files, {} bytes, against {} earlier deploys ({} computed, {} from the cache); {} files offered as dictionaries; skew protection: {} files of earlier deploys kept ({} bytes); {} ms\n\
+             deltas (RFC 9842): {} in {} files, {} bytes, against {} earlier deploys ({} computed, {} from the cache); {} files offered as dictionaries; html dictionary: {} bytes, {} pages with deltas; skew protection: {} files of earlier deploys kept ({} bytes); {} ms\n\
              build id {}\n\
              storage: {}\n\
              bundle estimate {bundle} bytes (site + {} bytes of code) of the {}-byte limit: {}%\n",
@@ -74,6 +74,8 @@ impl Manifest {
             d.encoded,
             d.cached,
             d.dictionaries,
+            d.html_dictionary_bytes,
+            d.html_pages,
             d.kept.files,
             d.kept.bytes,
             d.wall_time_ms,

@@ -198,3 +198,99 @@ fn the_next_deploy_gets_deltas_keeps_the_old_hashed_file_and_offers_dictionaries
     assert_eq!(offered("/main.js").as_deref(), Some("match=\"/main.js\""));
     assert_eq!(offered("/index.html"), None);
 }
+
+#[test]
+fn the_html_dictionary_is_trained_served_announced_and_each_page_gets_deltas_against_it() {
+    // [history] html_dictionary (RFC 9842 §3.2 Link rel=compression-dictionary, §2.1
+    // Use-As-Dictionary): pages of one template, so the dictionary has much to share.
+    let site = tempfile::tempdir().unwrap();
+    let nav: String = (0..40)
+        .map(|i| format!("<li class=\"toctree-l1\"><a href=\"/page-{i}.html\">Chapter {i} of the guide</a></li>\n"))
+        .collect();
+    for i in 0..12 {
+        let text: String = (0..30)
+            .map(|j| {
+                format!(
+                    "<p>Paragraph {j} of chapter {i}: {}</p>\n",
+                    "word ".repeat((i * 7 + j) % 11 + 3)
+                )
+            })
+            .collect();
+        let page = format!("<!doctype html><html><head><title>Chapter {i}</title></head><body><nav><ul>\n{nav}</ul></nav><main>{text}</main></body></html>\n");
+        fs::write(site.path().join(format!("page-{i}.html")), page).unwrap();
+    }
+    let mut options = Options::new(UNIX_EPOCH + Duration::from_secs(1_700_000_000));
+    let off = compile(site.path(), &options).unwrap();
+    assert!(off
+        .files
+        .iter()
+        .all(|f| f.path != "/_edgesite/html.dict" && f.deltas.is_empty()));
+    options.html_dictionary = true;
+    let manifest = compile(site.path(), &options).unwrap();
+    let dictionary = manifest
+        .files
+        .iter()
+        .find(|f| f.path == edgesite_sitegen::delta::HTML_DICTIONARY_PATH)
+        .expect("the dictionary is served");
+    let bytes = fs::read(&dictionary.source).unwrap();
+    assert_eq!(dictionary.fingerprint, dictionary.sha256[..10]);
+    let field = |file: &edgesite_sitegen::File, name: &str| {
+        file.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+    };
+    assert_eq!(
+        field(dictionary, "use-as-dictionary").as_deref(),
+        Some("match=\"/*\"")
+    );
+    assert_eq!(manifest.stats.deltas.html_pages, 12);
+    for page in manifest
+        .files
+        .iter()
+        .filter(|f| f.content_type.starts_with("text/html"))
+    {
+        assert_eq!(
+            field(page, "link"),
+            Some(format!(
+                "</_edgesite/html.dict?v={}>; rel=\"compression-dictionary\"",
+                dictionary.fingerprint
+            ))
+        );
+        let br = page
+            .representations
+            .iter()
+            .find(|v| v.coding.token() == "br")
+            .unwrap();
+        assert!(!page.deltas.is_empty(), "{}", page.path);
+        for delta in &page.deltas {
+            assert_eq!(
+                delta.dictionary,
+                edgesite_sitegen::delta::dictionary_hash(&bytes)
+            );
+            assert!(
+                delta.variant.size < br.size,
+                "{}: {} br {}",
+                page.path,
+                delta.variant.size,
+                br.size
+            );
+        }
+        // The smallest decodes, with the dictionary, to the page (RFC 9842 §5).
+        let smallest = page.deltas.iter().min_by_key(|d| d.variant.size).unwrap();
+        let body = smallest.variant.bytes.as_ref().unwrap();
+        let decoded = if smallest.variant.coding.token() == "dcz" {
+            zstd::bulk::Decompressor::with_dictionary(&bytes)
+                .unwrap()
+                .decompress(&body[40..], 1 << 20)
+                .unwrap()
+        } else {
+            let mut out = Vec::new();
+            let dict = bytes.clone().into();
+            let mut reader = brotli::Decompressor::new_with_custom_dict(&body[36..], 4096, dict);
+            std::io::Read::read_to_end(&mut reader, &mut out).unwrap();
+            out
+        };
+        assert_eq!(decoded, fs::read(&page.source).unwrap());
+    }
+}
