@@ -182,12 +182,13 @@ fn deltas_of(
         return Ok(());
     }
     let new = identity_of(file)?;
+    let had_deltas = !file.deltas.is_empty();
     for old_sha in versions {
         if let Some(old) = history.body(&old_sha) {
             push_deltas(file, &new, (&old, &old_sha), options, stats);
         }
     }
-    stats.files += usize::from(!file.deltas.is_empty());
+    stats.files += usize::from(!had_deltas && !file.deltas.is_empty());
     Ok(())
 }
 
@@ -324,7 +325,9 @@ fn use_html_dictionary(
                 options,
                 stats,
             );
-            stats.html_pages += usize::from(file.deltas.len() > before);
+            let added = usize::from(file.deltas.len() > before);
+            stats.html_pages += added;
+            stats.files += added;
         }
     }
     stats.html_dictionary_bytes = dictionary.bytes.len() as u64;
