@@ -121,7 +121,7 @@ fn kind(path: &str) -> &'static str {
     match path.rsplit_once('.').map(|(_, ext)| ext) {
         Some("js") => "script",
         Some("css") => "stylesheet",
-        _ => "pages",
+        _ => "pages*",
     }
 }
 
@@ -134,7 +134,6 @@ fn main() {
     );
     std::fs::create_dir_all(&site).unwrap();
     let mut options = Options::new(UNIX_EPOCH + Duration::from_secs(1_700_000_000));
-    options.fingerprint.mode = edgesite_sitegen::FingerprintMode::Off;
     options.cache_dir = Some(cache);
     let mut totals: BTreeMap<&str, Totals> = BTreeMap::new();
     let keep_one = work.path().join("history-keep-1");
@@ -187,6 +186,10 @@ fn main() {
             100.0 * (1.0 - t.dcb as f64 / t.br as f64)
         );
     }
+    println!(
+        "* what deltas of pages would save; the build makes none (HTML is no-cache and not offered"
+    );
+    println!("  as a dictionary, so no browser holds an earlier page to name)");
     site_dictionary();
 }
 

@@ -128,9 +128,9 @@ pub struct DeltaStats {
     pub wall_time_ms: u64,
 }
 
-/// Adds to each compressible file its deltas against the earlier versions the deploy history
-/// kept (newest first; `dcz` and `dcb`, each kept when it saves 5% over br), and to each file a
-/// browser holds fresh its `Use-As-Dictionary` field (RFC 9842 §2.1).
+/// Adds to each file a browser holds fresh its `Use-As-Dictionary` field (RFC 9842 §2.1), and
+/// to those files their deltas against the earlier versions the deploy history kept (newest
+/// first; `dcz` and `dcb`, each kept when it saves 5% over br).
 pub(crate) fn add(
     files: &mut [File],
     options: &Options,
@@ -177,6 +177,15 @@ fn deltas_of(
     options: &Options,
     stats: &mut DeltaStats,
 ) -> Result<(), Error> {
+    // A browser holds an earlier version as a dictionary only if it was offered as one (and
+    // fresh): deltas of other files (HTML, no-cache) would be bytes no request selects.
+    if !file
+        .headers
+        .iter()
+        .any(|(name, _)| name == "use-as-dictionary")
+    {
+        return Ok(());
+    }
     let versions = earlier_versions(history, file);
     if versions.is_empty() {
         return Ok(());

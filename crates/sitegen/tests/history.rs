@@ -131,11 +131,11 @@ fn the_next_deploy_gets_deltas_keeps_the_old_hashed_file_and_offers_dictionaries
     let old_name = hashed_name(&one);
     fs::write(assets.join(&old_name), &one).unwrap();
     fs::write(site.path().join("main.js"), bundle(10)).unwrap();
-    fs::write(
-        site.path().join("index.html"),
-        "<!doctype html><script src=\"/main.js\"></script>",
-    )
-    .unwrap();
+    let page = |version| {
+        let comment = bundle(version);
+        format!("<!doctype html><script src=\"/main.js\"></script>\n<!-- {comment} -->")
+    };
+    fs::write(site.path().join("index.html"), page(1)).unwrap();
     let first = compile(site.path(), &options).unwrap();
     assert!(
         first.files.iter().all(|f| f.deltas.is_empty()),
@@ -150,6 +150,7 @@ fn the_next_deploy_gets_deltas_keeps_the_old_hashed_file_and_offers_dictionaries
     let new_name = hashed_name(&two);
     fs::write(assets.join(&new_name), &two).unwrap();
     fs::write(site.path().join("main.js"), bundle(11)).unwrap();
+    fs::write(site.path().join("index.html"), page(2)).unwrap();
     let second = compile(site.path(), &options).unwrap();
     let file = |path: &str| second.files.iter().find(|f| f.path == path).unwrap();
     // RFC 9842 deltas: by name pattern for the renamed bundle, by path for main.js; each
@@ -197,6 +198,9 @@ fn the_next_deploy_gets_deltas_keeps_the_old_hashed_file_and_offers_dictionaries
     );
     assert_eq!(offered("/main.js").as_deref(), Some("match=\"/main.js\""));
     assert_eq!(offered("/index.html"), None);
+    // The page changed too, but a browser never holds HTML (no-cache, not offered) as a
+    // dictionary: a delta of it would be bytes no request selects.
+    assert!(file("/index.html").deltas.is_empty());
 }
 
 #[test]
