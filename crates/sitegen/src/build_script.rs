@@ -111,8 +111,9 @@ fn build(
 fn history(manifest: &Manifest, config: &Config, config_dir: &Path) -> Result<(), Error> {
     println!("cargo:rerun-if-env-changed=EDGESITE_RECORD_DEPLOY");
     let dir = config_dir.join(&config.history.dir);
-    let mut history = crate::history::History::open(&dir)?;
     if env::var("EDGESITE_RECORD_DEPLOY").as_deref() == Ok("1") {
+        // Read again: this build's compile() only read it.
+        let mut history = crate::history::History::open(&dir)?;
         let recorded = history
             .record(manifest, config.history.keep)
             .map_err(|source| Error::Read {
@@ -128,10 +129,10 @@ fn history(manifest: &Manifest, config: &Config, config_dir: &Path) -> Result<()
             recorded.bodies_removed,
             recorded.bytes
         );
-    } else if !history.deploys.is_empty() {
+    } else if manifest.stats.deltas.deploys > 0 {
         println!(
             "cargo:warning=history: {} earlier deploys in {} (not recorded: EDGESITE_RECORD_DEPLOY is not 1)",
-            history.deploys.len(),
+            manifest.stats.deltas.deploys,
             dir.display()
         );
     }

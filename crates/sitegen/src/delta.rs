@@ -134,6 +134,7 @@ pub struct DeltaStats {
 pub(crate) fn add(
     files: &mut [File],
     options: &Options,
+    history: Option<&History>,
     html: Option<&HtmlDictionary>,
     kept: crate::history::Kept,
 ) -> Result<DeltaStats, Error> {
@@ -155,15 +156,14 @@ pub(crate) fn add(
     if let Some(dictionary) = html {
         use_html_dictionary(files, dictionary, options, &mut stats)?;
     }
-    let Some(dir) = &options.history_dir else {
+    let (Some(dir), Some(history)) = (&options.history_dir, history) else {
         return Ok(stats);
     };
-    let history = History::open(dir)?;
     stats.deploys = history.deploys.len();
     for file in files.iter_mut() {
         // An earlier deploy's file, kept as it was (skew protection), gets none.
         if !file.source.starts_with(dir) {
-            deltas_of(file, &history, options, &mut stats)?;
+            deltas_of(file, history, options, &mut stats)?;
         }
     }
     stats.wall_time_ms = started.elapsed().as_millis() as u64;

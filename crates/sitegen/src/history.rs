@@ -11,7 +11,7 @@
 //! is never used: [`History::body`] checks the hash.
 
 use crate::walk::Found;
-use crate::{etag, Error, Manifest, Options};
+use crate::{etag, Error, Manifest};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -171,16 +171,18 @@ pub struct Kept {
     pub bytes: u64,
 }
 
-/// Adds to `found` (the current site's files) the files of the kept deploys
-/// (`options.history_dir`) to go on serving: those whose name carries a verified hash of their
+/// Adds to `found` (the current site's files) the files of the kept deploys (`history`, opened
+/// from `Options::history_dir`) to go on serving: those whose name carries a verified hash of their
 /// bytes (so the URL names those bytes forever, and a page of an earlier deploy still open in a
 /// browser finds them) and which the current site does not serve. Newest deploy first; a body
 /// the folder no longer holds intact is skipped.
-pub(crate) fn add_kept_files(options: &Options, found: &mut Vec<Found>) -> Result<Kept, Error> {
-    let Some(dir) = &options.history_dir else {
+pub(crate) fn add_kept_files(
+    history: Option<&History>,
+    found: &mut Vec<Found>,
+) -> Result<Kept, Error> {
+    let Some(history) = history else {
         return Ok(Kept::default());
     };
-    let history = History::open(dir)?;
     let mut served: BTreeSet<String> = found.iter().map(|f| f.url_path.clone()).collect();
     let mut kept = Kept::default();
     for deploy in &history.deploys {

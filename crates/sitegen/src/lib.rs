@@ -365,13 +365,23 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
     // Skew protection's kept files and the HTML dictionary are served after the site's own
     // files, never rewritten by the link pass.
     let (current, mut found) = (walked.files.len(), walked.files);
-    let kept_stats = history::add_kept_files(options, &mut found)?;
+    // The deploy history, read once for both passes that use it.
+    let history = (options.history_dir.as_deref())
+        .map(history::History::open)
+        .transpose()?;
+    let kept_stats = history::add_kept_files(history.as_ref(), &mut found)?;
     let html_dictionary = delta::add_html_dictionary(options, &mut found, current)?;
     let routing = routing(site_dir, options, &found, &mut tracked)?;
     let links = links::pass(&found, current, &routing.view(), options)?;
     let (mut files, counts) = compile_files(found, options, &links.rewrites)?;
     links::add_preload(&mut files, &links.preload);
-    let deltas = delta::add(&mut files, options, html_dictionary.as_ref(), kept_stats)?;
+    let deltas = delta::add(
+        &mut files,
+        options,
+        history.as_ref(),
+        html_dictionary.as_ref(),
+        kept_stats,
+    )?;
     let store = store::apply(
         &mut files,
         &options.compression,
