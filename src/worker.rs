@@ -284,11 +284,24 @@ mod tests {
         assert!(text.contains("Content-Range: bytes 0-0/"), "{text}");
     }
 
-    /// A request as Cloudflare delivers it: the client's own Accept-Encoding in `request.cf`.
+    /// A request as Cloudflare delivers it: Accept-Encoding rewritten to the edge's own list
+    /// (`br, gzip`), the client's own in `request.cf`.
     fn with_cf_accept_encoding(url: &str, list: &str) -> web_sys::Request {
+        with_accept_encoding_and_cf(url, "br, gzip", list)
+    }
+
+    /// A request with `field` as its Accept-Encoding and `client` as `cf.clientAcceptEncoding`.
+    /// A page cannot give a Request an Accept-Encoding (a forbidden request-header name in
+    /// Fetch), so the request gets a `headers` of its own, as the runtime's would be.
+    fn with_accept_encoding_and_cf(url: &str, field: &str, client: &str) -> web_sys::Request {
         let req = request("GET", url, &[]);
+        let headers = Headers::new().unwrap();
+        headers.set("accept-encoding", field).unwrap();
+        let descriptor = js_sys::Object::new();
+        Reflect::set(&descriptor, &"value".into(), &headers).unwrap();
+        js_sys::Object::define_property(req.as_ref(), &"headers".into(), &descriptor);
         let cf = js_sys::Object::new();
-        Reflect::set(&cf, &"clientAcceptEncoding".into(), &list.into()).unwrap();
+        Reflect::set(&cf, &"clientAcceptEncoding".into(), &client.into()).unwrap();
         Reflect::set(req.as_ref(), &"cf".into(), &cf).unwrap();
         req
     }
@@ -331,6 +344,23 @@ mod tests {
         };
         let (from, to) = (offset as usize, (offset + length) as usize);
         assert_eq!(body(&response).await, &BLOBS[blob as usize][from..to]);
+    }
+
+    #[wasm_bindgen_test]
+    fn an_accept_encoding_the_edge_cannot_have_written_is_the_clients_own() {
+        // The edge writes only its own list ("br, gzip"); "gzip, deflate" came from the client,
+        // so request.cf is not consulted (it would make this a 406).
+        let response = fetch(&with_accept_encoding_and_cf(
+            "http://localhost/",
+            "gzip, deflate",
+            "identity;q=0",
+        ))
+        .unwrap();
+        assert_eq!(response.status(), 200);
+        assert_eq!(
+            response.headers().get("content-encoding").unwrap().unwrap(),
+            "gzip"
+        );
     }
 
     #[wasm_bindgen_test]

@@ -87,8 +87,9 @@ fn with_head<T>(request: &web_sys::Request, f: impl FnOnce(&RequestHead<'_>) -> 
             head.set_field(name, value.as_bytes());
         }
     }
-    // Cloudflare rewrites the request's Accept-Encoding at the edge and keeps the client's own
-    // in request.cf.clientAcceptEncoding (absent under bare workerd and in browsers).
+    // Cloudflare rewrites the request's Accept-Encoding at the edge (to "br, gzip") and keeps the
+    // client's own in request.cf.clientAcceptEncoding (absent under bare workerd and in
+    // browsers); the snippet reads it only when the field is of that form.
     if let Some(original) = parts.next().and_then(|p| p.strip_prefix('+')) {
         head.set_field("accept-encoding", original.as_bytes());
     }
