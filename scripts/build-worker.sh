@@ -19,7 +19,7 @@ OUT=$(cd "$OUT" && pwd)
 messages=$(mktemp)
 trap 'rm -f "$messages"' EXIT
 
-cargo build --lib --release --target wasm32-unknown-unknown --message-format=json-render-diagnostics >"$messages"
+cargo build --lib --profile worker --target wasm32-unknown-unknown --message-format=json-render-diagnostics >"$messages"
 
 # The module, and the folder build.rs wrote the blobs to, from cargo's own messages.
 read -r wasm out_dir < <(python3 - "$messages" <<'PY'
