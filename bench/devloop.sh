@@ -19,13 +19,18 @@ trap stop_all_servers EXIT
 # watches the copy (its paths are relative to it; the build runs at the root).
 cat >"$WORK/wrangler.toml" <<TOML
 name = "edgesite-devloop"
-main = "../../build/index.js"
+main = "../../build/worker.mjs"
 compatibility_date = "$(compat_date)"
 
 [build]
 cwd = "../.."
-command = "CUSTOM_SHIM=src/worker-shim.js worker-build --release"
+command = "scripts/build-worker.sh"
 watch_dir = ["site", "../../src", "../../crates"]
+
+[[rules]]
+type = "Data"
+globs = ["**/*.bin"]
+fallthrough = true
 TOML
 EDGESITE_SITE="$WORK/site" start_server devloop 900 "$PORT" \
   wrangler dev -c "$WORK/wrangler.toml" --ip 127.0.0.1 --port "$PORT" --var EDGESITE_LOG:1
@@ -46,4 +51,4 @@ wait_for() {
 marker="devloop-$(date +%s)"
 printf '<!-- %s -->\n' "$marker" >>"$FILE"
 edit=$(wait_for "$marker")
-echo "edit of about.html (a copy of the demo site) served after $edit s (wrangler dev rebuild: build.rs recompiles the site, 1 file re-encoded, the rest from the cache; then the release wasm)"
+echo "edit of about.html (a copy of the demo site) served after $edit s (wrangler dev rebuild: build.rs recompiles the site, 1 file re-encoded, the rest from the cache; then the Worker's module)"
