@@ -11,7 +11,7 @@
 //! is never used: [`History::body`] checks the hash.
 
 use crate::walk::Found;
-use crate::{etag, Error, Manifest};
+use crate::{etag, Error, Manifest, Options};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -53,6 +53,16 @@ pub struct Recorded {
 }
 
 impl History {
+    /// The history at `options.history_dir`, if one is configured (see [`History::open`]): one
+    /// read per build, for skew protection's kept files and the deltas.
+    pub(crate) fn open_configured(options: &Options) -> Result<Option<History>, Error> {
+        options
+            .history_dir
+            .as_deref()
+            .map(History::open)
+            .transpose()
+    }
+
     /// Reads the history in `dir`; a missing folder is an empty history. A `deploys.json` that
     /// is not valid is an error naming it and the line.
     pub fn open(dir: &Path) -> Result<History, Error> {

@@ -354,21 +354,11 @@ pub(crate) fn serialize_status<S: Serializer>(
 /// `_headers` or `_redirects` file (see [`Error`]).
 pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
     let started = Instant::now();
-    let walked = walk::walk(site_dir)?;
-    if walked.files.is_empty() {
-        return Err(Error::EmptySite {
-            path: site_dir.to_path_buf(),
-        });
-    }
-    let mut tracked = walked.dirs;
-    tracked.extend(walked.files.iter().map(|f| f.source.clone()));
+    let (mut found, mut tracked) = walk_site(site_dir)?;
     // Skew protection's kept files and the HTML dictionary are served after the site's own
     // files, never rewritten by the link pass.
-    let (current, mut found) = (walked.files.len(), walked.files);
-    // The deploy history, read once for both passes that use it.
-    let history = (options.history_dir.as_deref())
-        .map(history::History::open)
-        .transpose()?;
+    let current = found.len();
+    let history = history::History::open_configured(options)?;
     let kept_stats = history::add_kept_files(history.as_ref(), &mut found)?;
     let html_dictionary = delta::add_html_dictionary(options, &mut found, current)?;
     let routing = routing(site_dir, options, &found, &mut tracked)?;
@@ -421,6 +411,19 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
         fallback: routing.fallback,
         tracked,
     })
+}
+
+/// The site's files (none is an error) and the paths a build depends on (its folders and files).
+fn walk_site(site_dir: &Path) -> Result<(Vec<walk::Found>, Vec<PathBuf>), Error> {
+    let walked = walk::walk(site_dir)?;
+    if walked.files.is_empty() {
+        return Err(Error::EmptySite {
+            path: site_dir.to_path_buf(),
+        });
+    }
+    let mut tracked = walked.dirs;
+    tracked.extend(walked.files.iter().map(|f| f.source.clone()));
+    Ok((walked.files, tracked))
 }
 
 /// Last-Modified (RFC 9110 §8.8.2) of every file: the IMF-fixdate and the Unix seconds.
