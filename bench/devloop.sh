@@ -23,8 +23,8 @@ main = "../../build/worker.mjs"
 compatibility_date = "$(compat_date)"
 
 [build]
-cwd = "../.."
-command = "scripts/build-worker.sh"
+cwd = "$ROOT"
+command = "$ROOT/scripts/build-worker.sh"
 watch_dir = ["site", "../../src", "../../crates"]
 
 [[rules]]
