@@ -45,7 +45,8 @@ const lengths = new Int32Array(11);
 // "br, gzip") and keeps the client's in request.cf.clientAcceptEncoding. Reading request.cf costs
 // about 5 µs a request under workerd (measured: the cf-free variant of this entry, README "Load"),
 // so it is read only when the field is one the edge could have written; any other value (or none)
-// is the client's own.
+// is the client's own. The general path's reader (crates/worker/src/js.rs) applies the same
+// pattern: keep the two alike.
 const EDGE_ACCEPT_ENCODING = /^(?:br|gzip|zstd)(?: *, *(?:br|gzip|zstd))*$/;
 
 // The request's Accept-Encoding as the client sent it (names[0]).
