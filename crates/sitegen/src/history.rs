@@ -186,12 +186,9 @@ pub struct Kept {
 /// bytes (so the URL names those bytes forever, and a page of an earlier deploy still open in a
 /// browser finds them) and which the current site does not serve. Newest deploy first; a body
 /// the folder no longer holds intact is skipped.
-pub(crate) fn add_kept_files(
-    history: Option<&History>,
-    found: &mut Vec<Found>,
-) -> Result<Kept, Error> {
+pub(crate) fn add_kept_files(history: Option<&History>, found: &mut Vec<Found>) -> Kept {
     let Some(history) = history else {
-        return Ok(Kept::default());
+        return Kept::default();
     };
     let mut served: BTreeSet<String> = found.iter().map(|f| f.url_path.clone()).collect();
     let mut kept = Kept::default();
@@ -216,7 +213,7 @@ pub(crate) fn add_kept_files(
             });
         }
     }
-    Ok(kept)
+    kept
 }
 
 /// A temporary file beside `to`, then a rename: a reader sees the old file or the new one.

@@ -359,7 +359,7 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
     // files, never rewritten by the link pass.
     let current = found.len();
     let history = history::History::open_configured(options)?;
-    let kept_stats = history::add_kept_files(history.as_ref(), &mut found)?;
+    let kept_stats = history::add_kept_files(history.as_ref(), &mut found);
     let html_dictionary = delta::add_html_dictionary(options, &mut found, current)?;
     let routing = routing(site_dir, options, &found, &mut tracked)?;
     let links = links::pass(&found, current, &routing.view(), options)?;
