@@ -120,7 +120,7 @@ pub struct DeltaStats {
     pub dictionaries: usize,
     /// Skew protection: earlier deploys' fingerprinted files still served.
     pub kept: crate::history::Kept,
-    /// The site-wide HTML dictionary's size (0: none), and the pages with deltas against it.
+    /// The site-wide HTML dictionary's size (0: none).
     pub html_dictionary_bytes: u64,
     /// Pages with deltas against the HTML dictionary.
     pub html_pages: usize,
@@ -205,10 +205,7 @@ fn deltas_of(
 fn identity_of(file: &File) -> Result<Vec<u8>, Error> {
     match file.identity_bytes() {
         Some(bytes) => Ok(bytes.to_vec()),
-        None => std::fs::read(&file.source).map_err(|source| Error::Read {
-            path: file.source.clone(),
-            source,
-        }),
+        None => crate::read_bytes(&file.source),
     }
 }
 
@@ -269,16 +266,10 @@ pub(crate) fn add_html_dictionary(
     if !options.html_dictionary || found.iter().any(|f| f.url_path == HTML_DICTIONARY_PATH) {
         return Ok(None);
     }
-    let read = |f: &crate::walk::Found| {
-        std::fs::read(&f.source).map_err(|source| Error::Read {
-            path: f.source.clone(),
-            source,
-        })
-    };
     let pages = found[..current]
         .iter()
         .filter(|f| crate::mime::content_type(&f.url_path).starts_with("text/html"))
-        .map(read)
+        .map(|f| crate::read_bytes(&f.source))
         .collect::<Result<Vec<_>, _>>()?;
     if pages.len() < HTML_DICTIONARY_PAGES {
         return Ok(None);

@@ -507,6 +507,14 @@ fn site_headers(
     headers
 }
 
+/// The bytes of the file at `path`; an error names it.
+pub(crate) fn read_bytes(path: &Path) -> Result<Vec<u8>, Error> {
+    std::fs::read(path).map_err(|source| Error::Read {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
 fn read_text(path: &Path) -> Result<String, Error> {
     std::fs::read_to_string(path).map_err(|source| Error::Read {
         path: path.to_path_buf(),
@@ -822,10 +830,7 @@ fn served_bytes(found: &walk::Found, rewrite: Option<&links::Rewrite>) -> Result
     }
     match rewrite {
         Some(rewrite) => Ok(rewrite.bytes.clone()),
-        None => std::fs::read(&found.source).map_err(|source| Error::Read {
-            path: found.source.clone(),
-            source,
-        }),
+        None => read_bytes(&found.source),
     }
 }
 

@@ -268,10 +268,7 @@ fn scan_file(index: usize, file: &walk::Found) -> ScanResult {
     if !is_html && !content_type.starts_with("text/css") {
         return Ok(Ok(None));
     }
-    let bytes = std::fs::read(&file.source).map_err(|source| Error::Read {
-        path: file.source.clone(),
-        source,
-    })?;
+    let bytes = crate::read_bytes(&file.source)?;
     let Ok(text) = String::from_utf8(bytes) else {
         return Ok(Err(format!(
             "{}: not UTF-8, so its links are not checked or fingerprinted",
