@@ -89,21 +89,14 @@ fn decide_and_respond_allocate_nothing() {
     };
     let versioned = format!("/app.js?x=1&v={}", app.fingerprint);
     // A delta (RFC 9842): Available-Dictionary names the dictionary of one of app.js's.
-    let dictionary = {
-        use base64::Engine as _;
-        let hash = app
-            .deltas
-            .first()
-            .expect("the demo history gives app.js deltas")
-            .dictionary;
-        format!(
-            ":{}:",
-            base64::engine::general_purpose::STANDARD.encode(hash)
-        )
-    };
+    let dictionary = app
+        .deltas
+        .first()
+        .expect("the demo history gives app.js deltas")
+        .available_dictionary;
     let delta = [
         ("accept-encoding", "gzip, deflate, br, zstd, dcb, dcz"),
-        ("available-dictionary", dictionary.as_str()),
+        ("available-dictionary", dictionary),
     ];
     let cases: [Case<'_>; 19] = [
         ("200 identity", "GET", "/", &[("accept", BROWSER[1].1)], 200),

@@ -70,7 +70,6 @@ pub const DICTIONARY: [u8; 32] = {
 static ASSET: Asset<'static> = Asset {
     deltas: &[
         Delta {
-            dictionary: DICTIONARY,
             available_dictionary: ":AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=:",
             representation: Representation {
                 coding: ContentCoding::Dcz,
@@ -80,7 +79,6 @@ static ASSET: Asset<'static> = Asset {
             },
         },
         Delta {
-            dictionary: DICTIONARY,
             available_dictionary: ":AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=:",
             representation: Representation {
                 coding: ContentCoding::Dcb,

@@ -62,23 +62,12 @@ fn demo(c: &mut Criterion) {
     let Target::Asset(app) = &site.route("/app.js").unwrap().target else {
         panic!("/app.js")
     };
-    let dictionary = {
-        use base64::Engine as _;
-        let hash = app.deltas[0].dictionary;
-        format!(
-            ":{}:",
-            base64::engine::general_purpose::STANDARD.encode(hash)
-        )
-    };
+    let dictionary = app.deltas[0].available_dictionary;
     let script = [
         ("accept-encoding", "gzip, deflate, br, zstd, dcb, dcz"),
         ("sec-fetch-mode", "no-cors"),
     ];
-    let delta = [
-        script[0],
-        script[1],
-        ("available-dictionary", dictionary.as_str()),
-    ];
+    let delta = [script[0], script[1], ("available-dictionary", dictionary)];
     let scenarios: Vec<(&str, RequestHead<'_>)> = vec![
         (
             "200 identity (no Accept-Encoding)",

@@ -452,7 +452,6 @@ mod tests {
     static WITH_DELTAS: Asset<'static> = Asset {
         deltas: &[
             Delta {
-                dictionary: HASH,
                 available_dictionary: AVAILABLE,
                 representation: Representation {
                     coding: ContentCoding::Dcz,
@@ -462,7 +461,6 @@ mod tests {
                 },
             },
             Delta {
-                dictionary: HASH,
                 available_dictionary: AVAILABLE,
                 representation: Representation {
                     coding: ContentCoding::Dcb,
@@ -474,16 +472,7 @@ mod tests {
         ],
         ..ASSET
     };
-    const HASH: [u8; 32] = {
-        let mut hash = [0u8; 32];
-        let mut i = 0;
-        while i < 32 {
-            hash[i] = i as u8;
-            i += 1;
-        }
-        hash
-    };
-    /// `HASH` as Available-Dictionary sends it.
+    /// The SHA-256 0, 1, ..., 31 as Available-Dictionary sends it.
     const AVAILABLE: &str = ":AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=:";
     const CHROME: &str = "gzip, deflate, br, zstd, dcb, dcz";
 

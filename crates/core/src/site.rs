@@ -213,14 +213,13 @@ pub struct Asset<'a> {
 }
 
 /// A representation whose bytes decode only with a dictionary the client holds (RFC 9842):
-/// sent when the request's Available-Dictionary is [`Delta::dictionary`] and Accept-Encoding
-/// accepts its coding.
+/// sent when the request's Available-Dictionary is [`Delta::available_dictionary`] and
+/// Accept-Encoding accepts its coding.
 #[derive(Debug)]
 pub struct Delta<'a> {
-    /// The SHA-256 of the dictionary (an earlier version's bytes).
-    pub dictionary: [u8; 32],
-    /// The same hash as Available-Dictionary names it (§2.2): `:` standard base64 with its
-    /// padding `:`. Requests are matched against this text, so none is decoded per request.
+    /// The SHA-256 of the dictionary (an earlier version's bytes) as Available-Dictionary names
+    /// it (§2.2): `:` standard base64 with its padding `:`. Requests are matched against this
+    /// text, so none is decoded per request ([`crate::dictionary_hash`] gives the bytes).
     pub available_dictionary: &'a str,
     /// The delta: its coding is `dcb` or `dcz`.
     pub representation: Representation<'a>,

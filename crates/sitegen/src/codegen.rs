@@ -169,8 +169,7 @@ fn asset(
         // RFC 9842 §2.2: Available-Dictionary's text for the hash (RFC 8941 §3.3.5).
         let field = format!(":{}:", BASE64_STANDARD.encode(delta.dictionary));
         deltas.push(format!(
-            "{CORE}::Delta {{ dictionary: {:?}, available_dictionary: {field:?}, representation: {} }}",
-            delta.dictionary,
+            "{CORE}::Delta {{ available_dictionary: {field:?}, representation: {} }}",
             representation(&delta.variant, &content)
         ));
     }
