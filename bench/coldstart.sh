@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # `make coldstart`: how long the Worker takes from a cold `workerd serve` to its first response,
 # for the demo site and the generated 5 MB, 40 MB and 70 MB sites (bench/sites.sh;
-# COLDSTART_SITES picks some), against the same measure for the workerd floor (a JS worker with
-# one prebuilt response, no wasm), and for each Worker against a JS floor that holds the same
-# blobs as data modules (loading them is bare workerd's work, the same for any worker). The
-# difference is what edgesite adds: compiling and instantiating its wasm module (the routing and
-# fields) and its first request. Each is the median of RUNS (default 7) launches; launch to first 200 is timed by
-# a poller that connects every 0.5 ms (bench/coldstart.py).
+# COLDSTART_SITES picks some, `COLDSTART_SITES=` none), against the same measure for the workerd
+# floor (a JS worker with one prebuilt response, no wasm), and for each Worker against a JS floor
+# that holds the same blobs as data modules (loading them is bare workerd's work, the same for
+# any worker). The difference is what edgesite adds: compiling and instantiating its wasm module
+# (the routing and fields) and its first request. Each is the median of RUNS (default 7)
+# launches; launch to first 200 is timed by a poller that connects every 0.5 ms
+# (bench/coldstart.py).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/env.sh
@@ -21,7 +22,7 @@ mkdir -p "$WORK"
 echo "[coldstart] building the demo Worker and the Workers of the generated sites (release, once)"
 demo_bundle=$(scripts/workerd.sh build)
 demo_capnp=$(scripts/workerd.sh config 18201)
-SITES=${COLDSTART_SITES:-5mb 40mb 70mb}
+SITES=${COLDSTART_SITES-5mb 40mb 70mb} # set and empty: the demo alone
 declare -A bundle capnp
 port=18210
 for site in $SITES; do
