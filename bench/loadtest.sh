@@ -18,7 +18,9 @@
 # site from an in-memory map with ETags and brotli variants (bench/workers/generate.mjs).
 # PART=native or PART=workers runs one half; PART=c400 compares latency at 400 connections
 # (the shape of a busy edge) between edgesite-native and nginx (Debian's, one worker process,
-# pinned the same way, serving the same folder with ETags), on S1 and S3.
+# pinned the same way, serving the same folder with ETags), on S1 and S3. PART=profile (not part
+# of the default run) samples the edgesite Worker and the floor with perf on S1-S3 and prints
+# where the Worker's extra CPU per request goes (bench/perfdiff.py).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/env.sh
@@ -157,7 +159,10 @@ JS_PORT=18184
 FLOOR_PORT=18185
 WORKER_RUN_PORT=18187
 
-workers_half() {
+# The load-test site's Worker, built; the JS in-memory worker generated; the Worker up on
+# WORKER_PORT to be asked what it answers (the floor's answer, the ETags: etag, js_etag); each
+# measurement starts a fresh one on WORKER_RUN_PORT.
+workers_setup() {
   printf '[site]\ndir = "site"\n' >"$WORK/edgesite.toml"
   scripts/workerd.sh build "$WORK/edgesite.toml" >/dev/null
   WORKER_CAPNP=$(scripts/workerd.sh config "$WORKER_PORT" "$WORK/edgesite.toml")
@@ -165,16 +170,18 @@ workers_half() {
   node bench/workers/generate.mjs inmemory "$WORK/site" "$WORK/inmemory/worker.mjs"
   INMEMORY_CAPNP="$WORK/inmemory/worker.mjs.capnp"
   workerd_config "$INMEMORY_CAPNP" "$JS_PORT" "$WORK/inmemory" worker.mjs
-  # The Worker stays up between the scenarios only to be asked what it answers (the floor's
-  # answer, the ETags); each measurement starts a fresh one on its own port.
   start_server lt-worker 60 "$WORKER_PORT" taskset -c 0 workerd serve "$WORKER_CAPNP"
   start_server lt-inmemory 30 "$JS_PORT" taskset -c 0 workerd serve "$INMEMORY_CAPNP"
-  local etag js_etag
   etag=$(etag_of "http://127.0.0.1:$WORKER_PORT/")
   js_etag=$(etag_of "http://127.0.0.1:$JS_PORT/")
   stop_server lt-inmemory
   WORKER_RUN_CAPNP="$(dirname "$WORKER_CAPNP")/run.capnp"
   sed "s/127.0.0.1:$WORKER_PORT/127.0.0.1:$WORKER_RUN_PORT/" "$WORKER_CAPNP" >"$WORKER_RUN_CAPNP"
+  FLOOR_CAPNP="$WORK/floor/worker.mjs.capnp"
+}
+
+workers_half() {
+  workers_setup
   printf '\nUnder bare workerd (server pinned to core 0, wrk on core 1), %s connections, %s s per run\n' "$CONNECTIONS" "$DURATION"
   printf '| scenario | worker | req/s | p50 | p99 | CPU per request | edgesite vs floor | edgesite vs JS in-memory |\n|---|---|---|---|---|---|---|---|\n'
   worker_scenario "S1 GET / identity" / "" ""
@@ -183,12 +190,11 @@ workers_half() {
   worker_scenario "S4 GET /big.js (200 KB)" /big.js "" ""
 }
 
-worker_scenario() { # name path header-for-edgesite header-for-the-js-worker
-  local name=$1 path=$2 header=$3 js_header=$4
-  local args=()
+# floor_for PATH HEADER: writes the floor ($FLOOR_CAPNP) answering exactly what the Worker answers
+# to PATH with HEADER, its Date included (a fixed one), but framing fields; prints the status.
+floor_for() {
+  local path=$1 header=$2 args=() status
   [ -n "$header" ] && args=(-H "$header")
-  # The floor gets exactly the Worker's answer, its Date included (a fixed one), but framing fields.
-  local status
   status=$(curl -s "${args[@]}" -D "$WORK/whead" -o "$WORK/wbody" -w '%{http_code}' "http://127.0.0.1:$WORKER_PORT$path")
   python3 - "$WORK/whead" "$WORK/wbody" "$status" >"$WORK/fixed.json" <<'PY'
 import base64, json, sys
@@ -202,8 +208,13 @@ for line in open(head, encoding="latin-1", newline="").read().split("\r\n")[1:]:
 print(json.dumps({"status": int(status), "headers": headers, "body": base64.b64encode(open(body, "rb").read()).decode()}))
 PY
   node bench/workers/generate.mjs floor "$WORK/fixed.json" "$WORK/floor/worker.mjs"
-  FLOOR_CAPNP="$WORK/floor/worker.mjs.capnp"
   workerd_config "$FLOOR_CAPNP" "$FLOOR_PORT" "$WORK/floor" worker.mjs
+  echo "$status"
+}
+
+worker_scenario() { # name path header-for-edgesite header-for-the-js-worker
+  local name=$1 path=$2 header=$3 js_header=$4 status
+  status=$(floor_for "$path" "$header")
   read -r f_rps f_p50 f_p99 f_cpu f_bad < <(run_fresh lt-floor "$FLOOR_PORT" "$FLOOR_CAPNP" "$path" ${header:+"$header"})
   read -r e_rps e_p50 e_p99 e_cpu e_bad < <(run_fresh lt-worker-run "$WORKER_RUN_PORT" "$WORKER_RUN_CAPNP" "$path" ${header:+"$header"})
   read -r j_rps j_p50 j_p99 j_cpu j_bad < <(run_fresh lt-inmemory "$JS_PORT" "$INMEMORY_CAPNP" "$path" ${js_header:+"$js_header"})
@@ -211,6 +222,54 @@ PY
   printf '| %s | edgesite Worker | %s | %s | %s | %s µs | %.2fx | %.2fx |\n' "$name ($status)" "$e_rps" "$e_p50" "$e_p99" "$e_cpu" \
     "$(awk -v a="$e_rps" -v b="$f_rps" 'BEGIN { print a / b }')" "$(awk -v a="$e_rps" -v b="$j_rps" 'BEGIN { print a / b }')"
   printf '| %s | JS in-memory | %s | %s | %s | %s µs | | |\n' "$name ($status)" "$j_rps" "$j_p50" "$j_p99" "$j_cpu"
+}
+
+# ---- where the Worker's CPU goes, against the floor's (perf) ----------------------------------
+PROFILE_HZ=4999
+
+profile_half() {
+  command -v perf >/dev/null || apt_install linux-perf
+  workers_setup
+  printf '\nWhere the edgesite Worker spends more CPU per request than the floor, under bare workerd (perf record -F %s, V8 --perf-basic-prof), %s connections, %s s per run\n' \
+    "$PROFILE_HZ" "$CONNECTIONS" "$DURATION"
+  profile_scenario "S1 GET / identity" / ""
+  profile_scenario "S2 GET / br" / "Accept-Encoding: gzip, deflate, br, zstd"
+  profile_scenario "S3 GET / If-None-Match" / "If-None-Match: $etag"
+}
+
+profile_scenario() { # name path header
+  local name=$1 path=$2 header=$3 status floor_requests edgesite_requests out
+  out="$WORK/profile-${name%% *}" # kept: target/loadtest/profile-S1-edgesite.syms...
+  status=$(floor_for "$path" "$header")
+  floor_requests=$(profile_once lt-floor "$FLOOR_PORT" "$FLOOR_CAPNP" "$out-floor" "$path" ${header:+"$header"})
+  edgesite_requests=$(profile_once lt-worker-run "$WORKER_RUN_PORT" "$WORKER_RUN_CAPNP" "$out-edgesite" "$path" ${header:+"$header"})
+  printf '\n%s (%s)\n' "$name" "$status"
+  python3 bench/perfdiff.py "$PROFILE_HZ" "$out-edgesite.syms" "$edgesite_requests" "$out-floor.syms" "$floor_requests"
+}
+
+# profile_once NAME PORT CAPNP OUT PATH HEADER...: a fresh workerd (V8 writing its JIT symbols for
+# perf) under wrk for DURATION seconds while perf samples it; OUT.syms gets the samples per
+# symbol; prints the number of requests answered meanwhile.
+profile_once() {
+  local name=$1 port=$2 capnp=$3 out=$4 path=$5
+  shift 5
+  local args=() pid recorder requests
+  for h in "$@"; do args+=(-H "$h"); done
+  # V8 writes a log beside its perf map (/tmp/perf-PID.map): one file, in WORK.
+  sed "s|^const config :Workerd.Config = (|&\n  v8Flags = [\"--perf-basic-prof\", \"--no-logfile-per-isolate\", \"--logfile=$WORK/v8.log\"],|" \
+    "$capnp" >"${capnp%.capnp}.profile.capnp"
+  start_server "$name" 60 "$port" taskset -c 0 workerd serve "${capnp%.capnp}.profile.capnp"
+  pid=$(server_pid "$name")
+  taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d2s "${args[@]}" "http://127.0.0.1:$port$path" >/dev/null
+  perf record -q -F "$PROFILE_HZ" -p "$pid" -o "$out.data" -- sleep "$DURATION" >/dev/null 2>&1 &
+  recorder=$!
+  requests=$(taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" "${args[@]}" "http://127.0.0.1:$port$path" | awk '/requests in/ { print $1 }')
+  wait "$recorder"
+  perf report -i "$out.data" --no-children --sort sym -g none -n -q --percent-limit 0 2>/dev/null |
+    awk '{ n = $2; $1 = $2 = $3 = ""; print n "\t" $0 }' >"$out.syms"
+  stop_server "$name"
+  rm -f "/tmp/perf-$pid.map" "$out.data" "$WORK/v8.log"
+  echo "$requests"
 }
 
 # ---- 400 connections: edgesite-native against nginx ------------------------------------------
@@ -266,5 +325,6 @@ case "$PART" in
   native) native_half ;;
   workers) workers_half ;;
   c400) c400_half ;;
+  profile) profile_half ;;
   *) native_half; workers_half; c400_half ;;
 esac
