@@ -20,7 +20,8 @@ PARTS = [
     ("writing them into wasm memory (encodeInto)", re.compile(r"WriteUtf8|validate_ascii|EncodeInto|TextEncoder")),
     ("edgesite-core's decision (wasm)", re.compile(r"^JS:wasm-function")),
     ("the JS entry (answer, write, keep)", re.compile(r"^JS:")),
-    ("the Response's fields (Headers copied)", re.compile(r"Headers::shallowCopyTo|Headers::Header|~Headers")),
+    # The Response's copy of its fields, and the request's Headers (only edgesite reads them).
+    ("Headers objects made and freed", re.compile(r"Headers::shallowCopyTo|Headers::Header|~Headers")),
     ("memory (tcmalloc, V8's and cppgc's heaps)", re.compile(r"tcmalloc|cppgc|Heap|GlobalHandles|Scavenge|memmove")),
     ("the kernel (TCP on loopback, scheduling)", re.compile(r"^[a-z_0-9.]+$")),
 ]
@@ -51,8 +52,9 @@ def main():
 
     parts = {}
     for symbol in set(edgesite) | set(floor):
-        e, f = parts.get(part_of(symbol), (0, 0))
-        parts[part_of(symbol)] = (e + edgesite.get(symbol, 0), f + floor.get(symbol, 0))
+        part = part_of(symbol)
+        e, f = parts.get(part, (0, 0))
+        parts[part] = (e + edgesite.get(symbol, 0), f + floor.get(symbol, 0))
     print("| part of the work | edgesite Worker | floor | difference |\n|---|---|---|---|")
     for name in [p for p, _ in PARTS] + [OTHER]:
         e, f = parts.get(name, (0, 0))
