@@ -17,5 +17,7 @@ cat "$bundle/edgesite-build.txt"
 port=$(free_port)
 capnp=$(scripts/workerd.sh config "$port" "$config")
 start_server bigsite 120 "$port" workerd serve "$capnp"
-EDGESITE_BIGSITE_DIR="$(dirname "$config")/site" EDGESITE_BASE_URL="http://127.0.0.1:$port" \
-  EDGESITE_RUNTIME=workerd cargo test -q --test bigsite -- --ignored
+EDGESITE_BIGSITE_DIR="$(dirname "$config")/site" \
+  EDGESITE_BIGSITE_SERVED_DIR="$(cat "$bundle/edgesite-served.txt")" \
+  EDGESITE_BASE_URL="http://127.0.0.1:$port" EDGESITE_RUNTIME=workerd \
+  cargo test -q --test bigsite -- --ignored

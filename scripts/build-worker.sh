@@ -67,6 +67,8 @@ text = text.replace("$BLOB_IMPORTS", "\n".join(f'import blob{i} from "./site/{b}
 text = text.replace("$BLOB_LIST", ", ".join(f"blob{i}" for i in range(len(blobs))))
 open(os.path.join(out, "worker.mjs"), "w").write(text)
 PY
-# What the build chose and how big it is, beside the bundle (wrangler uploads only modules).
+# What the build chose and how big it is, beside the bundle (wrangler uploads only modules), and
+# where its HTML and CSS are as served (after the link pass), for tests that compare bytes.
 grep -E '^(storage|bundle estimate|[0-9]+ files)' "$out_dir/report.txt" >"$OUT/edgesite-build.txt" || true
+echo "$out_dir/served" >"$OUT/edgesite-served.txt"
 echo "build-worker: $OUT/worker.mjs, $(stat -c %s "$OUT/index.wasm") bytes of wasm, $(wc -l <"$out_dir/worker/blobs.txt") blob(s)"

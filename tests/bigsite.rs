@@ -2,7 +2,9 @@
 //! over HTTP, against the Worker under bare workerd, built with `store = "auto"`, which keeps it
 //! under the 64 MiB Worker limit by storing it compact. `#[ignore]`d in `cargo test`; run by
 //! `make bigsite` (bench/bigsite.sh), which builds and serves it and names the folder in
-//! `EDGESITE_BIGSITE_DIR`. For a sample of every kind of file:
+//! `EDGESITE_BIGSITE_DIR` and the build's copy of its HTML and CSS as served (after the link
+//! pass, which gives references a `?v=`) in `EDGESITE_BIGSITE_SERVED_DIR`. For a sample of every
+//! kind of file:
 //!
 //! * each representation has its own strong ETag (RFC 9110 §8.8.3), and br, gzip and identity
 //!   (decoded on demand) all deliver the file's bytes;
@@ -14,15 +16,19 @@ mod support;
 
 use support::request;
 
-fn site() -> std::path::PathBuf {
-    std::env::var_os("EDGESITE_BIGSITE_DIR")
-        .expect("EDGESITE_BIGSITE_DIR: the generated site (make bigsite sets it)")
+fn folder(variable: &str) -> std::path::PathBuf {
+    std::env::var_os(variable)
+        .unwrap_or_else(|| panic!("{variable}: make bigsite sets it"))
         .into()
 }
 
-/// Every 97th page, the CSS, the JS and every 37th image: URL path and file.
+/// Every 97th page, the CSS, the JS and every 37th image: URL path and the file's bytes as
+/// served (the build's copy of an HTML or CSS file, else the source file).
 fn sample() -> Vec<(String, Vec<u8>)> {
-    let root = site();
+    let (root, served) = (
+        folder("EDGESITE_BIGSITE_DIR"),
+        folder("EDGESITE_BIGSITE_SERVED_DIR"),
+    );
     let mut paths: Vec<String> = (0..1000)
         .step_by(97)
         .map(|i| format!("/docs/page-{i:04}.html"))
@@ -36,7 +42,10 @@ fn sample() -> Vec<(String, Vec<u8>)> {
     paths
         .into_iter()
         .map(|p| {
-            let bytes = std::fs::read(root.join(p.trim_start_matches('/'))).unwrap();
+            let file = p.trim_start_matches('/');
+            let bytes = std::fs::read(served.join(file))
+                .or_else(|_| std::fs::read(root.join(file)))
+                .unwrap();
             // Clean URLs: a page is served without its .html.
             (p.trim_end_matches(".html").to_string(), bytes)
         })
