@@ -14,7 +14,7 @@
 
 mod support;
 
-use support::request;
+use support::{file_as_served, request};
 
 fn folder(variable: &str) -> std::path::PathBuf {
     std::env::var_os(variable)
@@ -42,10 +42,7 @@ fn sample() -> Vec<(String, Vec<u8>)> {
     paths
         .into_iter()
         .map(|p| {
-            let file = p.trim_start_matches('/');
-            let bytes = std::fs::read(served.join(file))
-                .or_else(|_| std::fs::read(root.join(file)))
-                .unwrap();
+            let bytes = file_as_served(&served, &root, &p);
             // Clean URLs: a page is served without its .html.
             (p.trim_end_matches(".html").to_string(), bytes)
         })

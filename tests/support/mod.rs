@@ -277,7 +277,22 @@ pub fn site_files() -> Vec<(String, Vec<u8>)> {
 /// link pass (`EDGESITE_SERVED_DIR`, which may have given references a `?v=`), the source file
 /// for the rest.
 pub fn site_file(path: &str) -> Vec<u8> {
-    std::fs::read(format!("{}{path}", env!("EDGESITE_SERVED_DIR")))
-        .or_else(|_| std::fs::read(format!("{}{path}", env!("EDGESITE_SITE_DIR"))))
-        .unwrap()
+    file_as_served(
+        env!("EDGESITE_SERVED_DIR").as_ref(),
+        env!("EDGESITE_SITE_DIR").as_ref(),
+        path,
+    )
+}
+
+/// The bytes served at URL path `path` of a site built from `site_dir`: the build's copy in
+/// `served_dir` (its HTML and CSS after the link pass), else the source file.
+pub fn file_as_served(
+    served_dir: &std::path::Path,
+    site_dir: &std::path::Path,
+    path: &str,
+) -> Vec<u8> {
+    let file = path.trim_start_matches('/');
+    std::fs::read(served_dir.join(file))
+        .or_else(|_| std::fs::read(site_dir.join(file)))
+        .unwrap_or_else(|e| panic!("{path}: {e}"))
 }
