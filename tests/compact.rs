@@ -1,7 +1,8 @@
-//! Compact storage over HTTP (`[compression] store = "compact"`), against a server built with
+//! Compact storage over HTTP (`[compression] store = "compact"`), against a server of
 //! `tests/fixtures/compact.toml` (the demo site storing only br and gzip of compressible
-//! files). `#[ignore]`d in a plain `cargo test`; `make test` runs it with `--ignored` against the
-//! native twin and the Worker under bare workerd, both built with that config. The identity
+//! files): in a plain `cargo test`, the native twin in-process serving that configuration's
+//! compile (`support::FIXTURES`); in `make test` also the Worker built with it under bare
+//! workerd. The identity
 //! representation is decoded on demand, and is exactly the full-storage one:
 //!
 //! * a client without br or gzip gets the file's bytes, with the identity's strong ETag (the
@@ -33,7 +34,6 @@ fn full_storage_etag(path: &str, coding: ContentCoding) -> &'static str {
 }
 
 #[test]
-#[ignore = "needs a server built with tests/fixtures/compact.toml; make test runs it"]
 fn a_client_without_br_or_gzip_gets_the_identity_decoded_with_its_etag() {
     for (name, fields) in [
         ("no Accept-Encoding", &[][..]),
@@ -60,7 +60,6 @@ fn a_client_without_br_or_gzip_gets_the_identity_decoded_with_its_etag() {
 }
 
 #[test]
-#[ignore = "needs a server built with tests/fixtures/compact.toml; make test runs it"]
 fn br_and_gzip_are_sent_as_stored() {
     for coding in [ContentCoding::Br, ContentCoding::Gzip] {
         let reply = request("GET", "/", &[("accept-encoding", coding.token())]);
@@ -70,7 +69,6 @@ fn br_and_gzip_are_sent_as_stored() {
 }
 
 #[test]
-#[ignore = "needs a server built with tests/fixtures/compact.toml; make test runs it"]
 fn the_decoded_identity_answers_conditionals_ranges_and_head() {
     let file = site_file("/style.css");
     let etag = full_storage_etag("/style.css", ContentCoding::Identity);
@@ -105,7 +103,6 @@ fn the_decoded_identity_answers_conditionals_ranges_and_head() {
 }
 
 #[test]
-#[ignore = "needs a server built with tests/fixtures/compact.toml; make test runs it"]
 fn a_404_page_stored_compact_is_decoded() {
     let reply = request("GET", "/nope", &[]);
     assert_eq!((reply.status, reply.body), (404, site_file("/404.html")));

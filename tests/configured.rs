@@ -1,8 +1,7 @@
-//! `edgesite.toml` policies over HTTP, against a server built with `tests/fixtures/configured.toml`
-//! (the fixture site with every policy changed). The tests are `#[ignore]`d in a plain
-//! `cargo test` (whose in-process server embeds the demo site with the default policies);
-//! `make test` runs them with `--ignored` against the native twin and the Worker under bare
-//! workerd, both built with that config. Covers:
+//! `edgesite.toml` policies over HTTP, against a server of `tests/fixtures/configured.toml` (the
+//! fixture site with every policy changed): in a plain `cargo test`, the native twin in-process
+//! serving that configuration's compile (`support::FIXTURES`); in `make test` also the Worker
+//! built with it under bare workerd. Covers:
 //!
 //! * the SPA fallback: a navigation (`Sec-Fetch-Mode: navigate`, or `Accept` listing
 //!   `text/html`) to an extension-less path that matches nothing gets the app with 200; a
@@ -30,7 +29,6 @@ fn fixture(path: &str) -> Vec<u8> {
 }
 
 #[test]
-#[ignore = "needs a server built with tests/fixtures/configured.toml; make test runs it"]
 fn navigations_to_unknown_routes_get_the_app() {
     for header in [
         ("sec-fetch-mode", "navigate"),
@@ -44,7 +42,6 @@ fn navigations_to_unknown_routes_get_the_app() {
 }
 
 #[test]
-#[ignore = "needs a server built with tests/fixtures/configured.toml; make test runs it"]
 fn other_requests_and_missing_files_stay_404() {
     assert_eq!(
         request("GET", "/app/users/42", &[("sec-fetch-mode", "cors")]).status,
@@ -57,14 +54,12 @@ fn other_requests_and_missing_files_stay_404() {
 }
 
 #[test]
-#[ignore = "needs a server built with tests/fixtures/configured.toml; make test runs it"]
 fn files_are_served_as_usual() {
     let reply = request("GET", "/hello.txt", &[("sec-fetch-mode", "navigate")]);
     assert_eq!((reply.status, reply.body), (200, fixture("/hello.txt")));
 }
 
 #[test]
-#[ignore = "needs a server built with tests/fixtures/configured.toml; make test runs it"]
 fn cache_rules_default_html_and_the_cdn_policy() {
     let cdn = Some("public, max-age=86400, stale-while-revalidate=60");
     let rule = get("/docs/page");
@@ -97,7 +92,6 @@ fn cache_rules_default_html_and_the_cdn_policy() {
 }
 
 #[test]
-#[ignore = "needs a server built with tests/fixtures/configured.toml; make test runs it"]
 fn configured_security_headers_are_on_every_response() {
     for path in ["/", "/hello.txt", "/nope.txt", "/docs"] {
         let reply = get(path);
@@ -130,7 +124,6 @@ fn configured_security_headers_are_on_every_response() {
 }
 
 #[test]
-#[ignore = "needs a server built with tests/fixtures/configured.toml; make test runs it"]
 fn trailing_slash_never_serves_folders_without_the_slash() {
     let reply = get("/docs");
     assert_eq!(
@@ -145,7 +138,6 @@ fn trailing_slash_never_serves_folders_without_the_slash() {
 }
 
 #[test]
-#[ignore = "needs a server built with tests/fixtures/configured.toml; make test runs it"]
 fn headers_file_rules_take_effect() {
     // tests/fixtures/site/_headers
     let page = get("/docs/page");
@@ -172,7 +164,6 @@ fn headers_file_rules_take_effect() {
 }
 
 #[test]
-#[ignore = "needs a server built with tests/fixtures/configured.toml; make test runs it"]
 fn the_fixture_redirects_take_effect() {
     let location = |target: &str| {
         let reply = get(target);
@@ -198,7 +189,6 @@ fn the_fixture_redirects_take_effect() {
 }
 
 #[test]
-#[ignore = "needs a server built with tests/fixtures/configured.toml; make test runs it"]
 fn the_build_id_is_on_every_response() {
     // headers.build_id = true: X-Edgesite-Build, 16 hex digits, the same on every answer of one
     // build (a file, a 404, a redirect, a 304).

@@ -167,3 +167,47 @@ fn the_demo_site_is_precompressed() {
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
+
+/// What the tests serve a fixture configuration with (`Manifest::leak_site`, a compile served
+/// from memory) is what the build generates: the demo compiled as build.rs compiles it (at the
+/// build's Last-Modified, which outside a git work tree is the time of the build), then leaked,
+/// equals the generated `SITE` field by field, bytes included.
+#[test]
+fn the_compile_served_from_memory_is_the_generated_site() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let built_at = SITE
+        .routes
+        .iter()
+        .find_map(|route| match route.target {
+            Target::Asset(asset) => Some(asset.last_modified_unix.to_string()),
+            Target::Redirect(_) => None,
+        })
+        .expect("the demo has files");
+    let build = edgesite_sitegen::build_script::Build {
+        root,
+        config_path: &root.join("edgesite.toml"),
+        config_named: false,
+        site: None,
+        source_date_epoch: Some(&built_at),
+        cache_dir: None,
+    };
+    let (manifest, _) = build.compile().expect("the demo compiles");
+    let leaked = format!(
+        "{:#?}",
+        manifest.leak_site().expect("the demo's files are readable")
+    );
+    let generated = format!("{SITE:#?}");
+    let (leaked, generated): (Vec<&str>, Vec<&str>) =
+        (leaked.lines().collect(), generated.lines().collect());
+    if let Some(line) =
+        (0..leaked.len().max(generated.len())).find(|&i| leaked.get(i) != generated.get(i))
+    {
+        let context =
+            |lines: &[&str]| lines[line.saturating_sub(8)..(line + 3).min(lines.len())].join("\n");
+        panic!(
+            "the leaked site differs from SITE at line {line} of their Debug forms:\n--- leaked\n{}\n--- SITE\n{}",
+            context(&leaked),
+            context(&generated)
+        );
+    }
+}

@@ -3,7 +3,10 @@
 //! With `EDGESITE_BASE_URL=http://127.0.0.1:PORT` the suite talks to that server, and
 //! `EDGESITE_RUNTIME` (`native`, `workerd`, `wrangler-dev`) names it, so the few places where a
 //! runtime is known to differ can say so. Without it, an `edgesite-native` server is started
-//! in-process on a free loopback port.
+//! in-process on a free loopback port, serving the embedded demo site, or, for the suites of a
+//! fixture configuration ([`FIXTURES`]), that configuration's compile, made here by sitegen as
+//! the build would make it and served from memory (`Manifest::leak_site`): no cargo build per
+//! configuration.
 //!
 //! The client writes requests byte for byte and reads the answer as sent, so the tests see what
 //! a server really put on the wire (a HEAD body, a missing Content-Length, chunked framing).
@@ -53,7 +56,40 @@ pub fn server() -> &'static Server {
     })
 }
 
+/// The test binaries (by crate name) whose in-process server serves a fixture configuration
+/// instead of the embedded demo site, with that configuration.
+pub const FIXTURES: [(&str, &str); 2] = [
+    ("configured", "tests/fixtures/configured.toml"),
+    ("compact", "tests/fixtures/compact.toml"),
+];
+
+/// The site this test binary's in-process server serves (see [`FIXTURES`]).
+fn site_under_test() -> &'static edgesite_core::Site<'static> {
+    let Some((_, config)) = FIXTURES
+        .iter()
+        .find(|(name, _)| *name == env!("CARGO_CRATE_NAME"))
+    else {
+        return &edgesite::SITE;
+    };
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let build = edgesite_sitegen::build_script::Build {
+        root,
+        config_path: &root.join(config),
+        config_named: true,
+        site: None,
+        source_date_epoch: None,
+        cache_dir: Some(root.join("target/edgesite/cache")),
+    };
+    let (manifest, _) = build
+        .compile()
+        .unwrap_or_else(|e| panic!("compiling with {config}: {e}"));
+    manifest
+        .leak_site()
+        .expect("the compiled files are readable")
+}
+
 fn start_native() -> Server {
+    let site = site_under_test();
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
     let addr = listener.local_addr().unwrap().to_string();
     listener.set_nonblocking(true).unwrap();
@@ -65,7 +101,11 @@ fn start_native() -> Server {
             .unwrap();
         runtime.block_on(async move {
             let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-            edgesite_native::serve(listener, std::future::pending()).await
+            let settings = edgesite_native::Settings {
+                site,
+                ..edgesite_native::Settings::default()
+            };
+            edgesite_native::serve_with(listener, &settings, std::future::pending()).await
         })
     });
     Server {

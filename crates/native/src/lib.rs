@@ -318,6 +318,10 @@ pub struct Settings {
     /// `Server-Timing: lookup;dur=.., negotiation;dur=.., total;dur=..` (milliseconds, W3C
     /// Server Timing) on every response, for the browser's network panel.
     pub server_timing: bool,
+    /// The site served: the embedded [`edgesite::SITE`] by default; any compiled site (one a
+    /// crate embeds with `edgesite_core::include_site!`, or a compile sitegen leaked for the
+    /// life of the process, as the tests serve their fixtures).
+    pub site: &'static Site<'static>,
 }
 
 impl Default for Settings {
@@ -330,6 +334,7 @@ impl Default for Settings {
             drain_timeout: Duration::from_secs(10),
             log_requests: false,
             server_timing: false,
+            site: &edgesite::SITE,
         }
     }
 }
@@ -346,13 +351,18 @@ pub async fn serve(
     serve_with(listener, &Settings::default(), shutdown).await
 }
 
-/// [`respond`], timed: with `Server-Timing` and/or a log line.
-fn observed<B>(request: &Request<B>, log: bool, timing: bool) -> Response {
+/// [`respond_with`], timed: with `Server-Timing` and/or a log line.
+fn observed<B>(
+    site: &'static Site<'static>,
+    request: &Request<B>,
+    log: bool,
+    timing: bool,
+) -> Response {
     let started = std::time::Instant::now();
     let response = if timing {
-        respond_timed(&edgesite::SITE, request)
+        respond_timed(site, request)
     } else {
-        respond(request)
+        respond_with(site, request)
     };
     let elapsed = started.elapsed();
     if log {
@@ -432,12 +442,12 @@ async fn serve_sharing(
             });
             continue;
         };
-        let (log, timing) = (settings.log_requests, settings.server_timing);
+        let (log, timing, site) = (settings.log_requests, settings.server_timing, settings.site);
         let service = service_fn(move |request| async move {
             Ok::<_, Infallible>(if log || timing {
-                observed(&request, log, timing)
+                observed(site, &request, log, timing)
             } else {
-                respond(&request)
+                respond_with(site, &request)
             })
         });
         let connection = graceful.watch(builder.serve_connection(TokioIo::new(stream), service));

@@ -24,6 +24,7 @@
 //! `EDGESITE_SERVED_DIR` a folder of its HTML and CSS files as served (after the link pass).
 
 use crate::{budget_warnings, compile, last_modified, Bodies, Config, Error, Manifest, Options};
+
 use std::env;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -79,19 +80,28 @@ fn build(
     out_dir: &Path,
     bodies: Bodies,
 ) -> Result<PathBuf, Box<dyn std::error::Error>> {
-    let config = if config_path.is_file() || env::var_os("EDGESITE_CONFIG").is_some() {
-        Config::load(config_path)?
-    } else {
-        Config::default()
+    let source_date_epoch = env::var("SOURCE_DATE_EPOCH").ok();
+    let site_override = env::var_os("EDGESITE_SITE").map(PathBuf::from);
+    let build = Build {
+        root,
+        config_path,
+        config_named: env::var_os("EDGESITE_CONFIG").is_some(),
+        site: site_override.as_deref(),
+        source_date_epoch: source_date_epoch.as_deref(),
+        // Encodings are cached across builds and profiles, keyed by content and settings.
+        cache_dir: Some(edgesite_dir(out_dir).join("cache")),
     };
-    let config_dir = config_path.parent().unwrap_or(root);
-    let site_dir = match env::var_os("EDGESITE_SITE") {
-        Some(dir) => root.join(dir),
-        None => config_dir.join(&config.site.dir),
-    };
+    let (site_dir, config_dir) = build.site_and_config_dir()?;
     // Track the folder itself even if compiling fails, so fixing it triggers a rebuild.
     println!("cargo:rerun-if-changed={}", site_dir.display());
-    let manifest = compile_site(&site_dir, &config, config_dir, out_dir)?;
+    let (manifest, config) = build.compile()?;
+    // A deploy recorded (or the folder replaced) changes the deltas. Only an existing file is
+    // tracked: cargo reruns a build script at every build while a path it tracks is missing
+    // (the first recorded deploy is EDGESITE_RECORD_DEPLOY's build, which is tracked).
+    let deploys = config_dir.join(&config.history.dir).join("deploys.json");
+    if deploys.is_file() {
+        println!("cargo:rerun-if-changed={}", deploys.display());
+    }
     // Every folder (its mtime changes when an entry is added or removed) and every file.
     for path in &manifest.tracked {
         println!("cargo:rerun-if-changed={}", path.display());
@@ -101,8 +111,88 @@ fn build(
         .and_then(|()| manifest.write_served_pages(&out_dir.join("served")))
         .map_err(|e| format!("cannot write {}: {e}", out_dir.display()))?;
     report(&manifest, out_dir);
-    history(&manifest, &config, config_dir)?;
+    history(&manifest, &config, &config_dir)?;
     Ok(site_dir)
+}
+
+/// What a build compiles, named without reading the environment: [`run`] fills it in from
+/// `EDGESITE_CONFIG`, `EDGESITE_SITE`, `SOURCE_DATE_EPOCH` and the target directory; a tool or
+/// test that serves a folder as a build would ([`Manifest::leak_site`]) fills it in itself.
+#[derive(Debug, Clone)]
+pub struct Build<'a> {
+    /// The crate's folder: relative paths (`site`, the config's `site.dir`) start here.
+    pub root: &'a Path,
+    /// The configuration file.
+    pub config_path: &'a Path,
+    /// Whether the configuration was named (`EDGESITE_CONFIG`): then it must exist; otherwise
+    /// a missing file means the defaults.
+    pub config_named: bool,
+    /// The site folder, overriding the config's `site.dir` (`EDGESITE_SITE`).
+    pub site: Option<&'a Path>,
+    /// `SOURCE_DATE_EPOCH`, for Last-Modified.
+    pub source_date_epoch: Option<&'a str>,
+    /// Where encodings are cached between builds.
+    pub cache_dir: Option<PathBuf>,
+}
+
+impl Build<'_> {
+    /// The configuration (the defaults when its file is missing and was not named).
+    ///
+    /// # Errors
+    /// A configuration that cannot be read or is not valid, naming the file and line.
+    pub fn config(&self) -> Result<Config, Error> {
+        if self.config_path.is_file() || self.config_named {
+            Config::load(self.config_path)
+        } else {
+            Ok(Config::default())
+        }
+    }
+
+    /// The site folder and the configuration's folder (where its relative paths start).
+    ///
+    /// # Errors
+    /// As [`Build::config`].
+    pub fn site_and_config_dir(&self) -> Result<(PathBuf, PathBuf), Error> {
+        let config = self.config()?;
+        let config_dir = self.config_path.parent().unwrap_or(self.root).to_path_buf();
+        let site_dir = match self.site {
+            Some(dir) => self.root.join(dir),
+            None => config_dir.join(&config.site.dir),
+        };
+        Ok((site_dir, config_dir))
+    }
+
+    /// Compiles the site as the build would, the deploy history's deltas included.
+    ///
+    /// # Errors
+    /// A bad configuration or site (see [`Error`]).
+    pub fn compile(&self) -> Result<(Manifest, Config), Error> {
+        let config = self.config()?;
+        let (site_dir, config_dir) = self.site_and_config_dir()?;
+        let mut options =
+            Options::from_config(&config, last_modified(self.source_date_epoch, &site_dir)?);
+        options.cache_dir.clone_from(&self.cache_dir);
+        options.history_dir = Some(config_dir.join(&config.history.dir));
+        Ok((compile(&site_dir, &options)?, config))
+    }
+}
+
+/// Adds `manifest` to the deploy history `[history]` names (what `EDGESITE_RECORD_DEPLOY=1`
+/// does at the end of a build).
+///
+/// # Errors
+/// When the history cannot be read or written.
+pub fn record_deploy(
+    manifest: &Manifest,
+    config: &Config,
+    config_dir: &Path,
+) -> Result<crate::history::Recorded, Error> {
+    let dir = config_dir.join(&config.history.dir);
+    // Read again: the compile only read it.
+    let mut history = crate::history::History::open(&dir)?;
+    history
+        .record(manifest, config.history.keep)
+        .map_err(|source| Error::Read { path: dir, source })
 }
 
 /// `EDGESITE_RECORD_DEPLOY=1` (set by `make deploy`): adds this build to the deploy history,
@@ -112,14 +202,7 @@ fn history(manifest: &Manifest, config: &Config, config_dir: &Path) -> Result<()
     println!("cargo:rerun-if-env-changed=EDGESITE_RECORD_DEPLOY");
     let dir = config_dir.join(&config.history.dir);
     if env::var("EDGESITE_RECORD_DEPLOY").as_deref() == Ok("1") {
-        // Read again: this build's compile() only read it.
-        let mut history = crate::history::History::open(&dir)?;
-        let recorded = history
-            .record(manifest, config.history.keep)
-            .map_err(|source| Error::Read {
-                path: dir.clone(),
-                source,
-            })?;
+        let recorded = record_deploy(manifest, config, config_dir)?;
         println!(
             "cargo:warning=history: recorded build {} in {}: {} deploys kept, {} bodies written, {} removed, {} bytes",
             manifest.build_id,
@@ -137,29 +220,6 @@ fn history(manifest: &Manifest, config: &Config, config_dir: &Path) -> Result<()
         );
     }
     Ok(())
-}
-
-fn compile_site(
-    site_dir: &Path,
-    config: &Config,
-    config_dir: &Path,
-    out_dir: &Path,
-) -> Result<Manifest, Error> {
-    let source_date_epoch = env::var("SOURCE_DATE_EPOCH").ok();
-    let mut options = Options::from_config(
-        config,
-        last_modified(source_date_epoch.as_deref(), site_dir)?,
-    );
-    // Encodings are cached across builds and profiles, keyed by content and settings.
-    options.cache_dir = Some(edgesite_dir(out_dir).join("cache"));
-    let history = config_dir.join(&config.history.dir);
-    // A deploy recorded (or the folder replaced) changes the deltas.
-    println!(
-        "cargo:rerun-if-changed={}",
-        history.join("deploys.json").display()
-    );
-    options.history_dir = Some(history);
-    compile(site_dir, &options)
 }
 
 /// The build report, at every build: as cargo warnings (the only build-script output cargo

@@ -34,6 +34,7 @@ mod field;
 mod glob;
 mod headers_file;
 pub mod history;
+mod leak;
 mod links;
 mod mime;
 mod modified;

@@ -1,0 +1,213 @@
+//! [`Manifest::leak_site`]: a compile served in this process, without generating or compiling
+//! Rust. The same `edgesite_core::Site` that `site.rs` describes for [`Bodies::Embedded`]
+//! (`codegen`), built from the same manifest in memory and leaked, so it lives as long as
+//! the process: what the tests serve a fixture configuration with, and what tools that serve a
+//! folder for a while do, where a build per configuration would cost a cargo build each.
+//!
+//! `tests/embedded_site.rs` holds the two to one shape: the demo's leaked site and its
+//! generated `SITE` are the same value, field by field and byte by byte.
+//!
+//! [`Bodies::Embedded`]: crate::Bodies::Embedded
+
+use crate::{
+    Delta, DestinationPart, File, Manifest, PatternSegment, RedirectRule, RouteTarget, RuleAction,
+    RuleIndexNode, Variant,
+};
+use base64::prelude::{Engine as _, BASE64_STANDARD};
+use edgesite_core::{
+    Action, Asset, Content, NotFoundPage, Part, Redirect, Representation, Route, Rule, RuleNode,
+    Segment, Site, Target,
+};
+
+/// Moves `value` to the heap for the rest of the process.
+fn leak<T>(value: T) -> &'static T {
+    Box::leak(Box::new(value))
+}
+
+fn leak_str(text: &str) -> &'static str {
+    Box::leak(text.to_owned().into_boxed_str())
+}
+
+fn leak_slice<T>(items: Vec<T>) -> &'static [T] {
+    Box::leak(items.into_boxed_slice())
+}
+
+fn leak_fields<N: AsRef<str>>(fields: &[(N, String)]) -> &'static [(&'static str, &'static str)] {
+    leak_slice(
+        fields
+            .iter()
+            .map(|(name, value)| (leak_str(name.as_ref()), leak_str(value)))
+            .collect(),
+    )
+}
+
+impl Manifest {
+    /// This compile as an `edgesite_core::Site` with every byte in memory, leaked: it lives as
+    /// long as the process, as a generated `SITE` does. Identity bytes are read from the source
+    /// files (or taken from the link pass's rewrite); representations compact storage does not
+    /// keep are [`Content::Decoded`], as in `site.rs`.
+    ///
+    /// # Errors
+    /// When a source file cannot be read.
+    pub fn leak_site(&self) -> std::io::Result<&'static Site<'static>> {
+        let mut id = 0;
+        let mut assets = Vec::with_capacity(self.files.len());
+        for file in &self.files {
+            assets.push(leak(asset(self, file, &mut id)?));
+        }
+        let routes = self
+            .routes
+            .iter()
+            .map(|route| Route {
+                path: leak_str(&route.path),
+                target: match &route.target {
+                    RouteTarget::File(i) => Target::Asset(assets[*i]),
+                    RouteTarget::Redirect {
+                        status,
+                        location,
+                        query_at,
+                    } => Target::Redirect(Redirect {
+                        status: *status,
+                        location: leak_str(location),
+                        query_at: *query_at,
+                    }),
+                },
+            })
+            .collect();
+        let not_found = self
+            .not_found
+            .iter()
+            .map(|(folder, i)| NotFoundPage {
+                folder: leak_str(folder),
+                page: assets[*i],
+            })
+            .collect();
+        Ok(leak(Site {
+            routes: leak_slice(routes),
+            not_found: leak_slice(not_found),
+            fallback: self.fallback.map(|i| assets[i]),
+            boundary: leak_str(&self.boundary),
+            multipart_content_type: leak_str(&format!(
+                "multipart/byteranges; boundary={}",
+                self.boundary
+            )),
+            headers: leak_fields(&self.headers),
+            rules: leak_slice(self.rules.iter().map(leak_rule).collect()),
+            rule_index: leak_slice(self.rule_index.iter().map(leak_rule_node).collect()),
+            versioned_cache_control: leak_str(&self.versioned_cache_control),
+        }))
+    }
+}
+
+/// A file's asset; `id` numbers its representations and deltas in turn, as `codegen` does.
+fn asset(manifest: &Manifest, file: &File, id: &mut u32) -> std::io::Result<Asset<'static>> {
+    let mut source: Option<&'static [u8]> = None;
+    let mut representations = Vec::with_capacity(file.representations.len());
+    for variant in &file.representations {
+        representations.push(representation(file, variant, &mut source, id)?);
+    }
+    let mut deltas = Vec::with_capacity(file.deltas.len());
+    for Delta {
+        dictionary,
+        variant,
+    } in &file.deltas
+    {
+        deltas.push(edgesite_core::Delta {
+            // RFC 9842 §2.2: Available-Dictionary's text for the hash (RFC 8941 §3.3.5).
+            available_dictionary: leak_str(&format!(":{}:", BASE64_STANDARD.encode(dictionary))),
+            representation: representation(file, variant, &mut source, id)?,
+        });
+    }
+    Ok(Asset {
+        content_type: file.content_type,
+        last_modified: leak_str(&manifest.last_modified),
+        last_modified_unix: manifest.last_modified_unix,
+        cache_control: leak_str(&file.cache_control),
+        fingerprint: leak_str(&file.fingerprint),
+        headers: leak_fields(&file.headers),
+        representations: leak_slice(representations),
+        deltas: leak_slice(deltas),
+    })
+}
+
+/// One representation; the source file is read once, for the first that needs its bytes.
+fn representation(
+    file: &File,
+    variant: &Variant,
+    source: &mut Option<&'static [u8]>,
+    id: &mut u32,
+) -> std::io::Result<Representation<'static>> {
+    let content = match (variant.decoded_from, &variant.bytes) {
+        (Some(from), _) => Content::Decoded {
+            id: *id,
+            from: u8::try_from(from).expect("a file has fewer than 256 representations"),
+            length: u32::try_from(variant.size).expect("files are under 4 GiB (the budget)"),
+        },
+        (None, Some(bytes)) => Content::Bytes(leak_slice(bytes.clone())),
+        (None, None) => Content::Bytes(match source {
+            Some(bytes) => bytes,
+            None => source.insert(leak_slice(std::fs::read(&file.source)?)),
+        }),
+    };
+    *id += 1;
+    Ok(Representation {
+        coding: variant.coding,
+        etag: leak_str(&variant.etag),
+        content_length: leak_str(&variant.size.to_string()),
+        content,
+    })
+}
+
+fn leak_rule(rule: &RedirectRule) -> Rule<'static> {
+    let pattern = rule
+        .pattern
+        .iter()
+        .map(|segment| match segment {
+            PatternSegment::Literal(text) => Segment::Literal(leak_str(text)),
+            PatternSegment::Placeholder(_) => Segment::Placeholder,
+        })
+        .collect();
+    let parts = |parts: &[DestinationPart]| {
+        leak_slice(
+            parts
+                .iter()
+                .map(|part| match part {
+                    DestinationPart::Literal(text) => Part::Literal(leak_str(text)),
+                    DestinationPart::Capture(n) => Part::Capture(*n),
+                    DestinationPart::QueryCapture(n) => Part::QueryCapture(*n),
+                })
+                .collect(),
+        )
+    };
+    Rule {
+        pattern: leak_slice(pattern),
+        splat: rule.splat,
+        action: match &rule.action {
+            RuleAction::Redirect {
+                status,
+                destination,
+                query_at,
+            } => Action::Redirect {
+                status: *status,
+                destination: parts(destination),
+                query_at: *query_at,
+            },
+            RuleAction::Rewrite { destination } => Action::Rewrite {
+                destination: parts(destination),
+            },
+        },
+    }
+}
+
+fn leak_rule_node(node: &RuleIndexNode) -> RuleNode<'static> {
+    RuleNode {
+        keys: leak_slice(node.keys()),
+        children: leak_slice(
+            node.children
+                .iter()
+                .map(|(segment, child)| (leak_str(segment), *child))
+                .collect(),
+        ),
+        rules: leak_slice(node.rules.clone()),
+    }
+}
