@@ -4,7 +4,7 @@ ENV := . scripts/env.sh &&
 PORT ?= 8787
 LISTEN ?= 127.0.0.1:8080
 
-.PHONY: setup dev native test lint bench loadtest coldstart memory bigsite devloop fuzz soak size views dictbench deploy clean
+.PHONY: setup dev native example test lint bench loadtest coldstart memory bigsite devloop fuzz soak size views dictbench deploy clean
 
 ## Install the toolchain and tools (idempotent; seconds when done).
 setup:
@@ -13,6 +13,10 @@ setup:
 ## Run the Worker under wrangler dev on http://127.0.0.1:$(PORT) (EDGESITE_SITE=dir to serve another site).
 dev: setup
 	$(ENV) wrangler dev --ip 127.0.0.1 --port $(PORT) --var EDGESITE_LOG:1
+
+## Run examples/api-worker (library mode: an API route beside an embedded site) under wrangler dev on port 8790.
+example: setup
+	$(ENV) cd examples/api-worker && wrangler dev --ip 127.0.0.1 --port 8790
 
 ## Run the native twin on http://$(LISTEN).
 native: setup

@@ -1,28 +1,45 @@
 #!/usr/bin/env bash
-# Builds the Worker into OUT (default build/): wrangler.toml's [build] command, and what
-# scripts/workerd.sh runs for other configurations (EDGESITE_CONFIG, CARGO_TARGET_DIR).
-#   1. cargo builds the crate for wasm32; build.rs compiles the site, its bytes into blobs
-#      ($OUT_DIR/worker/site-N.bin, found through cargo's build-script-executed message);
+# Builds a Worker into OUT (default build/):
+#   scripts/build-worker.sh [--package NAME] [--entry TEMPLATE] [OUT]
+# Without options, edgesite's own Worker (package edgesite, entry src/worker-shim.js): wrangler.toml's
+# [build] command, and what scripts/workerd.sh runs for other configurations (EDGESITE_CONFIG,
+# CARGO_TARGET_DIR). examples/api-worker builds with its own package and entry. Paths are
+# relative to the folder it is run from (wrangler runs it from its config's folder).
+#   1. cargo builds the package for wasm32 (profile `worker`); build.rs compiles the site; a
+#      Worker that keeps the site's bytes outside the module gets blobs ($OUT_DIR/worker/site-N.bin,
+#      found through cargo's build-script-executed message);
 #   2. wasm-bindgen (the pinned CLI) writes the JS glue and snippets (`--target bundler`);
 #   3. wasm-opt -Os shrinks the module;
-#   4. the entry, OUT/worker.mjs, is src/worker-shim.js with the snippets' and blobs' imports
-#      filled in; the blobs are copied to OUT/site/ (wrangler.toml's [[rules]] makes them
-#      data modules).
+#   4. the entry, OUT/worker.mjs, is the template with the snippets' and blobs' imports filled
+#      in; the blobs are copied to OUT/site/ (wrangler.toml's [[rules]] makes them data modules).
+# Steps 2-4 are skipped when the module, the blobs and the template are those of OUT's last
+# build (a stamp in OUT): wrangler dev runs this on every start and every change it watches.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/env.sh
 . "$ROOT/scripts/env.sh"
-cd "$ROOT"
-OUT=${1:-build}
+PACKAGE=edgesite
+ENTRY="$ROOT/src/worker-shim.js"
+OUT=build
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --package) PACKAGE=$2; shift 2 ;;
+    --entry) ENTRY=$(realpath "$2"); shift 2 ;;
+    -*) sed -n '2,4p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    *) OUT=$1; shift ;;
+  esac
+done
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
+cd "$ROOT"
 messages=$(mktemp)
 trap 'rm -f "$messages"' EXIT
 
-cargo build --lib --profile worker --target wasm32-unknown-unknown --message-format=json-render-diagnostics >"$messages"
+cargo build --lib -p "$PACKAGE" --profile worker --target wasm32-unknown-unknown \
+  --message-format=json-render-diagnostics >"$messages"
 
-# The module, and the folder build.rs wrote the blobs to, from cargo's own messages.
-read -r wasm out_dir < <(python3 - "$messages" <<'PY'
+# The module, and the folder its build script wrote to, from cargo's own messages.
+read -r wasm out_dir < <(python3 - "$messages" "$PACKAGE" <<'PY'
 import json, sys
 wasm = out_dir = ""
 for line in open(sys.argv[1]):
@@ -30,7 +47,7 @@ for line in open(sys.argv[1]):
         m = json.loads(line)
     except ValueError:
         continue
-    if "#edgesite@" not in m.get("package_id", ""):
+    if f"#{sys.argv[2]}@" not in m.get("package_id", ""):
         continue
     if m.get("reason") == "build-script-executed":
         out_dir = m["out_dir"]
@@ -39,10 +56,20 @@ for line in open(sys.argv[1]):
 print(wasm, out_dir)
 PY
 )
-[ -f "$wasm" ] && [ -f "$out_dir/worker/blobs.txt" ] ||
-  { echo "build-worker: no module or blobs in cargo's output ($wasm, $out_dir)" >&2; exit 1; }
+[ -f "$wasm" ] && [ -d "$out_dir" ] ||
+  { echo "build-worker: no module or build output in cargo's output ($wasm, $out_dir)" >&2; exit 1; }
+blobs_txt="$out_dir/worker/blobs.txt"
+[ -f "$blobs_txt" ] || blobs_txt=/dev/null
 
-rm -rf "$OUT/snippets" "$OUT/site" "$OUT"/index* "$OUT/worker.mjs"
+# What steps 2-4 make OUT from: when it is what they last made it from, OUT is up to date.
+stamp=$( { sha256sum "$wasm" "$ENTRY" "$ROOT/scripts/build-worker.sh"; while IFS= read -r blob; do
+  [ -n "$blob" ] && sha256sum "$out_dir/worker/$blob"; done <"$blobs_txt"; } | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$OUT/.edgesite-stamp" 2>/dev/null)" = "$stamp" ] && [ -f "$OUT/worker.mjs" ]; then
+  echo "build-worker: $OUT/worker.mjs is up to date"
+  exit 0
+fi
+
+rm -rf "$OUT/snippets" "$OUT/site" "$OUT"/index* "$OUT/worker.mjs" "$OUT/.edgesite-stamp"
 wasm-bindgen --target bundler --no-typescript --out-dir "$OUT" --out-name index "$wasm"
 rm -f "$OUT/index.js" # wasm-bindgen's own entry: ours is worker.mjs
 wasm-opt -Os "$OUT/index_bg.wasm" -o "$OUT/index.wasm"
@@ -50,9 +77,9 @@ rm "$OUT/index_bg.wasm"
 mkdir -p "$OUT/site"
 while IFS= read -r blob; do
   [ -n "$blob" ] && cp "$out_dir/worker/$blob" "$OUT/site/"
-done <"$out_dir/worker/blobs.txt"
+done <"$blobs_txt"
 
-python3 - "$ROOT/src/worker-shim.js" "$OUT" "$out_dir/worker/blobs.txt" <<'PY'
+python3 - "$ENTRY" "$OUT" "$blobs_txt" <<'PY'
 import os, sys
 template, out, blobs_txt = sys.argv[1:]
 snippets = []
@@ -69,6 +96,7 @@ open(os.path.join(out, "worker.mjs"), "w").write(text)
 PY
 # What the build chose and how big it is, beside the bundle (wrangler uploads only modules), and
 # where its HTML and CSS are as served (after the link pass), for tests that compare bytes.
-grep -E '^(storage|bundle estimate|[0-9]+ files)' "$out_dir/report.txt" >"$OUT/edgesite-build.txt" || true
+grep -E '^(storage|bundle estimate|[0-9]+ files)' "$out_dir/report.txt" >"$OUT/edgesite-build.txt" 2>/dev/null || true
 echo "$out_dir/served" >"$OUT/edgesite-served.txt"
-echo "build-worker: $OUT/worker.mjs, $(stat -c %s "$OUT/index.wasm") bytes of wasm, $(wc -l <"$out_dir/worker/blobs.txt") blob(s)"
+echo "$stamp" >"$OUT/.edgesite-stamp"
+echo "build-worker: $OUT/worker.mjs, $(stat -c %s "$OUT/index.wasm") bytes of wasm, $(grep -c . "$blobs_txt") blob(s)"

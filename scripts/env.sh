@@ -1,6 +1,6 @@
 # Sourced by the Makefile and scripts: puts the toolchain that scripts/setup.sh chose first on PATH.
 # With the Debian fallback, only links to /usr/bin/{cargo,rustc,rustdoc} go first (not all of
-# /usr/bin), because worker-build and wasm-pack run `rustup target add` (which hangs offline) when
+# /usr/bin), because wasm-pack (and worker-build) run `rustup target add` (which hangs offline) when
 # the rustc they see comes from rustup.
 _edgesite_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 EDGESITE_TOOLS=${EDGESITE_TOOLS:-$HOME/.cache/edgesite-tools}
@@ -9,7 +9,7 @@ if [ "$(cat "$EDGESITE_TOOLS/toolchain" 2>/dev/null)" = debian ]; then
   PATH="$EDGESITE_TOOLS/debian-rust/bin:$PATH"
   unset RUSTUP_TOOLCHAIN
 fi
-# worker-build and wasm-pack would download these; point them at the local ones.
+# wasm-pack (and worker-build, if a user runs it) would download these; point them at the local ones.
 export WASM_BINDGEN_BIN="$EDGESITE_TOOLS/bin/wasm-bindgen"
 export WASM_OPT_BIN="$_edgesite_root/node_modules/.bin/wasm-opt"
 export ESBUILD_BIN="$_edgesite_root/node_modules/.bin/esbuild"
