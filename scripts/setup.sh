@@ -8,10 +8,14 @@
 #      - the fallback: Debian's rustc-web/cargo-web/rust-web-src/lld-22, plus a wasm32 std built
 #        once with RUSTC_BOOTSTRAP=1 -Zbuild-std into a sysroot of the tools folder (Debian's
 #        rustc runs with --sysroot pointing there; nothing under /usr is written);
-#   2. pinned cargo tools: wasm-bindgen-cli (= the wasm-bindgen in Cargo.lock), worker-build, wasm-pack;
+#   2. pinned cargo tools: wasm-bindgen-cli (= the wasm-bindgen in Cargo.lock) and wasm-pack,
+#      compiled once at opt-level 0 in one shared target folder (they only orchestrate: the
+#      compile is a third of the optimised one's, and their runs take about a second);
 #   3. Node >= 22 and wrangler, esbuild, binaryen (wasm-opt) from package-lock.json (`npm ci`);
 #   4. Debian's chromium + chromium-driver (browser tests), wrk (load tests) and zstd (its CLI
 #      decodes the build's dcz deltas in a test: the reference decoder).
+# 3 and 4 (downloads) run beside 2 (a compile), and so does `cargo fetch` of the workspace's
+# crates. Each step prints its time ("[setup] time ...").
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -23,6 +27,18 @@ SUDO=""
 [ "$(id -u)" = 0 ] || SUDO=sudo
 
 say() { printf '[setup] %s\n' "$*"; }
+# shellcheck source=scripts/lib.sh
+LOGS="$ROOT/target/setup-logs" . "$ROOT/scripts/lib.sh"
+# A step of setup, timed (only when it does something: an installed tool takes no time).
+timed() { # name command...
+  local name=$1 start=$EPOCHREALTIME rc=0
+  shift
+  "$@" || rc=$?
+  local took
+  took=$(since "$start")
+  [ "$took" = 0.0 ] || say "time $name: $took s$([ $rc -eq 0 ] || echo " (failed)")"
+  return $rc
+}
 
 # ---- Debian packages ----------------------------------------------------------------------------
 APT_UPDATED=0
@@ -106,11 +122,11 @@ TOML
   rm -rf "$seed"
 }
 
-if [ "${EDGESITE_TOOLCHAIN:-}" != debian ] && wasm_via_rustup; then
+if [ "${EDGESITE_TOOLCHAIN:-}" != debian ] && timed "rustup target add wasm32-unknown-unknown" wasm_via_rustup; then
   echo rustup >"$TOOLS/toolchain"
   say "wasm32: rustup's target"
 else
-  debian_sysroot_ok || build_debian_sysroot
+  debian_sysroot_ok || timed "Debian wasm32 sysroot" build_debian_sysroot
   link_debian_rust
   echo debian >"$TOOLS/toolchain"
   say "wasm32: Debian rustc-web $(/usr/bin/rustc -V | cut -d' ' -f2) with a build-std sysroot"
@@ -120,31 +136,53 @@ fi
 # shellcheck source=scripts/env.sh
 . "$ROOT/scripts/env.sh"
 
+# ---- 2, 3 and 4 -------------------------------------------------------------------------------
+# The downloads (npm, Debian packages, the workspace's crates) beside the compile of the tools.
+downloads() {
+  timed "npm and Node 22" node_tools
+  timed "Debian packages (chromium, chromium-driver, wrk, zstd)" apt_install chromium chromium-driver wrk zstd
+  timed "cargo fetch (the workspace's crates)" cargo fetch -q --locked --manifest-path "$ROOT/Cargo.toml"
+}
+
+# ---- 3. Node >= 22, wrangler, esbuild, wasm-opt ---------------------------------------------
+node_tools() {
+  apt_install ca-certificates
+  command -v npm >/dev/null || apt_install nodejs npm
+  local lock_sum
+  lock_sum=$(sha256sum "$ROOT/package-lock.json" | cut -d' ' -f1)
+  if [ "$(cat "$ROOT/node_modules/.edgesite-stamp" 2>/dev/null)" != "$lock_sum" ]; then
+    say "npm ci (wrangler, node 22, esbuild, binaryen)"
+    (cd "$ROOT" && npm ci --no-audit --no-fund --loglevel=error)
+    echo "$lock_sum" >"$ROOT/node_modules/.edgesite-stamp"
+  fi
+}
+
 # ---- 2. pinned cargo tools ----------------------------------------------------------------------
 WASM_BINDGEN_VERSION=$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/[^0-9.]/,""); print; exit}' "$ROOT/Cargo.lock")
 cargo_tool() { # crate version binary [--locked]
   local crate=$1 version=$2 bin=$3; shift 3
   # `--version` prints "wasm-pack 0.15.1" or a bare "0.8.7": pad it with spaces to match either.
   case " $("$TOOLS/bin/$bin" --version 2>/dev/null | head -n 1) " in *" $version "*) return 0 ;; esac
-  say "cargo install $crate@$version (a few minutes, once)"
-  cargo install -q --root "$TOOLS" "$crate@$version" --force "$@"
+  say "cargo install $crate@$version (once)"
+  # One target folder for both tools (shared dependencies compile once), opt-level 0.
+  CARGO_TARGET_DIR="$TOOLS/cargo-target" CARGO_PROFILE_RELEASE_OPT_LEVEL=0 \
+    CARGO_PROFILE_RELEASE_DEBUG=false CARGO_PROFILE_RELEASE_LTO=false \
+    cargo install -q --root "$TOOLS" "$crate@$version" --force "$@"
 }
-# wasm-bindgen-cli's own lock pins a crate version the registry no longer serves: no --locked.
-cargo_tool wasm-bindgen-cli "$WASM_BINDGEN_VERSION" wasm-bindgen
-cargo_tool worker-build "$WORKER_BUILD_VERSION" worker-build --locked
-cargo_tool wasm-pack "$WASM_PACK_VERSION" wasm-pack --locked
+cargo_tools() {
+  # wasm-bindgen-cli's own lock pins a crate version the registry no longer serves: no --locked.
+  timed "cargo install wasm-bindgen-cli" cargo_tool wasm-bindgen-cli "$WASM_BINDGEN_VERSION" wasm-bindgen &&
+    timed "cargo install wasm-pack" cargo_tool wasm-pack "$WASM_PACK_VERSION" wasm-pack --locked
+}
 
-# ---- 3. Node >= 22, wrangler, esbuild, wasm-opt ---------------------------------------------
-apt_install ca-certificates
-command -v npm >/dev/null || apt_install nodejs npm
-lock_sum=$(sha256sum "$ROOT/package-lock.json" | cut -d' ' -f1)
-if [ "$(cat "$ROOT/node_modules/.edgesite-stamp" 2>/dev/null)" != "$lock_sum" ]; then
-  say "npm ci (wrangler, node 22, esbuild, binaryen)"
-  (cd "$ROOT" && npm ci --no-audit --no-fund --loglevel=error)
-  echo "$lock_sum" >"$ROOT/node_modules/.edgesite-stamp"
-fi
+downloads >"$TOOLS/downloads.log" 2>&1 &
+downloading=$!
+cargo_tools
+tools_rc=$?
+wait "$downloading"
+downloads_rc=$?
+cat "$TOOLS/downloads.log"
+[ $tools_rc -eq 0 ] && [ $downloads_rc -eq 0 ] || { say "setup failed"; exit 1; }
+rm -rf "$TOOLS/cargo-target"
 
-# ---- 4. browser and load tools ----------------------------------------------------------------
-apt_install chromium chromium-driver wrk zstd
-
-say "ready: $(rustc -V), $(wasm-bindgen --version), $(worker-build --version 2>&1 | head -1), $(wasm-pack --version), node $(node --version), wrangler $(wrangler --version 2>/dev/null | tail -1)"
+say "ready: $(rustc -V), $(wasm-bindgen --version), $(wasm-pack --version), node $(node --version), wrangler $(wrangler --version 2>/dev/null | tail -1)"

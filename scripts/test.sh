@@ -1,30 +1,35 @@
 #!/usr/bin/env bash
-# `make test`: every test layer, in order; runs them all, prints a summary, fails if any failed.
-#   1. host        cargo test --workspace: core unit + property tests, sitegen tests, native limits
-#                  and library mode, the fuzz corpus replay, and the HTTP suites
-#                  (tests/{http,conditional,negotiation,ranges,paths,redirects,malformed}.rs)
-#                  against an in-process edgesite-native over loopback
+# `make test`: every test layer. First everything is built once, each step timed; then the
+# layers run, each timed, the servers they share started once. Prints a summary and the time of
+# every step, fails if any layer failed. docs/testing.md describes each layer's checks.
+#
+# Build (one target directory, one compile per configuration):
+#   host build     cargo test --no-run: every test binary of the workspace, the edgesite-native
+#                  binary and examples/serve_site (a folder compiled when it starts, served
+#                  from memory)
+#   worker builds  the demo's deploy bundle (wrangler deploy --dry-run: what `make deploy`
+#                  uploads), the Worker built with tests/fixtures/configured.toml and with
+#                  tests/fixtures/compact.toml (scripts/workerd.sh), the example Worker
+# Layers:
+#   1. host        the test binaries (core unit + property tests, sitegen tests, native limits
+#                  and library mode, the fuzz corpus replay, and the HTTP suites against an
+#                  in-process edgesite-native: the demo, and the configured and compact fixtures
+#                  compiled in-process) and the doctests
 #   2. browser     wasm-pack test --headless --chrome: the Worker's fetch path in Chromium
 #   3. native      the HTTP suites against the edgesite-native binary
-#   4. workerd     the HTTP suites against the Worker under bare `workerd serve`, the
-#                  configured-site suite against a second Worker built with tests/fixtures/configured.toml,
-#                  and the compact-storage suite against a third built with tests/fixtures/compact.toml
+#   4. workerd     one `workerd serve` with three Workers: the HTTP suites against the demo's
+#                  deploy bundle, the configured-site suite and the compact-storage suite against
+#                  the Workers built with those fixtures
 #   5. wrangler    the HTTP suites against the Worker under `wrangler dev`, and its request log
 #   6. example     examples/api-worker (an API route beside an embedded site) under wrangler dev
-#   7. site        EDGESITE_SITE serves another folder (absolute or relative); adding, changing and
-#                  deleting a file rebuilds; the configured-site suite against the native twin built with
-#                  tests/fixtures/configured.toml; 10,000 _headers and 20,000 _redirects rules serve;
-#                  a missing folder, an unknown config key and a field value with a line break fail
-#                  the build naming them
-#   8. views       repeat views in headless Chromium (tests/browser/repeat_views.py, chromedriver and
-#                  the DevTools network log): a page viewed again makes one request, its document
-#                  answered 304, on the demo site (native twin and the Worker under bare workerd) and
-#                  on a generated docs-style site whose generator does not fingerprint; and RFC
-#                  9842 deltas: Chromium decodes sitegen's dcz and dcb streams
-#                  (dictionary_transport.py), and a second deploy's script reaches it as a delta
-#                  against the first's (deltas_in_browser.py, the native twin); with the
-#                  site-wide HTML dictionary on, a second page arrives as a delta of it
-#                  (html_dictionary.py)
+#   7. site        EDGESITE_SITE serves another folder (absolute or relative); adding, changing
+#                  and deleting a file rebuilds (real cargo builds: rerun-if-changed); 10,000
+#                  _headers and 20,000 _redirects rules serve; a missing folder, an unknown config
+#                  key and a field value with a line break fail the build naming them
+#   8. views       repeat views in headless Chromium (the DevTools network log): one request for
+#                  a page seen again, on the demo (the native and workerd layers' servers) and on
+#                  a generated docs-style site; RFC 9842 deltas decoded by Chromium
+# LAYERS="workerd site" runs only those layers (and the builds they need); by default, all.
 # The suites check the demo site, so EDGESITE_SITE is ignored here.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -34,78 +39,154 @@ LOGS="$ROOT/target/test-logs"
 # shellcheck source=scripts/lib.sh
 . "$ROOT/scripts/lib.sh"
 cd "$ROOT"
-unset EDGESITE_SITE
+unset EDGESITE_SITE EDGESITE_CONFIG EDGESITE_RECORD_DEPLOY
 summary=()
 failed=0
 passed=0
+BINS="$LOGS/test-binaries.tsv"
 
-# LAYERS="workerd site" runs only those layers (keys: host browser native workerd wrangler
-# example site views); by default, all.
+wanted() { [ -z "${LAYERS:-}" ] || [[ " $LAYERS " == *" $1 "* ]]; }
+
+# A layer: runs it, prints its time, and records it in the summary.
 layer() { # key name command...
-  local key=$1 name=$2 start=$SECONDS
+  local key=$1 name=$2 start=$EPOCHREALTIME
   shift 2
-  if [ -n "${LAYERS:-}" ] && [[ " $LAYERS " != *" $key "* ]]; then return 0; fi
+  wanted "$key" || return 0
   printf '\n=== %s: %s\n' "$name" "$*"
   if "$@"; then
-    summary+=("PASS  $name  ($((SECONDS - start)) s)")
+    summary+=("PASS  $name  ($(since "$start") s)")
     passed=$((passed + 1))
   else
-    summary+=("FAIL  $name  ($((SECONDS - start)) s)")
+    summary+=("FAIL  $name  ($(since "$start") s)")
     failed=$((failed + 1))
   fi
 }
+
+# A build step; the layers that need it run only if it was built (BUILT).
+BUILT=" "
+build_step() { # name command...
+  local name=$1
+  shift
+  if step "build: $name" "$@"; then BUILT+="$name "; else echo "build of $name failed" >&2; fi
+}
+built() { [[ "$BUILT" == *" $1 "* ]]; }
+
 trap stop_all_servers EXIT
 
-# The HTTP suites in tests/ that run against every runtime.
-HTTP_SUITES=(--test http --test conditional --test negotiation --test ranges --test paths --test redirects --test malformed --test deltas)
+# ---- builds ----------------------------------------------------------------------------------
 
-http_suite_against() { # runtime port
-  EDGESITE_BASE_URL="http://127.0.0.1:$2" EDGESITE_RUNTIME=$1 cargo test -q "${HTTP_SUITES[@]}"
+# Every test binary of the workspace (edgesite-bench has none: its benches are `make bench`'s),
+# listed in $BINS as: name, package folder, executable.
+host_build() {
+  cargo test -q --workspace --exclude edgesite-bench --no-run \
+    --message-format=json-render-diagnostics >"$LOGS/host-build.json" &&
+    python3 - "$LOGS/host-build.json" >"$BINS" <<'PY'
+import json, os, sys
+for line in open(sys.argv[1]):
+    try:
+        m = json.loads(line)
+    except ValueError:
+        continue
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
+        print(m["target"]["name"], os.path.dirname(m["manifest_path"]), m["executable"], sep="\t")
+PY
 }
 
-e2e_native() {
-  local port
-  port=$(free_port)
-  cargo build -q -p edgesite-native &&
-    start_server native 30 "$port" target/debug/edgesite-native --listen "127.0.0.1:$port" &&
-    http_suite_against native "$port"
-  local rc=$?
-  stop_server native
+# The binaries the layers run, copied: the site layer rebuilds target/debug/edgesite-native.
+# (`cargo test` builds every package's examples: serve_site, and sitegen's delta tool.)
+server_binaries() {
+  mkdir -p target/test-bin &&
+    cp target/debug/edgesite-native target/debug/examples/serve_site target/debug/examples/delta \
+      target/test-bin/
+}
+
+# ---- running test binaries -------------------------------------------------------------------
+
+# Runs the test binaries named (the root package's integration tests: http, conditional, ...)
+# from the package folder, with ARGS after `--`.
+run_tests() { # name... [-- args...]
+  local names=() args=() name dir exe rc=0
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do names+=("$1"); shift; done
+  [ $# -gt 0 ] && shift && args=("$@")
+  for name in "${names[@]}"; do
+    IFS=$'\t' read -r _ dir exe < <(awk -F'\t' -v n="$name" -v d="$ROOT" '$1 == n && $2 == d' "$BINS")
+    [ -n "${exe:-}" ] || { echo "no test binary $name in $BINS" >&2; return 1; }
+    (cd "$dir" && CARGO_MANIFEST_DIR="$dir" "$exe" -q "${args[@]}") || rc=1
+  done
   return $rc
+}
+
+# Every test binary of the workspace (its output in $LOGS/host/), then the doctests.
+host_tests() {
+  local name dir exe log n=0 rc=0
+  mkdir -p "$LOGS/host"
+  while IFS=$'\t' read -r name dir exe; do
+    n=$((n + 1))
+    log="$LOGS/host/$n-$name.log"
+    if (cd "$dir" && CARGO_MANIFEST_DIR="$dir" "$exe" -q >"$log" 2>&1); then
+      echo "ok: $name ($(grep -o '[0-9]* passed; [0-9]* failed; [0-9]* ignored' "$log" | tail -1))"
+    else
+      echo "FAILED: $name ($exe), $log:" >&2
+      tail -n 40 "$log" >&2
+      rc=1
+    fi
+  done <"$BINS"
+  step "doctests" cargo test -q --workspace --exclude edgesite-bench --doc || rc=1
+  return $rc
+}
+
+# The HTTP suites in tests/ that run against every runtime.
+HTTP_SUITES=(http conditional negotiation ranges paths redirects malformed deltas)
+
+suites_against() { # runtime port suite... [-- args]
+  local runtime=$1 port=$2
+  shift 2
+  EDGESITE_BASE_URL="http://127.0.0.1:$port" EDGESITE_RUNTIME=$runtime run_tests "$@"
+}
+
+# ---- servers shared by layers ----------------------------------------------------------------
+
+NATIVE_PORT=$(free_port)
+WORKERD_PORTS=("$(free_port)" "$(free_port)" "$(free_port)")
+
+native_server() {
+  [ -n "${SERVERS[native]:-}" ] ||
+    step "start: edgesite-native" start_server native 30 "$NATIVE_PORT" \
+      target/test-bin/edgesite-native --listen "127.0.0.1:$NATIVE_PORT"
+}
+
+# One workerd process: the demo's deploy bundle, the configured and the compact Workers.
+workerd_server() {
+  [ -n "${SERVERS[workerd]:-}" ] && return 0
+  local capnp
+  capnp=$(scripts/workerd.sh config "${WORKERD_PORTS[0]}" demo \
+    "${WORKERD_PORTS[1]}" tests/fixtures/configured.toml \
+    "${WORKERD_PORTS[2]}" tests/fixtures/compact.toml) &&
+    step "start: workerd (3 Workers)" start_server workerd 60 "${WORKERD_PORTS[0]}" workerd serve "$capnp" &&
+    wait_http "${WORKERD_PORTS[1]}" 30 && wait_http "${WORKERD_PORTS[2]}" 30
+}
+
+# ---- layers ----------------------------------------------------------------------------------
+
+e2e_native() {
+  native_server && suites_against native "$NATIVE_PORT" "${HTTP_SUITES[@]}"
 }
 
 e2e_workerd() {
-  local port rc=0
-  port=$(free_port)
-  local capnp
-  { scripts/workerd.sh build >/dev/null && capnp=$(scripts/workerd.sh config "$port") &&
-    start_server workerd 60 "$port" workerd serve "$capnp" && http_suite_against workerd "$port"; } || rc=1
-  stop_server workerd
-  # The same Worker built with tests/fixtures/configured.toml, for the configured-site suite.
-  local configured=tests/fixtures/configured.toml
-  { scripts/workerd.sh build "$configured" >/dev/null && capnp=$(scripts/workerd.sh config "$port" "$configured") &&
-    start_server workerd-configured 60 "$port" workerd serve "$capnp" &&
-    configured_suite_against workerd "$port"; } || rc=1
-  stop_server workerd-configured
-  # The demo site with compact storage (identity decoded on demand), for tests/compact.rs.
-  local compact=tests/fixtures/compact.toml
-  { scripts/workerd.sh build "$compact" >/dev/null && capnp=$(scripts/workerd.sh config "$port" "$compact") &&
-    start_server workerd-compact 60 "$port" workerd serve "$capnp" &&
-    compact_suite_against workerd "$port"; } || rc=1
-  stop_server workerd-compact
+  local rc=0
+  workerd_server || return 1
+  suites_against workerd "${WORKERD_PORTS[0]}" "${HTTP_SUITES[@]}" || rc=1
+  suites_against workerd "${WORKERD_PORTS[1]}" configured || rc=1
+  suites_against workerd "${WORKERD_PORTS[2]}" compact || rc=1
   return $rc
-}
-
-# The compact-storage suite (tests/compact.rs, ignored in a plain cargo test) on port $2.
-compact_suite_against() { # runtime port
-  EDGESITE_BASE_URL="http://127.0.0.1:$2" EDGESITE_RUNTIME=$1 cargo test -q --test compact -- --ignored
 }
 
 e2e_wrangler_dev() {
   local port
   port=$(free_port)
-  start_server wrangler-dev 900 "$port" wrangler dev --ip 127.0.0.1 --port "$port" --var EDGESITE_LOG:1 &&
-    http_suite_against wrangler-dev "$port" &&
+  step "start: wrangler dev" start_server wrangler-dev 900 "$port" \
+    wrangler dev --ip 127.0.0.1 --port "$port" --var EDGESITE_LOG:1 &&
+    suites_against wrangler-dev "$port" "${HTTP_SUITES[@]}" &&
     # EDGESITE_LOG: the Worker's own request log line (method path status coding bytes).
     grep -Eq 'edgesite: GET /about 200 [a-z]+ [0-9]+' "$LOGS/wrangler-dev.log" ||
     { echo "no request log line from the Worker in $LOGS/wrangler-dev.log" >&2; false; }
@@ -118,14 +199,15 @@ e2e_wrangler_dev() {
 e2e_example() {
   local port
   port=$(free_port)
-  start_server example 900 "$port" bash -c "cd examples/api-worker && exec wrangler dev --ip 127.0.0.1 --port $port" &&
-    EDGESITE_BASE_URL="http://127.0.0.1:$port" EDGESITE_RUNTIME=wrangler-dev cargo test -q --test example_api -- --ignored
+  step "start: wrangler dev (example)" start_server example 900 "$port" \
+    bash -c "cd examples/api-worker && exec wrangler dev --ip 127.0.0.1 --port $port" &&
+    suites_against wrangler-dev "$port" example_api -- --ignored
   local rc=$?
   stop_server example
   return $rc
 }
 
-# ---- 7. EDGESITE_SITE and rebuild tracking, on the native twin (its own target dir) ----------
+# ---- 7. EDGESITE_SITE and rebuild tracking ---------------------------------------------------
 expect() { # port path status [body [header]]
   local got extra=()
   [ $# -ge 5 ] && extra=(-H "$5")
@@ -137,29 +219,36 @@ expect() { # port path status [body [header]]
   echo "ok: GET $2 ${5:+($5) }-> $3${4:+ \"$4\"}"
 }
 
+# A real build of the native twin (what proves build.rs tracks the site and fails on a bad one):
+# the workspace's binaries and examples, whose dependencies resolve to the features the host
+# build compiled them with (`-p edgesite-native` alone would compile tokio, hyper and syn again).
+NATIVE_BUILD=(cargo build -q --workspace --exclude edgesite-bench --bins --examples)
+
+# The native twin built with EDGESITE_SITE=SITE, served on PORT.
 build_and_serve() { # site port
-  EDGESITE_SITE=$1 cargo build -q -p edgesite-native --target-dir target/site-override &&
-    start_server site-override 30 "$2" target/site-override/debug/edgesite-native --listen "127.0.0.1:$2"
+  step "cargo build (EDGESITE_SITE=$1)" env EDGESITE_SITE="$1" "${NATIVE_BUILD[@]}" &&
+    start_server site-override 30 "$2" target/debug/edgesite-native --listen "127.0.0.1:$2"
 }
 
-# The configured-site suite (tests/configured.rs, ignored in a plain cargo test) on port $2.
-configured_suite_against() { # runtime port
-  EDGESITE_BASE_URL="http://127.0.0.1:$2" EDGESITE_RUNTIME=$1 cargo test -q --test configured -- --ignored
+# A folder compiled when the server starts and served from memory (examples/serve_site).
+serve_folder() { # port serve_site-args...
+  local port=$1
+  shift
+  step "start: serve_site $*" start_server serve-site 120 "$port" \
+    target/test-bin/serve_site --listen "127.0.0.1:$port" "$@"
 }
 
-# The native twin built with tests/fixtures/configured.toml (every policy changed).
-configured_site() { # port
-  EDGESITE_CONFIG=tests/fixtures/configured.toml cargo build -q -p edgesite-native --target-dir target/site-override &&
-    start_server site-override 30 "$1" target/site-override/debug/edgesite-native --listen "127.0.0.1:$1" &&
-    configured_suite_against native "$1" &&
-    stop_server site-override
+build_logged_to() { # log env-assignments...
+  local log=$1
+  shift
+  env "$@" "${NATIVE_BUILD[@]}" >"$log" 2>&1
 }
 
 # A build must fail, naming the file (and line): expect_build_error pattern env-assignments...
 expect_build_error() {
   local pattern=$1
   shift
-  if env "$@" cargo build -q -p edgesite-native --target-dir target/site-override >"$LOGS/build-error.log" 2>&1; then
+  if step "cargo build ($*, must fail)" build_logged_to "$LOGS/build-error.log" "$@"; then
     echo "building with $* succeeded" >&2
     return 1
   fi
@@ -172,7 +261,7 @@ expect_build_error() {
 }
 
 # A site with 10,000 `_headers` rules, 10,000 fixed and 10,000 dynamic `_redirects` rules (no
-# cap without `[compat] pages_limits`): it builds, and the rules take effect over HTTP.
+# cap without `[compat] pages_limits`): it compiles, and the rules take effect over HTTP.
 many_rules() { # port
   local site="$ROOT/target/many-rules-site"
   rm -rf "$site" && mkdir -p "$site/h"
@@ -193,7 +282,7 @@ with open(f"{site}/_redirects", "w") as f:
 PY
   local rule42
   rule42=$(seq 42 100 9942 | paste -sd, | sed 's/,/, /g')
-  build_and_serve "$site" "$1" &&
+  serve_folder "$1" --site "$site" &&
     expect "$1" /old/9999 301 &&
     [ "$(response_field location "http://127.0.0.1:$1/old/9999")" = /h/f99.txt ] &&
     expect "$1" /d/9999/f1.txt 302 &&
@@ -203,7 +292,7 @@ PY
     [ "$(response_field x-rule "http://127.0.0.1:$1/h/f42.txt")" = "$rule42" ] &&
     echo "ok: 10,000 _headers rules, 10,000 fixed and 10,000 dynamic _redirects rules served"
   local rc=$?
-  stop_server site-override
+  stop_server serve-site
   return $rc
 }
 
@@ -231,17 +320,13 @@ site_override() {
       stop_server site-override
   } || rc=1
   stop_server site-override
-  configured_site "$port" || rc=1
-  stop_server site-override
-  { EDGESITE_CONFIG=tests/fixtures/compact.toml cargo build -q -p edgesite-native --target-dir target/site-override &&
-    start_server site-override 30 "$port" target/site-override/debug/edgesite-native --listen "127.0.0.1:$port" &&
-    compact_suite_against native "$port"; } || rc=1
-  stop_server site-override
   many_rules "$port" || rc=1
   expect_build_error 'the site directory /no/such/site does not exist' EDGESITE_SITE=/no/such/site || rc=1
   expect_build_error 'tests/fixtures/bad.toml:3: unknown field `cleanurls`' EDGESITE_CONFIG=tests/fixtures/bad.toml || rc=1
   expect_build_error 'tests/fixtures/bad-value.toml:4: headers.content_security_policy: the value contains' \
     EDGESITE_CONFIG=tests/fixtures/bad-value.toml || rc=1
+  # Back to the demo, so the next `make test` finds its build as it left it.
+  step "cargo build (the demo again)" "${NATIVE_BUILD[@]}" || rc=1
   rm -rf "$site"
   return $rc
 }
@@ -253,41 +338,107 @@ views_of() { # port page-a page-b
 }
 
 repeat_views() {
-  local port site capnp rc=0
-  port=$(free_port)
-  { cargo build -q -p edgesite-native &&
-    start_server views-native 30 "$port" target/debug/edgesite-native --listen "127.0.0.1:$port" &&
-    views_of "$port" /about /guide/; } || rc=1
-  stop_server views-native
-  { scripts/workerd.sh build >/dev/null && capnp=$(scripts/workerd.sh config "$port") &&
-    start_server views-workerd 60 "$port" workerd serve "$capnp" && views_of "$port" /about /guide/; } || rc=1
-  stop_server views-workerd
+  local port site rc=0
+  { native_server && step "views: demo on edgesite-native" views_of "$NATIVE_PORT" /about /guide/; } || rc=1
+  { workerd_server && step "views: demo on workerd" views_of "${WORKERD_PORTS[0]}" /about /guide/; } || rc=1
   site=$(mktemp -d)
+  port=$(free_port)
   { python3 bench/gensite.py "$site" --pages 24 --page-kb 8 --images 6 --image-kb 4 --style docs &&
-    build_and_serve "$site" "$port" && views_of "$port" /docs/page-0001 /docs/page-0002 &&
-    views_of "$port" / /docs/page-0003; } || rc=1
-  stop_server site-override
+    serve_folder "$port" --site "$site" &&
+    step "views: generated docs site" eval 'views_of "$port" /docs/page-0001 /docs/page-0002 &&
+      views_of "$port" / /docs/page-0003'; } || rc=1
+  stop_server serve-site
   # The site-wide HTML dictionary on the same site (RFC 9842 §3.2): page B arrives as a delta.
-  python3 tests/browser/html_dictionary.py "$site" "$(free_port)" /docs/page-0001 /docs/page-0002 || rc=1
+  step "views: html_dictionary.py" python3 tests/browser/html_dictionary.py "$site" "$(free_port)" \
+    /docs/page-0001 /docs/page-0002 || rc=1
   rm -rf "$site"
   # RFC 9842: Chromium decodes the dcz and dcb streams sitegen builds (each served alone by the
   # script's loopback server), and two deploys served by the native twin: the second's script
   # arrives as a delta against the first's, and runs.
-  { cargo build -q -p edgesite-sitegen --example delta &&
-    python3 tests/browser/dictionary_transport.py target/debug/examples/delta; } || rc=1
-  python3 tests/browser/deltas_in_browser.py "$(free_port)" || rc=1
+  step "views: dictionary_transport.py" python3 tests/browser/dictionary_transport.py target/test-bin/delta || rc=1
+  step "views: deltas_in_browser.py" python3 tests/browser/deltas_in_browser.py "$(free_port)" || rc=1
   return $rc
 }
 
-layer host "host (cargo test --workspace)" cargo test --workspace
-layer browser "browser (wasm-pack test --headless --chrome)" wasm-pack test --headless --chrome -- --lib
-layer native "e2e: edgesite-native binary" e2e_native
-layer workerd "e2e: Worker under bare workerd serve" e2e_workerd
-layer wrangler "e2e: Worker under wrangler dev" e2e_wrangler_dev
-layer example "e2e: example Worker (API + site) under wrangler dev" e2e_example
-layer site "site: EDGESITE_SITE and rebuild tracking" site_override
-layer views "views: repeat views in headless Chromium (DevTools network log)" repeat_views
+# ---- the run ---------------------------------------------------------------------------------
 
+wants_hosts() { wanted host || wanted native || wanted workerd || wanted wrangler || wanted example || wanted site || wanted views; }
+if wants_hosts; then
+  build_step "host" host_build
+  built host && build_step "server binaries" server_binaries
+fi
+if wanted workerd || wanted views; then
+  build_step "worker (deploy bundle)" scripts/workerd.sh build
+  build_step "worker (configured)" scripts/workerd.sh build tests/fixtures/configured.toml
+  build_step "worker (compact)" scripts/workerd.sh build tests/fixtures/compact.toml
+fi
+if wanted example; then
+  build_step "worker (example)" scripts/build-worker.sh --package edgesite-example-api-worker \
+    --entry examples/api-worker/entry.js examples/api-worker/build
+fi
+
+needs() { # build... : fails (the layer) if one of them failed
+  local b
+  for b in "$@"; do built "$b" || { echo "not run: $b was not built" >&2; return 1; }; done
+}
+
+# Runs LANE functions side by side, each its layers in turn, with its output in
+# $LOGS/lane-LANE.log (printed when all are done) and its results merged into this shell's.
+side_by_side() { # lane...
+  local lane kind line pids=()
+  printf '\n=== side by side: %s (each printed when all are done)\n' "$*"
+  for lane in "$@"; do
+    (
+      summary=() STEP_TIMES=() passed=0 failed=0
+      local shared=" ${!SERVERS[*]} " name
+      "$lane" >"$LOGS/lane-$lane.log" 2>&1
+      { printf 'S\t%s\n' "${summary[@]}"; printf 'T\t%s\n' "${STEP_TIMES[@]}"; } >"$LOGS/lane-$lane.results"
+      # Only what this lane started: the shared servers are this shell's.
+      for name in "${!SERVERS[@]}"; do [[ "$shared" == *" $name "* ]] || stop_server "$name"; done
+    ) &
+    pids+=($!)
+  done
+  wait "${pids[@]}"
+  for lane in "$@"; do
+    cat "$LOGS/lane-$lane.log"
+    while IFS=$'\t' read -r kind line; do
+      case "$kind" in
+        S) [ -n "$line" ] && summary+=("$line") && if [[ "$line" == PASS* ]]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi ;;
+        T) [ -n "$line" ] && STEP_TIMES+=("$line") ;;
+      esac
+    done <"$LOGS/lane-$lane.results"
+  done
+}
+
+# What runs side by side: the browser layer (a wasm32 compile, then Chromium), and the HTTP
+# suites against the servers (mostly waiting on them) followed by the site layer (cargo builds and
+# small servers). Each has its own ports and logs; cargo serialises their builds on the target
+# folder's lock. The site layer comes after the suites: its builds rewrite the served copy of
+# the site (EDGESITE_SERVED_DIR) the suites compare bodies with.
+lane_browser() {
+  layer browser "browser (wasm-pack test --headless --chrome)" wasm-pack test --headless --chrome -- --lib
+}
+lane_servers_then_site() {
+  layer native "e2e: edgesite-native binary" eval 'needs host "server binaries" && e2e_native'
+  layer workerd "e2e: three Workers under one bare workerd serve" \
+    eval 'needs host "worker (deploy bundle)" "worker (configured)" "worker (compact)" && e2e_workerd'
+  layer wrangler "e2e: Worker under wrangler dev" eval 'needs host && e2e_wrangler_dev'
+  layer example "e2e: example Worker (API + site) under wrangler dev" eval 'needs host "worker (example)" && e2e_example'
+  layer site "site: EDGESITE_SITE and rebuild tracking" eval 'needs host "server binaries" && site_override'
+}
+
+# The host layer first: its limits tests run target/debug/edgesite-native, which the site layer
+# rebuilds. The native and workerd servers are started once, for their layers and the views
+# layer. The views layer last, alone: Chromium's timing wants the CPU to itself.
+layer host "host (test binaries, doctests)" eval 'needs host && host_tests'
+if built "server binaries" && { wanted native || wanted views; }; then native_server; fi
+if built "worker (compact)" && { wanted workerd || wanted views; }; then workerd_server; fi
+side_by_side lane_browser lane_servers_then_site
+layer views "views: repeat views in headless Chromium (DevTools network log)" \
+  eval 'needs host "server binaries" "worker (deploy bundle)" && repeat_views'
+
+printf '\n=== make test: the time of each step\n'
+print_steps
 printf '\n=== make test summary\n'
 printf '%s\n' "${summary[@]}"
 echo "layers: $passed passed, $failed failed"

@@ -12,23 +12,20 @@ library gets a new name); the build reads the history and makes deltas of them a
 again: the DevTools network log must show both new scripts requested with
 `Available-Dictionary` and `dcb`/`dcz` accepted, answered with `Content-Encoding: dcb` or `dcz`,
 and the title must say both new scripts ran (so the browser decoded each delta exactly).
-Builds with cargo into target/site-override (as the site layer does).
+Each deploy is served by the native twin serving the folder's compile (serve.py), recorded in
+the history as a build with EDGESITE_RECORD_DEPLOY=1 records it.
 """
 import hashlib
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from repeat_views import close_browser, open_browser  # noqa: E402
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-TARGET = os.path.join(ROOT, "target", "site-override")
+from serve import serve_site  # noqa: E402
 PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>waiting</title>
 <script src="{lib}"></script><script src="app.js"></script></head>
@@ -63,18 +60,7 @@ def deploy(site, config, version, port):
                        ("index.html", PAGE.format(lib=lib_name))]:
         with open(os.path.join(site, name), "w") as f:
             f.write(text)
-    env = dict(os.environ, EDGESITE_SITE=site, EDGESITE_CONFIG=config, EDGESITE_RECORD_DEPLOY="1")
-    subprocess.run(["cargo", "build", "-q", "-p", "edgesite-native", "--target-dir", TARGET],
-                   cwd=ROOT, env=env, check=True)
-    server = subprocess.Popen([os.path.join(TARGET, "debug", "edgesite-native"), "--listen",
-                               f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL)
-    for _ in range(300):
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2).read()
-            return server
-        except OSError:
-            time.sleep(0.1)
-    raise SystemExit("the server did not start")
+    return serve_site(port, site=site, config=config, record_deploy=True)
 
 
 def script_exchanges(driver, url):

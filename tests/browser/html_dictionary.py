@@ -3,8 +3,8 @@
 
     tests/browser/html_dictionary.py SITE PORT PAGE_A PAGE_B
 
-Builds the native twin serving SITE with the HTML dictionary on (into target/site-override, as
-the site layer does), loads PAGE_A (its `Link: rel="compression-dictionary"` makes the browser
+Serves SITE with the HTML dictionary on (the native twin serving the folder's compile: serve.py),
+loads PAGE_A (its `Link: rel="compression-dictionary"` makes the browser
 fetch the dictionary at idle, §3.2), then PAGE_B: the DevTools network log must show PAGE_B's
 navigation requested with Available-Dictionary naming the dictionary and `dcb`/`dcz` accepted,
 and answered with one of them (the page then rendered: its title is read back).
@@ -13,7 +13,6 @@ import html
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -21,9 +20,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from repeat_views import close_browser, open_browser  # noqa: E402
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-TARGET = os.path.join(ROOT, "target", "site-override")
+from serve import serve_site  # noqa: E402
 
 
 def exchanges(log):
@@ -50,20 +47,10 @@ def main():
     config = os.path.join(work, "edgesite.toml")
     with open(config, "w") as f:
         f.write(f'[history]\ndir = "{os.path.join(work, "history")}"\nhtml_dictionary = true\n')
-    env = dict(os.environ, EDGESITE_SITE=site, EDGESITE_CONFIG=config)
-    subprocess.run(["cargo", "build", "-q", "-p", "edgesite-native", "--target-dir", TARGET],
-                   cwd=ROOT, env=env, check=True)
-    server = subprocess.Popen([os.path.join(TARGET, "debug", "edgesite-native"), "--listen",
-                               f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL)
+    server = serve_site(port, site=site, config=config)
     base = f"http://127.0.0.1:{port}"
     driver, expected = None, ""
     try:
-        for _ in range(300):
-            try:
-                urllib.request.urlopen(base + "/", timeout=2).read()
-                break
-            except OSError:
-                time.sleep(0.1)
         text = urllib.request.urlopen(base + page_b, timeout=5).read().decode()
         if "<title>" in text:
             expected = html.unescape(text.split("<title>", 1)[1].split("</title>", 1)[0])

@@ -12,7 +12,6 @@ subresource was fresh in the cache (RFC 9111 §4.2), so it cost no round trip.
 """
 import argparse
 import json
-import os
 import shutil
 import socket
 import subprocess
