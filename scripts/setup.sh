@@ -29,14 +29,14 @@ SUDO=""
 say() { printf '[setup] %s\n' "$*"; }
 # shellcheck source=scripts/lib.sh
 LOGS="$ROOT/target/setup-logs" . "$ROOT/scripts/lib.sh"
-# A step of setup, timed (only when it does something: an installed tool takes no time).
+# A step of setup, timed (printed from a second up: a step with nothing to do takes less).
 timed() { # name command...
   local name=$1 start=$EPOCHREALTIME rc=0
   shift
   "$@" || rc=$?
   local took
   took=$(since "$start")
-  [ "$took" = 0.0 ] || say "time $name: $took s$([ $rc -eq 0 ] || echo " (failed)")"
+  [ "${took%.*}" -lt 1 ] || say "time $name: $took s$([ $rc -eq 0 ] || echo " (failed)")"
   return $rc
 }
 
