@@ -261,7 +261,8 @@ expect_build_error() {
 }
 
 # A site with 10,000 `_headers` rules, 10,000 fixed and 10,000 dynamic `_redirects` rules (no
-# cap without `[compat] pages_limits`): it compiles, and the rules take effect over HTTP.
+# cap without `[compat] pages_limits`): it builds (sitegen, then rustc on the tables), and the
+# rules take effect over HTTP.
 many_rules() { # port
   local site="$ROOT/target/many-rules-site"
   rm -rf "$site" && mkdir -p "$site/h"
@@ -282,7 +283,7 @@ with open(f"{site}/_redirects", "w") as f:
 PY
   local rule42
   rule42=$(seq 42 100 9942 | paste -sd, | sed 's/,/, /g')
-  serve_folder "$1" --site "$site" &&
+  build_and_serve "$site" "$1" &&
     expect "$1" /old/9999 301 &&
     [ "$(response_field location "http://127.0.0.1:$1/old/9999")" = /h/f99.txt ] &&
     expect "$1" /d/9999/f1.txt 302 &&
@@ -292,7 +293,25 @@ PY
     [ "$(response_field x-rule "http://127.0.0.1:$1/h/f42.txt")" = "$rule42" ] &&
     echo "ok: 10,000 _headers rules, 10,000 fixed and 10,000 dynamic _redirects rules served"
   local rc=$?
-  stop_server serve-site
+  stop_server site-override
+  return $rc
+}
+
+# EDGESITE_RECORD_DEPLOY=1 (what `make deploy` sets): the build adds itself to the deploy history.
+recorded_deploy() {
+  local work rc=0
+  work=$(mktemp -d)
+  printf '[site]\ndir = "%s"\n[history]\ndir = "%s"\n' "$ROOT/tests/fixtures/site" "$work/history" >"$work/edgesite.toml"
+  step "cargo build (EDGESITE_RECORD_DEPLOY=1)" env EDGESITE_CONFIG="$work/edgesite.toml" \
+    EDGESITE_RECORD_DEPLOY=1 "${NATIVE_BUILD[@]}" || rc=1
+  if [ $rc -eq 0 ] && python3 -c 'import json, sys; sys.exit(len(json.load(open(sys.argv[1]))["deploys"]) != 1)' \
+    "$work/history/deploys.json" 2>/dev/null; then
+    echo "ok: a build with EDGESITE_RECORD_DEPLOY=1 recorded itself in the deploy history"
+  else
+    echo "a build with EDGESITE_RECORD_DEPLOY=1 did not record one deploy in $work/history" >&2
+    rc=1
+  fi
+  rm -rf "$work"
   return $rc
 }
 
@@ -321,6 +340,7 @@ site_override() {
   } || rc=1
   stop_server site-override
   many_rules "$port" || rc=1
+  recorded_deploy || rc=1
   expect_build_error 'the site directory /no/such/site does not exist' EDGESITE_SITE=/no/such/site || rc=1
   expect_build_error 'tests/fixtures/bad.toml:3: unknown field `cleanurls`' EDGESITE_CONFIG=tests/fixtures/bad.toml || rc=1
   expect_build_error 'tests/fixtures/bad-value.toml:4: headers.content_security_policy: the value contains' \
@@ -331,22 +351,22 @@ site_override() {
   return $rc
 }
 
-# Page A, page B, page A again: the second view of A must make exactly one request (A's 304).
-views_of() { # port page-a page-b
-  python3 tests/browser/repeat_views.py "http://127.0.0.1:$1" "$2" "$3" --expect-requests 1 &&
-    python3 tests/browser/repeat_views.py "http://127.0.0.1:$1" "$3" "$2" --expect-requests 1
-}
-
 repeat_views() {
   local port site rc=0
-  { native_server && step "views: demo on edgesite-native" views_of "$NATIVE_PORT" /about /guide/; } || rc=1
-  { workerd_server && step "views: demo on workerd" views_of "${WORKERD_PORTS[0]}" /about /guide/; } || rc=1
   site=$(mktemp -d)
   port=$(free_port)
-  { python3 bench/gensite.py "$site" --pages 24 --page-kb 8 --images 6 --image-kb 4 --style docs &&
+  # Page A, page B, page A again, and B, A, B: the second view must make exactly one request
+  # (its document's 304), on the demo (the native and workerd layers' servers) and on a generated
+  # docs-style site whose generator does not fingerprint; one Chromium session for all of them.
+  { native_server && workerd_server &&
+    python3 bench/gensite.py "$site" --pages 24 --page-kb 8 --images 6 --image-kb 4 --style docs &&
     serve_folder "$port" --site "$site" &&
-    step "views: generated docs site" eval 'views_of "$port" /docs/page-0001 /docs/page-0002 &&
-      views_of "$port" / /docs/page-0003'; } || rc=1
+    step "views: repeat views (demo on native and workerd, generated docs site)" \
+      python3 tests/browser/repeat_views.py --both-ways --expect-requests 1 \
+      "http://127.0.0.1:$NATIVE_PORT" /about /guide/ \
+      "http://127.0.0.1:${WORKERD_PORTS[0]}" /about /guide/ \
+      "http://127.0.0.1:$port" /docs/page-0001 /docs/page-0002 \
+      "http://127.0.0.1:$port" / /docs/page-0003; } || rc=1
   stop_server serve-site
   # The site-wide HTML dictionary on the same site (RFC 9842 §3.2): page B arrives as a delta.
   step "views: html_dictionary.py" python3 tests/browser/html_dictionary.py "$site" "$(free_port)" \

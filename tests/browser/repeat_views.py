@@ -2,13 +2,16 @@
 """Repeat views in a real browser: headless Chromium through chromedriver (WebDriver over HTTP,
 the standard library only), reading the DevTools network log (`goog:loggingPrefs` performance).
 
-    tests/browser/repeat_views.py BASE_URL PAGE_A PAGE_B [--expect-requests N] [--json]
+    tests/browser/repeat_views.py [--both-ways] [--expect-requests N] [--json]
+                                  BASE_URL PAGE_A PAGE_B [BASE_URL PAGE_A PAGE_B]...
 
 Loads PAGE_A, then PAGE_B, then PAGE_A again, and reports each view's requests: those that went
 to the network (URL, status) and those the browser served from its cache. With
 --expect-requests N it fails unless the second view of PAGE_A made exactly N network requests,
 and, for N = 1, unless that one is the document answered 304 (RFC 9110 §15.4.5): every
-subresource was fresh in the cache (RFC 9111 §4.2), so it cost no round trip.
+subresource was fresh in the cache (RFC 9111 §4.2), so it cost no round trip. Several triples
+(and, with --both-ways, each also as PAGE_B, PAGE_A, PAGE_B) are checked in turn in one browser
+session, each from an empty cache in a new tab.
 """
 import argparse
 import json
@@ -130,52 +133,83 @@ def view(driver, url):
     return network, from_cache
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("base")
-    ap.add_argument("page_a")
-    ap.add_argument("page_b")
-    ap.add_argument("--expect-requests", type=int)
-    ap.add_argument("--json", action="store_true")
-    args = ap.parse_args()
-    profile = tempfile.mkdtemp(prefix="edgesite-views-")
-    driver = open_browser(profile)
-    try:
-        first = view(driver, args.base + args.page_a)
-        other = view(driver, args.base + args.page_b)
-        again = view(driver, args.base + args.page_a)
-    finally:
-        close_browser(driver)
-        shutil.rmtree(profile, ignore_errors=True)
-    result = {
-        "page": args.page_a,
+def fresh_tab(driver):
+    """A new tab with an empty HTTP cache, the others closed: each check starts as a first visit
+    (the disk cache cleared through the DevTools protocol; a new tab, so no renderer's memory
+    cache is reused)."""
+    old = driver.call("GET", f"/session/{driver.session}/window/handles")
+    driver.call("POST", f"/session/{driver.session}/goog/cdp/execute",
+                {"cmd": "Network.clearBrowserCache", "params": {}})
+    new = driver.call("POST", f"/session/{driver.session}/window/new", {"type": "tab"})["handle"]
+    for handle in old:
+        driver.call("POST", f"/session/{driver.session}/window", {"handle": handle})
+        driver.call("DELETE", f"/session/{driver.session}/window")
+    driver.call("POST", f"/session/{driver.session}/window", {"handle": new})
+
+
+def repeat_view(driver, base, page_a, page_b):
+    """Page A, page B, page A again, from a cold cache: the result of one check."""
+    fresh_tab(driver)
+    first = view(driver, base + page_a)
+    other = view(driver, base + page_b)
+    again = view(driver, base + page_a)
+    return {
+        "page": page_a,
         "first_view": {"network": len(first[0]), "from_cache": len(first[1]),
                        "requests": first[0]},
         "other_page": {"network": len(other[0]), "from_cache": len(other[1])},
         "second_view": {"network": len(again[0]), "from_cache": len(again[1]),
-                        "requests": again[0]},
+                        "requests": again[0], "cached": again[1]},
     }
-    if args.json:
-        print(json.dumps(result))
-    else:
-        print(f"{args.page_a}: first view {len(first[0])} requests; second view "
-              f"{len(again[0])} requests ({len(again[1])} from the cache): "
-              + ", ".join(f"{u} {s}" for u, s in again[0]))
-    if args.expect_requests is not None:
-        if len(again[0]) != args.expect_requests:
-            print(f"FAIL: expected {args.expect_requests} requests on the second view, got "
-                  f"{len(again[0])}: {again[0]}", file=sys.stderr)
-            return 1
-        if args.expect_requests == 1 and (again[0][0][0] != args.base + args.page_a
-                                          or again[0][0][1] != 304):
-            print(f"FAIL: the one request should be the document answered 304: {again[0]}",
-                  file=sys.stderr)
-            return 1
-        if len(first[0]) <= args.expect_requests:
-            print(f"FAIL: the first view made only {len(first[0])} requests: nothing to save",
-                  file=sys.stderr)
-            return 1
-    return 0
+
+
+def failures(result, base, expected):
+    """What is wrong with a check's result, if it was to make `expected` requests."""
+    first, again = result["first_view"]["requests"], result["second_view"]["requests"]
+    if len(again) != expected:
+        return [f"expected {expected} requests on the second view, got {len(again)}: {again}"]
+    if expected == 1 and (again[0][0] != base + result["page"] or again[0][1] != 304):
+        return [f"the one request should be the document answered 304: {again}"]
+    if len(first) <= expected:
+        return [f"the first view made only {len(first)} requests: nothing to save"]
+    return []
+
+
+def main():
+    ap = argparse.ArgumentParser(description="Repeat views: page A, page B, page A again.")
+    ap.add_argument("checks", nargs="+", metavar="BASE PAGE_A PAGE_B",
+                    help="one or more triples, each checked in turn in one browser session")
+    ap.add_argument("--both-ways", action="store_true",
+                    help="also B, A, B again for each triple")
+    ap.add_argument("--expect-requests", type=int)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    if len(args.checks) % 3:
+        ap.error("checks come in triples: BASE PAGE_A PAGE_B")
+    triples = [args.checks[i:i + 3] for i in range(0, len(args.checks), 3)]
+    if args.both_ways:
+        triples = [t for base, a, b in triples for t in ([base, a, b], [base, b, a])]
+    profile = tempfile.mkdtemp(prefix="edgesite-views-")
+    driver = open_browser(profile)
+    failed = 0
+    try:
+        for base, page_a, page_b in triples:
+            result = repeat_view(driver, base, page_a, page_b)
+            again = result["second_view"]
+            if args.json:
+                print(json.dumps(result))
+            else:
+                print(f"{base}{page_a}: first view {result['first_view']['network']} requests; "
+                      f"second view {again['network']} requests ({again['from_cache']} from the "
+                      "cache): " + ", ".join(f"{u} {s}" for u, s in again["requests"]))
+            if args.expect_requests is not None:
+                for problem in failures(result, base, args.expect_requests):
+                    print(f"FAIL: {base}{page_a}: {problem}", file=sys.stderr)
+                    failed += 1
+    finally:
+        close_browser(driver)
+        shutil.rmtree(profile, ignore_errors=True)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
