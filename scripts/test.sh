@@ -436,7 +436,14 @@ side_by_side() { # lane...
 # folder's lock. The site layer comes after the suites: its builds rewrite the served copy of
 # the site (EDGESITE_SERVED_DIR) the suites compare bodies with.
 lane_browser() {
-  layer browser "browser (wasm-pack test --headless --chrome)" wasm-pack test --headless --chrome -- --lib
+  layer browser "browser (wasm-pack test --headless --chrome)" browser_tests
+}
+
+# What wasm-pack builds (every test target, for wasm32), timed on its own line, then its run.
+browser_tests() {
+  step "cargo build --tests --target wasm32-unknown-unknown" \
+    cargo build -q --tests --target wasm32-unknown-unknown &&
+    wasm-pack test --headless --chrome -- --lib
 }
 lane_servers_then_site() {
   layer native "e2e: edgesite-native binary" eval 'needs host "server binaries" && e2e_native'
