@@ -13,7 +13,7 @@ use std::path::Path;
 fn compiled() -> edgesite_sitegen::Manifest {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let config = Config::load(&root.join("edgesite.toml")).expect("the demo's edgesite.toml");
-    let mut options = Options::from_config(&config, std::time::SystemTime::now());
+    let mut options = Options::from_config(config.clone(), std::time::SystemTime::now());
     options.history_dir = Some(root.join(&config.history.dir));
     compile(Path::new(edgesite::SITE_DIR), &options).expect("the embedded site compiles")
 }
@@ -25,7 +25,7 @@ fn every_route_of_the_compiled_site_is_embedded_with_the_same_target() {
     for (embedded, compiled) in SITE.routes.iter().zip(&manifest.routes) {
         assert_eq!(embedded.path, compiled.path);
         match (&embedded.target, &compiled.target) {
-            (Target::Asset(asset), RouteTarget::File(i)) => {
+            (Target::Asset(asset), RouteTarget::Asset(i)) => {
                 let file = &manifest.files[*i];
                 let identity = asset.identity();
                 assert_eq!(identity.etag, file.etag, "{}", file.path);
@@ -80,7 +80,8 @@ fn compiled_path(target: &RouteTarget) -> String {
 fn every_representation_is_embedded_byte_for_byte() {
     let manifest = compiled();
     for (route, compiled) in SITE.routes.iter().zip(&manifest.routes) {
-        let (Target::Asset(asset), RouteTarget::File(i)) = (&route.target, &compiled.target) else {
+        let (Target::Asset(asset), RouteTarget::Asset(i)) = (&route.target, &compiled.target)
+        else {
             continue;
         };
         let file = &manifest.files[*i];
@@ -116,10 +117,13 @@ fn every_representation_is_embedded_byte_for_byte() {
             );
             assert_eq!(
                 (r.coding, r.etag),
-                (delta.variant.coding, delta.variant.etag.as_str())
+                (
+                    delta.representation.coding,
+                    delta.representation.etag.as_str()
+                )
             );
             assert!(
-                bytes(r) == delta.variant.bytes.as_deref().unwrap(),
+                bytes(r) == delta.representation.bytes.as_deref().unwrap(),
                 "{}",
                 file.path
             );

@@ -27,7 +27,7 @@ fn the_api_route_is_the_workers_own() {
 fn served(path: &str) -> Vec<u8> {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/api-worker");
     let config = edgesite_sitegen::Config::load(&root.join("edgesite.toml")).unwrap();
-    let options = edgesite_sitegen::Options::from_config(&config, std::time::UNIX_EPOCH);
+    let options = edgesite_sitegen::Options::from_config(config.clone(), std::time::UNIX_EPOCH);
     let manifest = edgesite_sitegen::compile(std::path::Path::new(SITE), &options).unwrap();
     let file = manifest.files.iter().find(|f| f.path == path).unwrap();
     match file.identity_bytes() {

@@ -183,7 +183,7 @@ fn rules_site(dir: &std::path::Path) -> edgesite_sitegen::Manifest {
     std::fs::write(dir.join("_redirects"), rules).unwrap();
     std::fs::write(dir.join("page.html"), "<p>hi</p>").unwrap();
     let mut options = edgesite_sitegen::Options::new(std::time::SystemTime::UNIX_EPOCH);
-    options.clean_urls = false;
+    options.config.site.clean_urls = false;
     edgesite_sitegen::compile(dir, &options).unwrap()
 }
 

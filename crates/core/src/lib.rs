@@ -106,7 +106,7 @@ pub use etag::{strong_eq, weak_eq, IfMatch, IfNoneMatch, IfRange};
 pub use location::{Destination, Location, LOCATION_CAPACITY};
 pub use lookup::{serves, Scratch};
 pub use negotiate::{dictionary_hash, negotiate, select, AcceptEncoding};
-pub use path::{canonical_path, normalize, PathBuf, PathError, MAX_PATH_LEN};
+pub use path::{canonical_path, normalize, percent_decode, PathBuf, PathError, MAX_PATH_LEN};
 pub use percent::{is_path_char, is_query_value_char, is_visible_ascii, percent_encode};
 pub use range::{evaluate_range, ByteRange, RangeRequest, RangeSet, MAX_RANGE_SPECS};
 pub use render::{render, ALLOW};

@@ -98,6 +98,12 @@ pub fn normalize<'b>(target: &str, buf: &'b mut PathBuf) -> Result<&'b str, Path
 fn decode_segment(raw: &[u8], buf: &mut PathBuf, at: usize) -> Result<usize, PathError> {
     let mut out = at;
     push(buf, &mut out, b'/')?;
+    decode_into(raw, buf, out)
+}
+
+/// Writes `raw` percent-decoded at `buf[at..]` by a request path's rules (a bad escape, NUL,
+/// backslash or encoded slash is a 400); returns where it ends.
+fn decode_into(raw: &[u8], buf: &mut PathBuf, mut out: usize) -> Result<usize, PathError> {
     let mut i = 0;
     while i < raw.len() {
         let byte = match raw[i] {
@@ -122,6 +128,23 @@ fn decode_segment(raw: &[u8], buf: &mut PathBuf, at: usize) -> Result<usize, Pat
         i += 1;
     }
     Ok(out)
+}
+
+/// `text` (a piece of a path) percent-decoded into `buf` by the rules [`normalize`] decodes a
+/// request path with, without removing dot segments: a bad escape, a NUL, a backslash, an
+/// encoded slash or invalid UTF-8 is an error. What `edgesite-sitegen` decodes a `_redirects`
+/// rewrite's destination with, so the build and the request path agree.
+///
+/// ```
+/// use edgesite_core::{percent_decode, PathError, MAX_PATH_LEN};
+/// let mut buf = [0; MAX_PATH_LEN];
+/// assert_eq!(percent_decode("/caf%C3%A9/", &mut buf), Ok("/café/"));
+/// assert_eq!(percent_decode("a%2Fb", &mut buf), Err(PathError::BadRequest));
+/// assert_eq!(percent_decode("a%5Cb", &mut buf), Err(PathError::BadRequest));
+/// ```
+pub fn percent_decode<'b>(text: &str, buf: &'b mut PathBuf) -> Result<&'b str, PathError> {
+    let len = decode_into(text.as_bytes(), buf, 0)?;
+    core::str::from_utf8(&buf[..len]).map_err(|_| PathError::BadRequest)
 }
 
 fn finish(buf: &mut PathBuf, mut len: usize, trailing_slash: bool) -> Result<&str, PathError> {

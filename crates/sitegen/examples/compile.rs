@@ -15,7 +15,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Some(path) => Config::load(Path::new(path))?,
         None => Config::default(),
     };
-    let mut options = Options::from_config(&config, last_modified(Some("1700000000"), site)?);
+    let mut options =
+        Options::from_config(config.clone(), last_modified(Some("1700000000"), site)?);
     options.cache_dir = args.get(2).map(PathBuf::from);
     let manifest = compile(site, &options)?;
     let links = manifest.stats.links;
@@ -25,7 +26,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         manifest.stats.wall_time_ms,
         links.wall_time_ms,
         links.references,
-        links.versioned,
+        links.fingerprinted,
         links.rewritten_files,
         links.broken,
         links.preload_hints,

@@ -169,8 +169,8 @@ impl Build<'_> {
     pub fn compile(&self) -> Result<(Manifest, Config), Error> {
         let config = self.config()?;
         let (site_dir, config_dir) = self.site_and_config_dir()?;
-        let mut options =
-            Options::from_config(&config, last_modified(self.source_date_epoch, &site_dir)?);
+        let last_modified = last_modified(self.source_date_epoch, &site_dir)?;
+        let mut options = Options::from_config(config.clone(), last_modified);
         options.cache_dir.clone_from(&self.cache_dir);
         options.history_dir = Some(config_dir.join(&config.history.dir));
         Ok((compile(&site_dir, &options)?, config))

@@ -514,6 +514,22 @@ fn default_true() -> bool {
 }
 
 impl Config {
+    /// The configured fields every file's responses start with: `[headers]`, then `cache.cdn`
+    /// (as `CDN-Cache-Control`).
+    pub(crate) fn default_fields(&self) -> Vec<(String, String)> {
+        let cdn = self
+            .cache
+            .cdn
+            .iter()
+            .map(|cdn| ("cdn-cache-control", cdn.clone()));
+        self.headers
+            .fields()
+            .into_iter()
+            .chain(cdn)
+            .map(|(name, value)| (name.to_string(), value))
+            .collect()
+    }
+
     /// Reads `path`; a missing file is the default configuration.
     ///
     /// # Errors
@@ -745,7 +761,7 @@ impl FingerprintConfig {
 
     /// Cache-Control of a request whose `v` names the current bytes: `cache.fingerprinted`,
     /// or empty (no such requests) with `mode = "off"`.
-    pub(crate) fn versioned_cache_control(&self, cache: &CacheConfig) -> String {
+    pub(crate) fn fingerprinted_cache_control(&self, cache: &CacheConfig) -> String {
         match self.mode {
             FingerprintMode::Query => cache.fingerprinted.clone(),
             FingerprintMode::Off => String::new(),

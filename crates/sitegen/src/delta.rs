@@ -10,8 +10,12 @@
 //!
 //! Both are built at build time at maximum settings; a request only selects one.
 
+use crate::cache::CacheReason;
+use crate::error::{read_bytes, Error};
+use crate::etag;
 use crate::history::History;
-use crate::{etag, CacheReason, Delta, Error, File, Options, Variant};
+use crate::model::{Asset, Assets, Delta, DeltaStats, Options, Representation};
+use crate::sources::{HtmlDictionary, Sources, HTML_DICTIONARY_PATH};
 use edgesite_core::ContentCoding;
 use sha2::{Digest, Sha256};
 use std::time::Instant;
@@ -101,46 +105,23 @@ pub fn dcb(bytes: &[u8], dictionary: &[u8], quality: u32) -> Result<Vec<u8>, NoD
 /// A delta is kept only when at least this many percent smaller than the br representation.
 const MIN_SAVING_PERCENT: u64 = 5;
 
-/// What the build did with the deploy history: deltas, dictionaries, kept files.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
-pub struct DeltaStats {
-    /// Deploys the history held.
-    pub deploys: usize,
-    /// Files that got at least one delta.
-    pub files: usize,
-    /// Deltas kept (dcb and dcz, per earlier version).
-    pub deltas: usize,
-    /// Their bytes.
-    pub bytes: u64,
-    /// Deltas computed now.
-    pub encoded: usize,
-    /// Taken from the encoding cache.
-    pub cached: usize,
-    /// Files offered as dictionaries (`Use-As-Dictionary`).
-    pub dictionaries: usize,
-    /// Skew protection: earlier deploys' fingerprinted files still served.
-    pub kept: crate::history::Kept,
-    /// The site-wide HTML dictionary's size (0: none).
-    pub html_dictionary_bytes: u64,
-    /// Pages with deltas against the HTML dictionary.
-    pub html_pages: usize,
-    /// Milliseconds.
-    pub wall_time_ms: u64,
-}
-
 /// Adds to each file a browser holds fresh its `Use-As-Dictionary` field (RFC 9842 §2.1), and
 /// to those files their deltas against the earlier versions the deploy history kept (newest
 /// first; `dcz` and `dcb`, each kept when it saves 5% over br).
 pub(crate) fn add(
-    files: &mut [File],
+    mut assets: Assets,
+    sources: &Sources,
     options: &Options,
-    history: Option<&History>,
-    html: Option<&HtmlDictionary>,
-    kept: crate::history::Kept,
-) -> Result<DeltaStats, Error> {
+) -> Result<Assets, Error> {
+    assets.stats.deltas = add_to(&mut assets.list, sources, options)?;
+    Ok(assets)
+}
+
+fn add_to(files: &mut [Asset], sources: &Sources, options: &Options) -> Result<DeltaStats, Error> {
+    let (history, html) = (sources.history.as_ref(), sources.html_dictionary.as_ref());
     let started = Instant::now();
     let mut stats = DeltaStats {
-        kept,
+        kept: sources.kept,
         ..DeltaStats::default()
     };
     for file in files.iter_mut() {
@@ -149,7 +130,7 @@ pub(crate) fn add(
             continue;
         }
         if let Some(value) = use_as_dictionary(file) {
-            file.headers.push(("use-as-dictionary".into(), value));
+            file.fields.push(("use-as-dictionary".into(), value));
             stats.dictionaries += 1;
         }
     }
@@ -172,7 +153,7 @@ pub(crate) fn add(
 
 /// Adds `file`'s deltas against its earlier versions (if it has a br representation to beat).
 fn deltas_of(
-    file: &mut File,
+    file: &mut Asset,
     history: &History,
     options: &Options,
     stats: &mut DeltaStats,
@@ -180,7 +161,7 @@ fn deltas_of(
     // A browser holds an earlier version as a dictionary only if it was offered as one (and
     // fresh): deltas of other files (HTML, no-cache) would be bytes no request selects.
     if !file
-        .headers
+        .fields
         .iter()
         .any(|(name, _)| name == "use-as-dictionary")
     {
@@ -202,17 +183,17 @@ fn deltas_of(
 }
 
 /// The bytes `file` serves as identity.
-fn identity_of(file: &File) -> Result<Vec<u8>, Error> {
+fn identity_of(file: &Asset) -> Result<Vec<u8>, Error> {
     match file.identity_bytes() {
         Some(bytes) => Ok(bytes.to_vec()),
-        None => crate::read_bytes(&file.source),
+        None => read_bytes(&file.source),
     }
 }
 
 /// Adds to `file` (whose identity bytes are `new`) its dcz and dcb deltas against `old` (bytes
 /// and SHA-256 hex), each when at least 5% smaller than its br representation.
 fn push_deltas(
-    file: &mut File,
+    file: &mut Asset,
     new: &[u8],
     (old, old_sha): (&[u8], &str),
     options: &Options,
@@ -239,66 +220,12 @@ fn push_deltas(
     }
 }
 
-/// The site-wide HTML dictionary's URL path (`[history] html_dictionary`).
-pub const HTML_DICTIONARY_PATH: &str = "/_edgesite/html.dict";
-
-/// The size zstd's trainer aims at: a dictionary browsers fetch once, at idle.
-const HTML_DICTIONARY_BYTES: usize = 64 * 1024;
-
-/// The fewest pages the trainer is given (it fails on too few samples).
-const HTML_DICTIONARY_PAGES: usize = 8;
-
-/// A trained site-wide HTML dictionary.
-pub(crate) struct HtmlDictionary {
-    bytes: Vec<u8>,
-    sha256: String,
-}
-
-/// `[history] html_dictionary`: trains a zstd dictionary on the site's pages (the first
-/// `current` of `found`, as written, before the link pass) and adds it to `found` at
-/// [`HTML_DICTIONARY_PATH`]. `None` when off, when the site has a file at that path, or when it
-/// has fewer than 8 pages (or the trainer fails).
-pub(crate) fn add_html_dictionary(
-    options: &Options,
-    found: &mut Vec<crate::walk::Found>,
-    current: usize,
-) -> Result<Option<HtmlDictionary>, Error> {
-    if !options.html_dictionary || found.iter().any(|f| f.url_path == HTML_DICTIONARY_PATH) {
-        return Ok(None);
-    }
-    let pages = found[..current]
-        .iter()
-        .filter(|f| crate::mime::content_type(&f.url_path).starts_with("text/html"))
-        .map(|f| crate::read_bytes(&f.source))
-        .collect::<Result<Vec<_>, _>>()?;
-    if pages.len() < HTML_DICTIONARY_PAGES {
-        return Ok(None);
-    }
-    let Ok(bytes) = zstd::dict::from_samples(&pages, HTML_DICTIONARY_BYTES) else {
-        return Ok(None);
-    };
-    let sha256 = etag::hex(&etag::sha256(&bytes));
-    let dir = options.cache_dir.clone().unwrap_or_else(std::env::temp_dir);
-    let source = dir.join(format!("html-dictionary-{sha256}.dict"));
-    std::fs::create_dir_all(&dir)
-        .and_then(|()| std::fs::write(&source, &bytes))
-        .map_err(|e| Error::Read {
-            path: source.clone(),
-            source: e,
-        })?;
-    found.push(crate::walk::Found {
-        url_path: HTML_DICTIONARY_PATH.into(),
-        source,
-    });
-    Ok(Some(HtmlDictionary { bytes, sha256 }))
-}
-
 /// The HTML dictionary's fields and the pages' deltas: the dictionary is named by `?v=` (so
 /// that URL is immutable) and offered for every path (`match="/*"`, the longest match wins in
 /// the browser, so a file's own dictionary comes first); each page announces it (`Link:
 /// rel="compression-dictionary"`, §3.2) and gets deltas against it.
 fn use_html_dictionary(
-    files: &mut [File],
+    files: &mut [Asset],
     dictionary: &HtmlDictionary,
     options: &Options,
     stats: &mut DeltaStats,
@@ -308,13 +235,13 @@ fn use_html_dictionary(
     for file in files.iter_mut() {
         if file.path == HTML_DICTIONARY_PATH {
             file.fingerprint = version.to_string();
-            file.headers
+            file.fields
                 .push(("use-as-dictionary".into(), "match=\"/*\"".into()));
             stats.dictionaries += 1;
         } else if file.content_type.starts_with("text/html") {
-            match file.headers.iter_mut().find(|(name, _)| name == "link") {
+            match file.fields.iter_mut().find(|(name, _)| name == "link") {
                 Some((_, value)) => *value = format!("{value}, {link}"),
-                None => file.headers.push(("link".into(), link.clone())),
+                None => file.fields.push(("link".into(), link.clone())),
             }
             let new = identity_of(file)?;
             let before = file.deltas.len();
@@ -338,23 +265,17 @@ fn use_html_dictionary(
 /// hash.
 fn delta(coding: ContentCoding, bytes: Vec<u8>, dictionary: &[u8]) -> Delta {
     let digest = etag::sha256(&bytes);
+    let size = bytes.len();
     Delta {
         dictionary: dictionary_hash(dictionary),
-        variant: Variant {
-            coding,
-            size: bytes.len() as u64,
-            sha256: etag::hex(&digest),
-            etag: etag::strong_etag(&digest),
-            bytes: Some(bytes),
-            decoded_from: None,
-        },
+        representation: Representation::new(coding, &digest, size, Some(bytes)),
     }
 }
 
 /// The earlier versions of `file` the history holds (SHA-256 hex, newest deploy first): those
 /// at its own path, else, for a name with a verified hash, those whose names match its pattern
 /// (`/assets/app.*.js`: the same file renamed by a new hash).
-fn earlier_versions(history: &History, file: &File) -> Vec<String> {
+fn earlier_versions(history: &History, file: &Asset) -> Vec<String> {
     let own = history.versions(&file.path, &file.sha256);
     if !own.is_empty() || file.cache_reason != CacheReason::Fingerprinted {
         return own.into_iter().map(str::to_owned).collect();
@@ -381,7 +302,7 @@ fn cached_delta(
     options: &Options,
     stats: &mut DeltaStats,
 ) -> Option<Vec<u8>> {
-    let c = &options.compression;
+    let c = &options.config.compression;
     let key = match coding {
         ContentCoding::Dcz => format!("{new_sha}.{old_sha}.dcz-{}", c.zstd_level),
         _ => format!("{new_sha}.{old_sha}.dcb-q{}", c.brotli_quality),
@@ -409,7 +330,7 @@ fn cached_delta(
 /// hold fresh: one whose references carry `?v=` (immutable when requested so) or whose name
 /// carries a verified hash (then the pattern matches its other versions, the hash a `*`).
 /// None for a path with URL-pattern syntax in it.
-fn use_as_dictionary(file: &File) -> Option<String> {
+fn use_as_dictionary(file: &Asset) -> Option<String> {
     let compressible = file
         .representations
         .iter()

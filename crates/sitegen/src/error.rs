@@ -153,3 +153,45 @@ impl std::error::Error for Error {
         }
     }
 }
+
+impl Error {
+    /// The error for a bundle that cannot fit `max_bundle_bytes`: `floor` bytes at least, with
+    /// the largest of these files (path, bytes stored).
+    pub(crate) fn over_budget(
+        floor: u64,
+        max_bundle_bytes: u64,
+        mut files: Vec<(String, u64)>,
+    ) -> Error {
+        files.sort_by_key(|(_, size)| std::cmp::Reverse(*size));
+        let largest: Vec<String> = files
+            .iter()
+            .take(5)
+            .map(|(path, size)| format!("{path} ({size} bytes)"))
+            .collect();
+        Error::Budget {
+            message: format!(
+                "the Worker bundle would be at least {floor} bytes, over the limit of {} bytes \
+                 ([budget] max_bundle_bytes) with what [compression] store allows; stopped before \
+                 compressing everything; the largest files: {}",
+                max_bundle_bytes,
+                largest.join(", ")
+            ),
+        }
+    }
+}
+
+/// The bytes of the file at `path`; an error names it.
+pub(crate) fn read_bytes(path: &std::path::Path) -> Result<Vec<u8>, Error> {
+    std::fs::read(path).map_err(|source| Error::Read {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// The text of the file at `path`; an error names it.
+pub(crate) fn read_text(path: &std::path::Path) -> Result<String, Error> {
+    std::fs::read_to_string(path).map_err(|source| Error::Read {
+        path: path.to_path_buf(),
+        source,
+    })
+}

@@ -10,8 +10,9 @@
 //! No folder is an empty history (a first deploy). A body whose bytes no longer match its name
 //! is never used: [`History::body`] checks the hash.
 
-use crate::walk::Found;
-use crate::{etag, Error, Manifest, Options};
+use crate::error::Error;
+use crate::etag;
+use crate::model::{Manifest, Options};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -170,50 +171,6 @@ impl History {
         write_atomically(&self.dir.join("deploys.json"), json.as_bytes())?;
         Ok(recorded)
     }
-}
-
-/// Skew protection: what the kept deploys served that the current site does not.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
-pub struct Kept {
-    /// Files of earlier deploys still served.
-    pub files: usize,
-    /// Their bytes (identity).
-    pub bytes: u64,
-}
-
-/// Adds to `found` (the current site's files) the files of the kept deploys (`history`, opened
-/// from `Options::history_dir`) to go on serving: those whose name carries a verified hash of their
-/// bytes (so the URL names those bytes forever, and a page of an earlier deploy still open in a
-/// browser finds them) and which the current site does not serve. Newest deploy first; a body
-/// the folder no longer holds intact is skipped.
-pub(crate) fn add_kept_files(history: Option<&History>, found: &mut Vec<Found>) -> Kept {
-    let Some(history) = history else {
-        return Kept::default();
-    };
-    let mut served: BTreeSet<String> = found.iter().map(|f| f.url_path.clone()).collect();
-    let mut kept = Kept::default();
-    for deploy in &history.deploys {
-        for (path, sha) in &deploy.files {
-            // A path no walk would have produced (a hand-edited history) is not served.
-            if served.contains(path) || edgesite_core::canonical_path(path) != Some(path.as_str()) {
-                continue;
-            }
-            let Some(bytes) = history.body(sha) else {
-                continue;
-            };
-            if !crate::cache::is_fingerprinted(path, &bytes, &etag::sha256(&bytes)) {
-                continue;
-            }
-            served.insert(path.clone());
-            kept.files += 1;
-            kept.bytes += bytes.len() as u64;
-            found.push(Found {
-                url_path: path.clone(),
-                source: history.body_path(sha),
-            });
-        }
-    }
-    kept
 }
 
 /// A temporary file beside `to`, then a rename: a reader sees the old file or the new one.

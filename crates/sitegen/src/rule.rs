@@ -3,117 +3,14 @@
 //! literal, and checked (reachability, loops, chains) with edgesite-core's own matcher over one
 //! [`with_core_site`] view, so build time and run time cannot disagree.
 
-use crate::{Route, RouteTarget};
-use edgesite_core::{
-    segment_key, Action, Asset, Content, ContentCoding, Part, Redirect, RedirectStatus,
-    Representation, Rule, RuleNode, Segment, Site, Target,
+use crate::model::{
+    DestinationPart, Manifest, PatternSegment, RedirectRule, Route, RouteTarget, RuleAction,
+    RuleIndexNode,
 };
-use serde::Serialize;
-
-/// A `_redirects` rule with placeholders or a splat, matched at run time.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct RedirectRule {
-    /// The line of `_redirects` it comes from.
-    pub line: usize,
-    /// The source as written.
-    pub source: String,
-    /// The source's segments after its leading `/`, percent-decoded.
-    pub pattern: Vec<PatternSegment>,
-    /// Whether the source ends with `/*`.
-    pub splat: bool,
-    /// What a match does.
-    pub action: RuleAction,
-}
-
-/// A segment of a rule's source.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PatternSegment {
-    /// Exactly this text.
-    Literal(String),
-    /// `:name`.
-    Placeholder(String),
-}
-
-/// What a rule does.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RuleAction {
-    /// A redirect (301, 302, 303, 307, 308).
-    Redirect {
-        /// The status.
-        #[serde(serialize_with = "crate::serialize_status")]
-        status: RedirectStatus,
-        /// The destination, in parts.
-        destination: Vec<DestinationPart>,
-        /// The part before which the request's query goes, if the destination has no query.
-        query_at: Option<usize>,
-    },
-    /// A 200 rewrite to a path of the site.
-    Rewrite {
-        /// The destination path, in parts (decoded).
-        destination: Vec<DestinationPart>,
-    },
-}
-
-/// A piece of a rule's destination.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DestinationPart {
-    /// Text as it is.
-    Literal(String),
-    /// A capture (placeholders in source order, then the splat) in the path.
-    Capture(usize),
-    /// A capture in the query.
-    QueryCapture(usize),
-}
-
-/// A node of the rules' trie over literal leading segments (see
-/// [`edgesite_core::Site::rule_index`]); node 0 is the root.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct RuleIndexNode {
-    /// The next literal segment and its node, in core's order: by [`segment_key`], then segment.
-    pub children: Vec<(String, u32)>,
-    /// The rules (indexes, ascending) whose literal leading segments end at this node.
-    pub rules: Vec<u32>,
-}
-
-impl RuleIndexNode {
-    /// The keys of the children, in their order.
-    pub fn keys(&self) -> Vec<u32> {
-        self.children.iter().map(|(s, _)| segment_key(s)).collect()
-    }
-}
-
-impl RedirectRule {
-    /// The literal segments the source starts with.
-    pub(crate) fn literal_prefix(&self) -> impl Iterator<Item = &str> {
-        self.pattern.iter().map_while(|segment| match segment {
-            PatternSegment::Literal(text) => Some(text.as_str()),
-            PatternSegment::Placeholder(_) => None,
-        })
-    }
-
-    /// Whether every path `later` matches is matched by this (earlier) rule.
-    pub(crate) fn subsumes(&self, later: &RedirectRule) -> bool {
-        for (i, segment) in later.pattern.iter().enumerate() {
-            match self.pattern.get(i) {
-                None => return self.splat,
-                Some(PatternSegment::Literal(text)) => {
-                    if !matches!(segment, PatternSegment::Literal(t) if t == text) {
-                        return false;
-                    }
-                }
-                Some(PatternSegment::Placeholder(_)) => {
-                    if matches!(segment, PatternSegment::Literal(t) if t.is_empty()) {
-                        return false;
-                    }
-                }
-            }
-        }
-        self.pattern.len() <= later.pattern.len() && (!later.splat || self.splat)
-    }
-}
+use edgesite_core::{
+    segment_key, Action, Asset, Content, ContentCoding, Part, Redirect, Representation, Rule,
+    RuleNode, Segment, Site, Target,
+};
 
 /// The trie over `rules`' literal leading segments, every rule at the node where its literal
 /// prefix ends, in file order.
@@ -321,7 +218,7 @@ fn core_route<'a>(route: &'a Route, assets: &'a [Asset<'static>]) -> edgesite_co
     edgesite_core::Route {
         path: &route.path,
         target: match &route.target {
-            RouteTarget::File(i) => Target::Asset(assets.get(*i).unwrap_or(&PLACEHOLDER_ASSET)),
+            RouteTarget::Asset(i) => Target::Asset(assets.get(*i).unwrap_or(&PLACEHOLDER_ASSET)),
             RouteTarget::Redirect {
                 status,
                 location,
@@ -332,6 +229,20 @@ fn core_route<'a>(route: &'a Route, assets: &'a [Asset<'static>]) -> edgesite_co
                 query_at: *query_at,
             }),
         },
+    }
+}
+
+impl Manifest {
+    /// Calls `f` with edgesite-core's view of this site's routing: its routes (every file one
+    /// empty placeholder asset), its `_redirects` rules and their index. What the build checks
+    /// loops and reachability with; also what routing benchmarks run on.
+    pub fn with_routing<T>(&self, f: impl FnOnce(&edgesite_core::Site<'_>) -> T) -> T {
+        with_core_site(&self.routes, &self.rules, &self.rule_index, f)
+    }
+
+    /// Total bytes of all files.
+    pub fn total_size(&self) -> u64 {
+        self.files.iter().map(|f| f.size).sum()
     }
 }
 

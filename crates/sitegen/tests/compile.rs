@@ -106,7 +106,7 @@ fn routes_are_sorted_and_cover_folders_and_the_404_page() {
             .map(|r| r.target.clone())
     };
     let index =
-        |p: &str| RouteTarget::File(manifest.files.iter().position(|f| f.path == p).unwrap());
+        |p: &str| RouteTarget::Asset(manifest.files.iter().position(|f| f.path == p).unwrap());
     assert_eq!(target("/"), Some(index("/index.html")));
     assert_eq!(target("/docs/"), Some(index("/docs/index.html")));
     assert_eq!(target("/docs"), Some(redirect_308("/docs/")));
@@ -204,13 +204,13 @@ fn text_is_precompressed_and_each_encoding_has_its_own_strong_etag() {
 #[test]
 fn the_spa_fallback_must_name_a_file_of_the_site() {
     let mut with_fallback = options();
-    with_fallback.spa_fallback = Some("/index.html".into());
+    with_fallback.config.site.spa_fallback = Some("/index.html".into());
     let manifest = compile(Path::new(FIXTURE_SITE), &with_fallback).unwrap();
     assert_eq!(
         manifest.fallback,
         manifest.files.iter().position(|f| f.path == "/index.html")
     );
-    with_fallback.spa_fallback = Some("/app.html".into());
+    with_fallback.config.site.spa_fallback = Some("/app.html".into());
     let err = compile(Path::new(FIXTURE_SITE), &with_fallback).unwrap_err();
     assert!(matches!(err, Error::MissingFallback { .. }));
     assert!(err.to_string().contains("/app.html"), "{err}");
@@ -364,7 +364,7 @@ fn a_rebuild_after_touching_one_file_encodes_only_that_file() {
     let mut options = options();
     options.cache_dir = Some(cache.path().to_path_buf());
     // Light settings keep the test fast; the cache does not depend on them.
-    options.compression.brotli_quality = 5;
+    options.config.compression.brotli_quality = 5;
     let cold = compile(site.path(), &options).unwrap();
     assert_eq!(
         (cold.stats.encodings.encoded, cold.stats.encodings.cached),
@@ -397,7 +397,7 @@ fn a_file_over_the_per_file_budget_fails_the_build_naming_it() {
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("big.bin"), vec![7u8; 5000]).unwrap();
     let mut options = options();
-    options.budget.max_file_bytes = 4096;
+    options.config.budget.max_file_bytes = 4096;
     let err = compile(dir.path(), &options).unwrap_err().to_string();
     assert!(
         err.contains("big.bin") && err.contains("max_file_bytes"),
@@ -409,7 +409,7 @@ fn a_file_over_the_per_file_budget_fails_the_build_naming_it() {
 fn a_bundle_over_budget_fails_naming_the_largest_files_and_80_percent_warns() {
     let site = generated_site(20);
     let mut options = options();
-    options.budget.max_bundle_bytes = edgesite_sitegen::CODE_ESTIMATE_BYTES + 1000;
+    options.config.budget.max_bundle_bytes = edgesite_sitegen::CODE_ESTIMATE_BYTES + 1000;
     let err = compile(site.path(), &options).unwrap_err().to_string();
     assert!(
         err.contains("over the limit") && err.contains("/page-"),
@@ -417,7 +417,7 @@ fn a_bundle_over_budget_fails_naming_the_largest_files_and_80_percent_warns() {
     );
     let manifest = compile_ok(site.path());
     let total = edgesite_sitegen::bundle_bytes(&manifest.files);
-    let mut tight = options.budget.clone();
+    let mut tight = options.config.budget.clone();
     tight.max_bundle_bytes = total * 100 / 90;
     let warnings = edgesite_sitegen::budget_warnings(&manifest.files, &tight);
     assert!(
@@ -426,10 +426,11 @@ fn a_bundle_over_budget_fails_naming_the_largest_files_and_80_percent_warns() {
             .any(|w| w.contains("90%") || w.contains("89%")),
         "{warnings:?}"
     );
-    assert!(
-        edgesite_sitegen::budget_warnings(&manifest.files, &Options::new(UNIX_EPOCH).budget)
-            .is_empty()
-    );
+    assert!(edgesite_sitegen::budget_warnings(
+        &manifest.files,
+        &Options::new(UNIX_EPOCH).config.budget
+    )
+    .is_empty());
 }
 
 #[test]
@@ -463,8 +464,8 @@ fn the_manifest_lists_sizes_etags_and_sri_and_the_report_has_a_row_per_file() {
 fn headers_file_rules_apply_at_build_time() {
     let manifest = compile_ok(Path::new(FIXTURE_SITE));
     let file = |p: &str| manifest.files.iter().find(|f| f.path == p).unwrap();
-    let field = |f: &edgesite_sitegen::File, name: &str| {
-        f.headers
+    let field = |f: &edgesite_sitegen::Asset, name: &str| {
+        f.fields
             .iter()
             .find(|(n, _)| n == name)
             .map(|(_, v)| v.clone())
@@ -599,19 +600,19 @@ fn the_build_id_names_the_content_and_is_sent_when_asked() {
         "deterministic"
     );
     assert!(
-        !first.headers.iter().any(|(n, _)| *n == "x-edgesite-build"),
+        !first.fields.iter().any(|(n, _)| *n == "x-edgesite-build"),
         "off by default"
     );
     fs::write(dir.path().join("a.txt"), "two").unwrap();
     let changed = compile_ok(dir.path());
     assert_ne!(changed.build_id, first.build_id);
     let mut options = options();
-    options.headers.build_id = true;
+    options.config.headers.build_id = true;
     let manifest = compile(dir.path(), &options).unwrap();
     let field = ("x-edgesite-build".to_string(), manifest.build_id.clone());
-    assert!(manifest.files[0].headers.contains(&field));
+    assert!(manifest.files[0].fields.contains(&field));
     assert!(manifest
-        .headers
+        .fields
         .iter()
         .any(|(n, v)| *n == "x-edgesite-build" && *v == manifest.build_id));
 }
@@ -625,7 +626,7 @@ fn auto_storage_goes_compact_when_full_does_not_fit() {
     assert_eq!(full.store.store, Store::Full, "{}", full.store.reason);
     let full_bytes = edgesite_sitegen::bundle_bytes(&full.files);
     let mut options = options();
-    options.budget.max_bundle_bytes = full_bytes - 1;
+    options.config.budget.max_bundle_bytes = full_bytes - 1;
     let compact = compile(site.path(), &options).unwrap();
     assert_eq!(
         compact.store.store,
@@ -660,7 +661,9 @@ fn auto_storage_goes_compact_when_full_does_not_fit() {
         page.representations[0].etag,
         full_page.representations[0].etag
     );
-    assert!(edgesite_sitegen::bundle_bytes(&compact.files) < options.budget.max_bundle_bytes);
+    assert!(
+        edgesite_sitegen::bundle_bytes(&compact.files) < options.config.budget.max_bundle_bytes
+    );
     // site.rs says so: the identity is decoded, not embedded.
     let out = tempfile::tempdir().unwrap();
     compact.write_rust(out.path()).unwrap();
@@ -683,7 +686,7 @@ fn a_site_that_cannot_fit_fails_before_compressing_everything() {
         fs::write(site.path().join(format!("photo-{i}.png")), noise).unwrap();
     }
     let mut options = options();
-    options.budget.max_bundle_bytes = edgesite_sitegen::CODE_ESTIMATE_BYTES + 100_000;
+    options.config.budget.max_bundle_bytes = edgesite_sitegen::CODE_ESTIMATE_BYTES + 100_000;
     let started = std::time::Instant::now();
     let err = compile(site.path(), &options).unwrap_err().to_string();
     assert!(

@@ -35,12 +35,12 @@ fn both_runtimes_accept(name: &str, value: &str) -> bool {
 /// each file's Cache-Control.
 fn configured_fields(manifest: &Manifest) -> Vec<(String, String)> {
     let mut fields: Vec<(String, String)> = manifest
-        .headers
+        .fields
         .iter()
         .map(|(n, v)| (n.to_string(), v.clone()))
         .collect();
     for file in &manifest.files {
-        fields.extend(file.headers.iter().cloned());
+        fields.extend(file.fields.iter().cloned());
         fields.push(("cache-control".into(), file.cache_control.clone()));
     }
     fields
@@ -69,7 +69,10 @@ fn build(config_text: &str, headers_file: &str) -> Option<Manifest> {
     std::fs::write(dir.path().join("index.html"), "<p>hi</p>").unwrap();
     std::fs::write(dir.path().join("_headers"), headers_file).unwrap();
     let config = Config::parse(config_text, Path::new("edgesite.toml")).ok()?;
-    let options = Options::from_config(&config, UNIX_EPOCH + Duration::from_secs(1_700_000_000));
+    let options = Options::from_config(
+        config.clone(),
+        UNIX_EPOCH + Duration::from_secs(1_700_000_000),
+    );
     compile(dir.path(), &options).ok()
 }
 

@@ -172,9 +172,9 @@ fn the_next_deploy_gets_deltas_keeps_the_old_hashed_file_and_offers_dictionaries
                 edgesite_sitegen::delta::dictionary_hash(old.as_bytes())
             );
             assert!(
-                delta.variant.size * 10 < br.size,
+                delta.representation.size * 10 < br.size,
                 "{path}: {} vs br {}",
-                delta.variant.size,
+                delta.representation.size,
                 br.size
             );
         }
@@ -187,7 +187,7 @@ fn the_next_deploy_gets_deltas_keeps_the_old_hashed_file_and_offers_dictionaries
     // Use-As-Dictionary (RFC 9842 §2.1): the pattern of the hashed name; main.js's own path.
     let offered = |path: &str| {
         file(path)
-            .headers
+            .fields
             .iter()
             .find(|(n, _)| n == "use-as-dictionary")
             .map(|(_, v)| v.clone())
@@ -229,17 +229,17 @@ fn the_html_dictionary_is_trained_served_announced_and_each_page_gets_deltas_aga
         .files
         .iter()
         .all(|f| f.path != "/_edgesite/html.dict" && f.deltas.is_empty()));
-    options.html_dictionary = true;
+    options.config.history.html_dictionary = true;
     let manifest = compile(site.path(), &options).unwrap();
     let dictionary = manifest
         .files
         .iter()
-        .find(|f| f.path == edgesite_sitegen::delta::HTML_DICTIONARY_PATH)
+        .find(|f| f.path == edgesite_sitegen::HTML_DICTIONARY_PATH)
         .expect("the dictionary is served");
     let bytes = fs::read(&dictionary.source).unwrap();
     assert_eq!(dictionary.fingerprint, dictionary.sha256[..10]);
-    let field = |file: &edgesite_sitegen::File, name: &str| {
-        file.headers
+    let field = |file: &edgesite_sitegen::Asset, name: &str| {
+        file.fields
             .iter()
             .find(|(n, _)| n == name)
             .map(|(_, v)| v.clone())
@@ -273,17 +273,21 @@ fn the_html_dictionary_is_trained_served_announced_and_each_page_gets_deltas_aga
                 edgesite_sitegen::delta::dictionary_hash(&bytes)
             );
             assert!(
-                delta.variant.size < br.size,
+                delta.representation.size < br.size,
                 "{}: {} br {}",
                 page.path,
-                delta.variant.size,
+                delta.representation.size,
                 br.size
             );
         }
         // The smallest decodes, with the dictionary, to the page (RFC 9842 §5).
-        let smallest = page.deltas.iter().min_by_key(|d| d.variant.size).unwrap();
-        let body = smallest.variant.bytes.as_ref().unwrap();
-        let decoded = if smallest.variant.coding.token() == "dcz" {
+        let smallest = page
+            .deltas
+            .iter()
+            .min_by_key(|d| d.representation.size)
+            .unwrap();
+        let body = smallest.representation.bytes.as_ref().unwrap();
+        let decoded = if smallest.representation.coding.token() == "dcz" {
             zstd::bulk::Decompressor::with_dictionary(&bytes)
                 .unwrap()
                 .decompress(&body[40..], 1 << 20)

@@ -13,7 +13,7 @@
 //! * broken links are reported with file and line (and fail the build with `broken = "error"`);
 //! * each page's `Link` preload field; `mode = "off"` rewrites nothing.
 
-use edgesite_sitegen::{compile, BrokenLinks, Error, File, FingerprintMode, Manifest, Options};
+use edgesite_sitegen::{compile, Asset, BrokenLinks, Error, FingerprintMode, Manifest, Options};
 use sha2::{Digest, Sha256};
 use std::path::Path;
 use std::time::{Duration, UNIX_EPOCH};
@@ -24,7 +24,7 @@ fn options() -> Options {
     Options::new(UNIX_EPOCH + Duration::from_secs(1_700_000_000))
 }
 
-fn file<'m>(manifest: &'m Manifest, path: &str) -> &'m File {
+fn file<'m>(manifest: &'m Manifest, path: &str) -> &'m Asset {
     manifest
         .files
         .iter()
@@ -82,7 +82,7 @@ fn every_v_names_the_bytes_served_for_its_target() {
         }
     }
     assert_eq!(
-        manifest.versioned_cache_control,
+        manifest.fingerprinted_cache_control,
         "public, max-age=31536000, immutable"
     );
 }
@@ -275,13 +275,13 @@ fn broken_links_are_reported_with_file_and_line() {
     assert_eq!(m.stats.links.broken, 3);
 
     let mut strict = options();
-    strict.links.broken = BrokenLinks::Error;
+    strict.config.links.broken = BrokenLinks::Error;
     match compile(Path::new(SITE), &strict) {
         Err(Error::BrokenLinks { links }) => assert_eq!(links.len(), 3, "{links:?}"),
         other => panic!("expected the broken links as an error, got {other:?}"),
     }
     let mut ignoring = options();
-    ignoring.links.ignore = vec![
+    ignoring.config.links.ignore = vec![
         "/missing.png".into(),
         "/docs/**".into(),
         "/img/missing-*.png".into(),
@@ -299,7 +299,7 @@ fn each_page_gets_its_render_blocking_preloads() {
     let m = compile(Path::new(SITE), &options()).unwrap();
     let link = |path: &str| -> Option<String> {
         file(&m, path)
-            .headers
+            .fields
             .iter()
             .find(|(n, _)| n == "link")
             .map(|(_, v)| v.clone())
@@ -326,28 +326,28 @@ fn each_page_gets_its_render_blocking_preloads() {
     );
     assert_eq!(link("/_static/pygments.css"), None);
     let mut off = options();
-    off.links.preload = false;
+    off.config.links.preload = false;
     let m = compile(Path::new(SITE), &off).unwrap();
     assert!(m
         .files
         .iter()
-        .all(|f| f.headers.iter().all(|(n, _)| n != "link")));
+        .all(|f| f.fields.iter().all(|(n, _)| n != "link")));
 }
 
 #[test]
 fn fingerprint_mode_off_rewrites_nothing() {
     let mut off = options();
-    off.fingerprint.mode = FingerprintMode::Off;
+    off.config.fingerprint.mode = FingerprintMode::Off;
     let m = compile(Path::new(SITE), &off).unwrap();
     for file in &m.files {
         assert!(file.rewritten.is_none(), "{}", file.path);
         assert!(file.fingerprint.is_empty(), "{}", file.path);
     }
-    assert_eq!(m.versioned_cache_control, "");
+    assert_eq!(m.fingerprinted_cache_control, "");
     // The check and the hints still run (without v).
     assert_eq!(m.stats.links.broken, 3);
     assert!(file(&m, "/index.html")
-        .headers
+        .fields
         .iter()
         .any(|(n, v)| n == "link" && v.starts_with("</_static/pygments.css?2022.1>;")));
 }
@@ -355,7 +355,7 @@ fn fingerprint_mode_off_rewrites_nothing() {
 #[test]
 fn excluded_files_keep_their_references() {
     let mut options = options();
-    options.fingerprint.exclude = vec!["/img/**".into()];
+    options.config.fingerprint.exclude = vec!["/img/**".into()];
     let m = compile(Path::new(SITE), &options).unwrap();
     let index = served(&m, "/index.html");
     assert!(index.contains("src=img/bg.png alt"));

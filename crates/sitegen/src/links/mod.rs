@@ -27,10 +27,14 @@ mod url;
 
 use crate::cache::{self, CacheReason};
 use crate::config::{BrokenLinks, FingerprintMode};
+use crate::error::Error;
+use crate::etag;
+use crate::mime;
+use crate::model::{Asset, LinkStats, Options, Route, RouteTarget};
+use crate::routing::Routing;
 use crate::rule::{indexed_assets, with_core_site_of};
-use crate::{etag, mime, walk, Error, Options, RedirectRule, Route, RouteTarget, RuleIndexNode};
+use crate::sources::{Found, Sources};
 use resolve::Resolved;
-use serde::Serialize;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -90,25 +94,6 @@ impl Hint {
     }
 }
 
-/// What the link pass counted.
-#[derive(Debug, Clone, Copy, Default, Serialize)]
-pub struct LinkStats {
-    /// HTML and CSS files read.
-    pub files: usize,
-    /// Local references found.
-    pub references: usize,
-    /// References given a `v` (or replaced by where their redirect leads).
-    pub versioned: usize,
-    /// Files whose bytes changed.
-    pub rewritten_files: usize,
-    /// Local references that lead nowhere.
-    pub broken: usize,
-    /// `rel=preload` hints written.
-    pub preload_hints: usize,
-    /// Wall time of the pass, in milliseconds.
-    pub wall_time_ms: u64,
-}
-
 /// A file's new bytes.
 #[derive(Debug, Clone)]
 pub(crate) struct Rewrite {
@@ -119,24 +104,13 @@ pub(crate) struct Rewrite {
 
 /// What the pass gives the rest of the build.
 #[derive(Debug, Default)]
-pub(crate) struct Outcome {
+pub(crate) struct Links {
     /// By file index: the bytes to serve instead of the source's.
     pub rewrites: Vec<Option<Rewrite>>,
     /// By file index: a `Link` field value.
     pub preload: Vec<Option<String>>,
     pub warnings: Vec<String>,
     pub stats: LinkStats,
-}
-
-/// The site's routing, as the pass sees it.
-pub(crate) struct Routing<'a> {
-    /// The routes of the files alone: the URL a page is served at (not a rewrite's source).
-    pub served: &'a [Route],
-    /// With `_redirects` applied.
-    pub routes: &'a [Route],
-    pub rules: &'a [RedirectRule],
-    pub index: &'a [RuleIndexNode],
-    pub fallback: Option<usize>,
 }
 
 /// One scanned file.
@@ -159,24 +133,24 @@ struct Scanned {
 /// Only the first `scanned` files are read for references (and may be rewritten); the rest (an
 /// earlier deploy's files, kept for skew protection) are served as they were.
 pub(crate) fn pass(
-    found: &[walk::Found],
-    scanned: usize,
-    routing: &Routing<'_>,
+    sources: &Sources,
+    routing: &Routing,
     options: &Options,
-) -> Result<Outcome, Error> {
+) -> Result<Links, Error> {
+    let (found, scanned) = (&sources.files[..], sources.own);
     let started = Instant::now();
-    let mut outcome = Outcome {
+    let mut outcome = Links {
         rewrites: vec![None; found.len()],
         preload: vec![None; found.len()],
-        ..Outcome::default()
+        ..Links::default()
     };
-    let urls = page_urls(found, routing.served);
+    let urls = page_urls(found, &routing.served);
     let mut scanned = scan_all(&found[..scanned.min(found.len())], &mut outcome.warnings)?;
     let assets = indexed_assets(found.len());
     with_core_site_of(
-        routing.routes,
-        routing.rules,
-        routing.index,
+        &routing.routes,
+        routing.rules(),
+        routing.index(),
         &assets,
         routing.fallback,
         |site| {
@@ -189,7 +163,7 @@ pub(crate) fn pass(
     report_broken(found, &scanned, options, &mut outcome)?;
     let mut hashes = Hashes::new(found, options);
     rewrite_in_order(found, &scanned, options, &mut hashes, &mut outcome);
-    if options.links.preload {
+    if options.config.links.preload {
         for file in &scanned {
             outcome.preload[file.index] = preload(file, &mut hashes, &outcome.rewrites);
         }
@@ -205,20 +179,20 @@ pub(crate) fn pass(
 }
 
 /// Adds each page's preload hints to its fields (before `_headers`, which may remove them).
-pub(crate) fn add_preload(files: &mut [crate::File], preload: &[Option<String>]) {
+pub(crate) fn add_preload(files: &mut [Asset], preload: &[Option<String>]) {
     for (file, link) in files.iter_mut().zip(preload) {
         if let Some(link) = link {
-            file.headers.push(("link".to_string(), link.clone()));
+            file.fields.push(("link".to_string(), link.clone()));
         }
     }
 }
 
 /// The URL each file is served at: a route to it (its own path if that serves it), else its
 /// path.
-fn page_urls(found: &[walk::Found], routes: &[Route]) -> Vec<String> {
+fn page_urls(found: &[Found], routes: &[Route]) -> Vec<String> {
     let mut urls: Vec<Option<&str>> = vec![None; found.len()];
     for route in routes {
-        if let RouteTarget::File(i) = route.target {
+        if let RouteTarget::Asset(i) = route.target {
             if urls[i].is_none() || route.path == found[i].url_path {
                 urls[i] = Some(&route.path);
             }
@@ -235,7 +209,7 @@ type ScanResult = Result<Result<Option<Scanned>, String>, Error>;
 
 /// Reads and scans every HTML and CSS file, on all cores, in walk order (text that is not
 /// UTF-8 is skipped, with a warning).
-fn scan_all(found: &[walk::Found], warnings: &mut Vec<String>) -> Result<Vec<Scanned>, Error> {
+fn scan_all(found: &[Found], warnings: &mut Vec<String>) -> Result<Vec<Scanned>, Error> {
     let next = AtomicUsize::new(0);
     let slots: Vec<Mutex<Option<ScanResult>>> = found.iter().map(|_| Mutex::new(None)).collect();
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -262,13 +236,13 @@ fn scan_all(found: &[walk::Found], warnings: &mut Vec<String>) -> Result<Vec<Sca
     Ok(scanned)
 }
 
-fn scan_file(index: usize, file: &walk::Found) -> ScanResult {
+fn scan_file(index: usize, file: &Found) -> ScanResult {
     let content_type = mime::content_type(&file.url_path);
     let is_html = content_type.starts_with("text/html");
     if !is_html && !content_type.starts_with("text/css") {
         return Ok(Ok(None));
     }
-    let bytes = crate::read_bytes(&file.source)?;
+    let bytes = crate::error::read_bytes(&file.source)?;
     let Ok(text) = String::from_utf8(bytes) else {
         return Ok(Err(format!(
             "{}: not UTF-8, so its links are not checked or fingerprinted",
@@ -349,10 +323,10 @@ fn resolve_all(
 
 /// Warns of (or, with `broken = "error"`, fails on) each reference that leads nowhere.
 fn report_broken(
-    found: &[walk::Found],
+    found: &[Found],
     scanned: &[Scanned],
     options: &Options,
-    outcome: &mut Outcome,
+    outcome: &mut Links,
 ) -> Result<(), Error> {
     let mut broken = Vec::new();
     for file in scanned {
@@ -362,7 +336,7 @@ fn report_broken(
             };
             outcome.stats.references += 1;
             let path = url::split(target).0;
-            if *resolved == Resolved::Missing && !options.links.ignores(path) {
+            if *resolved == Resolved::Missing && !options.config.links.ignores(path) {
                 broken.push(format!(
                     "{}:{}: broken link {:?}: the site serves nothing at {target}",
                     found[file.index].source.display(),
@@ -373,7 +347,7 @@ fn report_broken(
         }
     }
     outcome.stats.broken = broken.len();
-    match options.links.broken {
+    match options.config.links.broken {
         BrokenLinks::Error if !broken.is_empty() => Err(Error::BrokenLinks { links: broken }),
         BrokenLinks::Ignore => Ok(()),
         _ => {
@@ -385,13 +359,13 @@ fn report_broken(
 
 /// The fingerprint of each file's bytes as served, computed once.
 struct Hashes<'a> {
-    found: &'a [walk::Found],
+    found: &'a [Found],
     options: &'a Options,
     known: HashMap<usize, Option<String>>,
 }
 
 impl<'a> Hashes<'a> {
-    fn new(found: &'a [walk::Found], options: &'a Options) -> Self {
+    fn new(found: &'a [Found], options: &'a Options) -> Self {
         Hashes {
             found,
             options,
@@ -410,45 +384,46 @@ impl<'a> Hashes<'a> {
             Some(rewrite) => rewrite.bytes.clone(),
             None => std::fs::read(&file.source).ok()?,
         };
-        let fingerprint = fingerprint(&file.url_path, &bytes, self.options);
+        let fingerprint = fingerprint_of_bytes(&file.url_path, &bytes, self.options);
         self.known.insert(index, fingerprint.clone());
         fingerprint
     }
 }
 
-/// The `v` of a file at `path` with these bytes (what `compile_file` puts in the manifest).
-pub(crate) fn fingerprint(path: &str, bytes: &[u8], options: &Options) -> Option<String> {
-    if !options.fingerprint.covers(path) {
+/// The `v` of a file at `path` with these bytes (what the encode stage puts in the manifest).
+pub(crate) fn fingerprint_of_bytes(path: &str, bytes: &[u8], options: &Options) -> Option<String> {
+    if !options.config.fingerprint.covers(path) {
         return None;
     }
     let digest = etag::sha256(bytes);
     let content_type = mime::content_type(path);
-    let (_, reason) = cache::cache_control(&options.cache, path, content_type, bytes, &digest);
-    version(path, reason, &etag::hex(&digest), options).map(str::to_string)
+    let (_, reason) =
+        cache::cache_control(&options.config.cache, path, content_type, bytes, &digest);
+    fingerprint_of(path, reason, &etag::hex(&digest), options).map(str::to_string)
 }
 
 /// The `v` of a file at `path` whose SHA-256 is `sha256` (hex) and whose Cache-Control came
 /// from `reason`: its first 10 hex digits, unless `[fingerprint]` does not cover the file or
 /// its name already carries a verified hash. The one rule for references and for the core.
-pub(crate) fn version<'s>(
+pub(crate) fn fingerprint_of<'s>(
     path: &str,
     reason: CacheReason,
     sha256: &'s str,
     options: &Options,
 ) -> Option<&'s str> {
-    (reason != CacheReason::Fingerprinted && options.fingerprint.covers(path))
+    (reason != CacheReason::Fingerprinted && options.config.fingerprint.covers(path))
         .then(|| &sha256[..10])
 }
 
 /// Rewrites the scanned files, each after the files it references.
 fn rewrite_in_order(
-    found: &[walk::Found],
+    found: &[Found],
     scanned: &[Scanned],
     options: &Options,
     hashes: &mut Hashes<'_>,
-    outcome: &mut Outcome,
+    outcome: &mut Links,
 ) {
-    if options.fingerprint.mode == FingerprintMode::Off {
+    if options.config.fingerprint.mode == FingerprintMode::Off {
         return;
     }
     let position: HashMap<usize, usize> = scanned
@@ -486,7 +461,7 @@ fn rewrite_in_order(
             };
             let rewrite = rewrite(file, hashes, &cyclic, outcome);
             if let Some(rewrite) = rewrite {
-                outcome.stats.versioned += rewrite.references;
+                outcome.stats.fingerprinted += rewrite.references;
                 outcome.stats.rewritten_files += 1;
                 outcome.rewrites[file.index] = Some(rewrite);
             }
@@ -518,7 +493,7 @@ fn rewrite(
     file: &Scanned,
     hashes: &mut Hashes<'_>,
     cyclic: &dyn Fn(usize) -> bool,
-    outcome: &Outcome,
+    outcome: &Links,
 ) -> Option<Rewrite> {
     let mut edits: Vec<(Range<usize>, String)> = Vec::new();
     for (i, index) in targets(file) {
@@ -533,7 +508,7 @@ fn rewrite(
             continue;
         };
         let raw = &file.text[reference.span.clone()];
-        if let Some(text) = versioned(raw, redirected_to.as_deref(), &v, reference.amp) {
+        if let Some(text) = with_fingerprint(raw, redirected_to.as_deref(), &v, reference.amp) {
             edits.push((reference.span.clone(), text));
         }
     }
@@ -559,7 +534,7 @@ fn rewrite(
 /// The text of a reference (`raw`) naming version `v`: `v=` added to its query (before its
 /// fragment), or, when it was redirected, the target it was redirected to with `v` added.
 /// `None` when the query already has this `v` (a site built from its own output).
-pub(crate) fn versioned(
+pub(crate) fn with_fingerprint(
     raw: &str,
     redirected_to: Option<&str>,
     v: &str,
@@ -615,7 +590,7 @@ fn preload(
         // The URL the page asks for: with `v` only where the reference was rewritten.
         let url = match hashes.of(*index, rewrites) {
             Some(v) if reference.verbatim => {
-                versioned(url, None, &v, false).unwrap_or_else(|| url.to_string())
+                with_fingerprint(url, None, &v, false).unwrap_or_else(|| url.to_string())
             }
             _ => url.to_string(),
         };

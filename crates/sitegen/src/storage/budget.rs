@@ -4,24 +4,19 @@
 
 use crate::config::BudgetConfig;
 use crate::error::Error;
-use crate::store::stored_bytes;
-use crate::File;
-
-/// The Worker's code without the site: the release wasm measured 187 KB with the 33 KB demo site
-/// embedded, and the JS glue 20 KB; rounded up.
-pub const CODE_ESTIMATE_BYTES: u64 = 256 * 1024;
+use crate::model::{Asset, CODE_ESTIMATE_BYTES};
 
 /// The share of a limit past which the build warns.
 const WARN_PERCENT: u64 = 80;
 
 /// The estimated bundle: every stored representation (not those decoded on demand), plus the
 /// code.
-pub fn bundle_bytes(files: &[File]) -> u64 {
-    files.iter().map(stored_bytes).sum::<u64>() + CODE_ESTIMATE_BYTES
+pub fn bundle_bytes(files: &[Asset]) -> u64 {
+    files.iter().map(Asset::stored_bytes).sum::<u64>() + CODE_ESTIMATE_BYTES
 }
 
 /// Fails when a file or the bundle is over its limit.
-pub(crate) fn check(files: &[File], budget: &BudgetConfig) -> Result<(), Error> {
+pub(super) fn check(files: &[Asset], budget: &BudgetConfig) -> Result<(), Error> {
     if let Some(file) = files.iter().find(|f| f.size > budget.max_file_bytes) {
         return Err(Error::Budget {
             message: format!(
@@ -48,7 +43,7 @@ pub(crate) fn check(files: &[File], budget: &BudgetConfig) -> Result<(), Error> 
 }
 
 /// Warnings for what is past 80% of its limit.
-pub fn warnings(files: &[File], budget: &BudgetConfig) -> Vec<String> {
+pub fn warnings(files: &[Asset], budget: &BudgetConfig) -> Vec<String> {
     let mut out = Vec::new();
     let total = bundle_bytes(files);
     if total * 100 > budget.max_bundle_bytes * WARN_PERCENT {
@@ -71,34 +66,14 @@ pub fn warnings(files: &[File], budget: &BudgetConfig) -> Vec<String> {
     out
 }
 
-/// The error for a bundle that cannot fit: `floor` bytes at least, with the largest of these
-/// files (path, bytes stored).
-pub(crate) fn over(floor: u64, budget: &BudgetConfig, mut files: Vec<(String, u64)>) -> Error {
-    files.sort_by_key(|(_, size)| std::cmp::Reverse(*size));
-    let largest: Vec<String> = files
-        .iter()
-        .take(5)
-        .map(|(path, size)| format!("{path} ({size} bytes)"))
-        .collect();
-    Error::Budget {
-        message: format!(
-            "the Worker bundle would be at least {floor} bytes, over the limit of {} bytes \
-             ([budget] max_bundle_bytes) with what [compression] store allows; stopped before \
-             compressing everything; the largest files: {}",
-            budget.max_bundle_bytes,
-            largest.join(", ")
-        ),
-    }
-}
-
 /// The five files that take the most space, with their stored bytes.
-fn largest(files: &[File]) -> String {
-    let mut by_size: Vec<&File> = files.iter().collect();
-    by_size.sort_by_key(|f| std::cmp::Reverse(stored_bytes(f)));
+fn largest(files: &[Asset]) -> String {
+    let mut by_size: Vec<&Asset> = files.iter().collect();
+    by_size.sort_by_key(|f| std::cmp::Reverse(f.stored_bytes()));
     by_size
         .iter()
         .take(5)
-        .map(|f| format!("{} ({} bytes)", f.path, stored_bytes(f)))
+        .map(|f| format!("{} ({} bytes)", f.path, f.stored_bytes()))
         .collect::<Vec<_>>()
         .join(", ")
 }

@@ -10,52 +10,19 @@
 //! says why): a file stored without gzip keeps its identity.
 
 use crate::config::{BudgetConfig, CompressionConfig, Store};
-use crate::File;
+use crate::model::{kept_in_compact, Asset, StoreChoice};
 use edgesite_core::ContentCoding;
-
-/// The storage a build chose, and why (for the report).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StoreChoice {
-    /// `Full` or `Compact` (never `Auto`).
-    pub store: Store,
-    /// Why, with the figures.
-    pub reason: String,
-}
-
-/// The bytes `file` adds to the bundle as it is now.
-pub(crate) fn stored_bytes(file: &File) -> u64 {
-    let deltas = file.deltas.iter().map(|d| d.variant.size);
-    file.representations
-        .iter()
-        .map(|v| v.stored_size())
-        .chain(deltas)
-        .sum()
-}
-
-/// The bytes `file` would add in compact storage.
-pub(crate) fn compact_bytes(file: &File) -> u64 {
-    match decode_source(file) {
-        Some(_) => file
-            .representations
-            .iter()
-            .filter(|v| kept_in_compact(v.coding))
-            .map(|v| v.size)
-            .chain(file.deltas.iter().map(|d| d.variant.size))
-            .sum(),
-        None => stored_bytes(file),
-    }
-}
 
 /// Applies `config.store` to every file; `Auto` picks compact when full storage of `files`
 /// plus `code_bytes` would exceed the budget.
-pub(crate) fn apply(
-    files: &mut [File],
+pub(super) fn apply(
+    files: &mut [Asset],
     config: &CompressionConfig,
     budget: &BudgetConfig,
     code_bytes: u64,
 ) -> StoreChoice {
-    let full: u64 = files.iter().map(stored_bytes).sum::<u64>() + code_bytes;
-    let compact: u64 = files.iter().map(compact_bytes).sum::<u64>() + code_bytes;
+    let full: u64 = files.iter().map(Asset::stored_bytes).sum::<u64>() + code_bytes;
+    let compact: u64 = files.iter().map(Asset::compact_bytes).sum::<u64>() + code_bytes;
     let (store, reason) = match config.store {
         Store::Full => (Store::Full, format!("store = \"full\": {full} bytes")),
         Store::Compact => (
@@ -80,28 +47,15 @@ pub(crate) fn apply(
     StoreChoice { store, reason }
 }
 
-/// The encodings compact storage keeps.
-fn kept_in_compact(coding: ContentCoding) -> bool {
-    matches!(coding, ContentCoding::Br | ContentCoding::Gzip)
-}
-
-/// The index of the representation compact storage decodes identity from: gzip; `None` when
-/// the file has none.
-fn decode_source(file: &File) -> Option<usize> {
-    file.representations
-        .iter()
-        .position(|v| v.coding == ContentCoding::Gzip)
-}
-
 /// Keeps identity (as decoded) and the br and gzip representations of `file`, when it has gzip
 /// to decode from.
-fn make_compact(file: &mut File) {
-    if decode_source(file).is_none() {
+fn make_compact(file: &mut Asset) {
+    if file.compact_source().is_none() {
         return;
     }
     file.representations
         .retain(|v| v.coding == ContentCoding::Identity || kept_in_compact(v.coding));
-    let source = decode_source(file);
+    let source = file.compact_source();
     if let Some(identity) = file
         .representations
         .iter_mut()
@@ -114,11 +68,12 @@ fn make_compact(file: &mut File) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{CacheReason, Variant};
+    use crate::cache::CacheReason;
+    use crate::model::Representation;
     use std::path::PathBuf;
 
-    fn variant(coding: ContentCoding, size: u64) -> Variant {
-        Variant {
+    fn representation(coding: ContentCoding, size: u64) -> Representation {
+        Representation {
             coding,
             size,
             sha256: String::new(),
@@ -128,21 +83,21 @@ mod tests {
         }
     }
 
-    fn file(codings: &[(ContentCoding, u64)]) -> File {
-        File {
+    fn file(codings: &[(ContentCoding, u64)]) -> Asset {
+        Asset {
             path: "/a.html".into(),
             source: PathBuf::from("a.html"),
             content_type: "text/html; charset=utf-8",
             cache_control: "no-cache".into(),
             cache_reason: CacheReason::Html,
-            headers: Vec::new(),
+            fields: Vec::new(),
             size: codings[0].1,
             sha256: String::new(),
             fingerprint: String::new(),
             rewritten: None,
             integrity: String::new(),
             etag: String::new(),
-            representations: codings.iter().map(|&(c, n)| variant(c, n)).collect(),
+            representations: codings.iter().map(|&(c, n)| representation(c, n)).collect(),
             deltas: Vec::new(),
         }
     }
@@ -165,7 +120,7 @@ mod tests {
         let choice = apply(&mut files, &config, &budget, 0);
         assert_eq!(choice.store, Store::Compact, "{}", choice.reason);
         assert!(choice.reason.contains("9200"), "{}", choice.reason);
-        let codings = |f: &File| {
+        let codings = |f: &Asset| {
             f.representations
                 .iter()
                 .map(|v| v.coding)
@@ -184,7 +139,7 @@ mod tests {
         );
         assert_eq!(codings(&files[3]), [Identity, Zstd], "zstd alone: kept");
         assert_eq!(
-            files.iter().map(stored_bytes).sum::<u64>(),
+            files.iter().map(Asset::stored_bytes).sum::<u64>(),
             500 + 1200 + 5000 + 1250
         );
     }

@@ -2,7 +2,8 @@
 //! took (and how much came from the compression cache), and the bundle estimate against the
 //! limit. Printed by `build.rs` at every build and written next to the manifest.
 
-use crate::{budget, File, Manifest, RouteTarget};
+use crate::model::{Asset, Manifest, RouteTarget};
+use crate::storage;
 use edgesite_core::ContentCoding;
 use std::fmt::Write as _;
 
@@ -13,7 +14,7 @@ impl Manifest {
     /// The report as text (one table, then totals).
     pub fn report(&self) -> String {
         let mut out = table_header();
-        let mut rows: Vec<&File> = self.files.iter().collect();
+        let mut rows: Vec<&Asset> = self.files.iter().collect();
         if rows.len() > MAX_ROWS {
             rows.sort_by_key(|f| std::cmp::Reverse(f.size));
             rows.truncate(MAX_ROWS);
@@ -42,7 +43,7 @@ impl Manifest {
             .iter()
             .filter(|r| matches!(r.target, RouteTarget::Redirect { .. }))
             .count();
-        let bundle = budget::bundle_bytes(&self.files);
+        let bundle = storage::bundle_bytes(&self.files);
         let d = &stats.deltas;
         format!(
             "{} files, {identity} bytes; smallest encodings {best} bytes ({}% saved); compiled in {} ms \
@@ -62,7 +63,7 @@ impl Manifest {
             self.rules.len(),
             stats.links.references,
             stats.links.files,
-            stats.links.versioned,
+            stats.links.fingerprinted,
             stats.links.rewritten_files,
             stats.links.broken,
             stats.links.preload_hints,
@@ -81,7 +82,7 @@ impl Manifest {
             d.wall_time_ms,
             self.build_id,
             self.store.reason,
-            budget::CODE_ESTIMATE_BYTES,
+            crate::model::CODE_ESTIMATE_BYTES,
             self.budget.max_bundle_bytes,
             bundle * 100 / self.budget.max_bundle_bytes.max(1)
         )
@@ -105,7 +106,7 @@ fn table_header() -> String {
 }
 
 /// One file: its stored sizes, the best saving and why it got its Cache-Control.
-fn row(file: &File) -> String {
+fn row(file: &Asset) -> String {
     let mut out = format!("{:<44} {:>9}", truncate(&file.path, 44), file.size);
     for coding in encoded_codings() {
         let size = file
@@ -125,7 +126,7 @@ fn row(file: &File) -> String {
 }
 
 /// The smallest stored representation of `file`.
-fn smallest(file: &File) -> u64 {
+fn smallest(file: &Asset) -> u64 {
     file.representations
         .iter()
         .map(|v| v.size)

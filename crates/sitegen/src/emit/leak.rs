@@ -9,14 +9,14 @@
 //!
 //! [`Bodies::Embedded`]: crate::Bodies::Embedded
 
-use crate::{
-    Delta, DestinationPart, File, Manifest, PatternSegment, RedirectRule, RouteTarget, RuleAction,
-    RuleIndexNode, Variant,
+use crate::model::{
+    Asset, Delta, DestinationPart, Manifest, PatternSegment, RedirectRule, Representation,
+    RouteTarget, RuleAction, RuleIndexNode,
 };
 use base64::prelude::{Engine as _, BASE64_STANDARD};
+use edgesite_core as core;
 use edgesite_core::{
-    Action, Asset, Content, NotFoundPage, Part, Redirect, Representation, Route, Rule, RuleNode,
-    Segment, Site, Target,
+    Action, Content, NotFoundPage, Part, Redirect, Route, Rule, RuleNode, Segment, Site, Target,
 };
 
 /// Moves `value` to the heap for the rest of the process.
@@ -61,7 +61,7 @@ impl Manifest {
             .map(|route| Route {
                 path: leak_str(&route.path),
                 target: match &route.target {
-                    RouteTarget::File(i) => Target::Asset(assets[*i]),
+                    RouteTarget::Asset(i) => Target::Asset(assets[*i]),
                     RouteTarget::Redirect {
                         status,
                         location,
@@ -91,16 +91,16 @@ impl Manifest {
                 "multipart/byteranges; boundary={}",
                 self.boundary
             )),
-            headers: leak_fields(&self.headers),
+            headers: leak_fields(&self.fields),
             rules: leak_slice(self.rules.iter().map(leak_rule).collect()),
             rule_index: leak_slice(self.rule_index.iter().map(leak_rule_node).collect()),
-            versioned_cache_control: leak_str(&self.versioned_cache_control),
+            versioned_cache_control: leak_str(&self.fingerprinted_cache_control),
         }))
     }
 }
 
 /// A file's asset; `id` numbers its representations and deltas in turn, as `codegen` does.
-fn asset(manifest: &Manifest, file: &File, id: &mut u32) -> std::io::Result<Asset<'static>> {
+fn asset(manifest: &Manifest, file: &Asset, id: &mut u32) -> std::io::Result<core::Asset<'static>> {
     let mut source: Option<&'static [u8]> = None;
     let mut representations = Vec::with_capacity(file.representations.len());
     for variant in &file.representations {
@@ -109,7 +109,7 @@ fn asset(manifest: &Manifest, file: &File, id: &mut u32) -> std::io::Result<Asse
     let mut deltas = Vec::with_capacity(file.deltas.len());
     for Delta {
         dictionary,
-        variant,
+        representation: variant,
     } in &file.deltas
     {
         deltas.push(edgesite_core::Delta {
@@ -118,13 +118,13 @@ fn asset(manifest: &Manifest, file: &File, id: &mut u32) -> std::io::Result<Asse
             representation: representation(file, variant, &mut source, id)?,
         });
     }
-    Ok(Asset {
+    Ok(core::Asset {
         content_type: file.content_type,
         last_modified: leak_str(&manifest.last_modified),
         last_modified_unix: manifest.last_modified_unix,
         cache_control: leak_str(&file.cache_control),
         fingerprint: leak_str(&file.fingerprint),
-        headers: leak_fields(&file.headers),
+        headers: leak_fields(&file.fields),
         representations: leak_slice(representations),
         deltas: leak_slice(deltas),
     })
@@ -132,11 +132,11 @@ fn asset(manifest: &Manifest, file: &File, id: &mut u32) -> std::io::Result<Asse
 
 /// One representation; the source file is read once, for the first that needs its bytes.
 fn representation(
-    file: &File,
-    variant: &Variant,
+    file: &Asset,
+    variant: &Representation,
     source: &mut Option<&'static [u8]>,
     id: &mut u32,
-) -> std::io::Result<Representation<'static>> {
+) -> std::io::Result<core::Representation<'static>> {
     let content = match (variant.decoded_from, &variant.bytes) {
         (Some(from), _) => Content::Decoded {
             id: *id,
@@ -150,7 +150,7 @@ fn representation(
         }),
     };
     *id += 1;
-    Ok(Representation {
+    Ok(core::Representation {
         coding: variant.coding,
         etag: leak_str(&variant.etag),
         content_length: leak_str(&variant.size.to_string()),

@@ -33,12 +33,12 @@ pub(crate) fn routes(
             // The canonical folder URL serves the index; the other spelling redirects to it.
             let canonical = match trailing_slash {
                 TrailingSlash::Never if folder != "/" => {
-                    table.insert(bare.to_string(), RouteTarget::File(index));
+                    table.insert(bare.to_string(), RouteTarget::Asset(index));
                     table.insert(folder.to_string(), canonical_redirect(bare));
                     bare
                 }
                 _ => {
-                    table.insert(folder.to_string(), RouteTarget::File(index));
+                    table.insert(folder.to_string(), RouteTarget::Asset(index));
                     if folder != "/" {
                         table.insert(bare.to_string(), canonical_redirect(folder));
                     }
@@ -52,7 +52,7 @@ pub(crate) fn routes(
         } else if let Some(clean) = path.strip_suffix(".html").filter(|_| clean_urls) {
             let folder_exists = paths.iter().any(|p| p.starts_with(&format!("{clean}/")));
             if !exact.contains(clean) && !folder_exists {
-                table.insert(clean.to_string(), RouteTarget::File(index));
+                table.insert(clean.to_string(), RouteTarget::Asset(index));
                 table.insert(path.to_string(), canonical_redirect(clean));
                 canonicalized.insert(index);
             }
@@ -60,7 +60,7 @@ pub(crate) fn routes(
     }
     for (index, &path) in paths.iter().enumerate() {
         if !canonicalized.contains(&index) {
-            table.insert(path.to_string(), RouteTarget::File(index));
+            table.insert(path.to_string(), RouteTarget::Asset(index));
         }
     }
     table
@@ -117,12 +117,12 @@ mod tests {
         assert_eq!(
             table(&files, false),
             [
-                ("/".into(), RouteTarget::File(0)),
+                ("/".into(), RouteTarget::Asset(0)),
                 ("/docs".into(), redirect("/docs/")),
-                ("/docs/".into(), RouteTarget::File(1)),
-                ("/docs/index.html".into(), RouteTarget::File(1)),
-                ("/docs/page.html".into(), RouteTarget::File(2)),
-                ("/index.html".into(), RouteTarget::File(0)),
+                ("/docs/".into(), RouteTarget::Asset(1)),
+                ("/docs/index.html".into(), RouteTarget::Asset(1)),
+                ("/docs/page.html".into(), RouteTarget::Asset(2)),
+                ("/index.html".into(), RouteTarget::Asset(0)),
             ]
         );
     }
@@ -137,11 +137,11 @@ mod tests {
         assert_eq!(
             table(&files, true),
             [
-                ("/".into(), RouteTarget::File(2)),
-                ("/about".into(), RouteTarget::File(0)),
+                ("/".into(), RouteTarget::Asset(2)),
+                ("/about".into(), RouteTarget::Asset(0)),
                 ("/about.html".into(), redirect("/about")),
                 ("/docs".into(), redirect("/docs/")),
-                ("/docs/".into(), RouteTarget::File(1)),
+                ("/docs/".into(), RouteTarget::Asset(1)),
                 ("/docs/index.html".into(), redirect("/docs/")),
                 ("/index.html".into(), redirect("/")),
             ]
@@ -157,9 +157,9 @@ mod tests {
             file("/b/x.txt"),
         ];
         let t = table(&files, true);
-        assert!(t.contains(&("/a".into(), RouteTarget::File(0))));
-        assert!(t.contains(&("/a.html".into(), RouteTarget::File(1))));
-        assert!(t.contains(&("/b.html".into(), RouteTarget::File(2))));
+        assert!(t.contains(&("/a".into(), RouteTarget::Asset(0))));
+        assert!(t.contains(&("/a.html".into(), RouteTarget::Asset(1))));
+        assert!(t.contains(&("/b.html".into(), RouteTarget::Asset(2))));
         assert!(!t.iter().any(|(p, _)| p == "/b"));
     }
 
@@ -173,8 +173,8 @@ mod tests {
         assert_eq!(
             table,
             [
-                ("/".into(), RouteTarget::File(1)),
-                ("/docs".into(), RouteTarget::File(0)),
+                ("/".into(), RouteTarget::Asset(1)),
+                ("/docs".into(), RouteTarget::Asset(0)),
                 ("/docs/".into(), redirect("/docs")),
                 ("/docs/index.html".into(), redirect("/docs")),
                 ("/index.html".into(), redirect("/")),
@@ -189,7 +189,7 @@ mod tests {
             .into_iter()
             .find(|r| r.path == "/docs")
             .unwrap();
-        assert_eq!(docs.target, RouteTarget::File(0));
+        assert_eq!(docs.target, RouteTarget::Asset(0));
     }
 
     #[test]

@@ -1,13 +1,13 @@
 //! The `multipart/byteranges` boundary (RFC 9110 §14.6, RFC 2046 §5.1.1): fixed per build and
 //! checked against every stored body, so no part can contain it.
 
-use crate::File;
+use crate::model::Asset;
 use memchr::memmem::Finder;
 use sha2::{Digest, Sha256};
 
 /// A boundary that occurs in no representation of `files`: `edgesite-<24 hex of the site's
 /// hash>-<n>` for the smallest `n` that no body contains.
-pub(crate) fn choose(files: &[File]) -> String {
+pub(crate) fn choose(files: &[Asset]) -> String {
     let mut seed = Sha256::new();
     for file in files {
         seed.update(file.sha256.as_bytes());

@@ -14,6 +14,7 @@
 //! whose bytes changed.
 
 use crate::config::{CompressionConfig, GzipEncoder};
+use crate::model::EncodeCounts;
 use edgesite_core::ContentCoding;
 use std::path::Path;
 
@@ -22,15 +23,6 @@ use std::path::Path;
 pub(crate) struct Encoded {
     pub(crate) coding: ContentCoding,
     pub(crate) bytes: Vec<u8>,
-}
-
-/// How many encodings were computed, and how many came from the cache.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-pub struct EncodeCounts {
-    /// Encoded now.
-    pub encoded: usize,
-    /// Taken from the cache.
-    pub cached: usize,
 }
 
 /// The encodings of `bytes` worth storing, in the order of [`ContentCoding::ALL`] (of those

@@ -6,9 +6,9 @@
 //! always yields a valid Rust string literal; core's enums (codings, redirect statuses) with
 //! `{:?}`, which is the variant's name, so a variant sitegen has is one core has.
 
-use crate::{
-    DestinationPart, File, Manifest, PatternSegment, RedirectRule, RouteTarget, RuleAction,
-    RuleIndexNode, Variant,
+use crate::model::{
+    Asset, DestinationPart, Manifest, PatternSegment, RedirectRule, Representation, RouteTarget,
+    RuleAction, RuleIndexNode,
 };
 use base64::prelude::{Engine as _, BASE64_STANDARD};
 use std::collections::HashMap;
@@ -128,7 +128,7 @@ pub(crate) fn write(manifest: &Manifest, out_dir: &Path, bodies: Bodies) -> std:
 fn asset(
     manifest: &Manifest,
     i: usize,
-    file: &File,
+    file: &Asset,
     out_dir: &Path,
     mut blobs: Option<&mut Blobs>,
     id: &mut u32,
@@ -159,7 +159,7 @@ fn asset(
     for delta in &file.deltas {
         let content = content(
             i,
-            &delta.variant,
+            &delta.representation,
             &source,
             out_dir,
             blobs.as_deref_mut(),
@@ -170,7 +170,7 @@ fn asset(
         let field = format!(":{}:", BASE64_STANDARD.encode(delta.dictionary));
         deltas.push(format!(
             "{CORE}::Delta {{ available_dictionary: {field:?}, representation: {} }}",
-            representation(&delta.variant, &content)
+            representation(&delta.representation, &content)
         ));
     }
     let _ = writeln!(
@@ -182,7 +182,7 @@ fn asset(
         manifest.last_modified_unix,
         file.cache_control,
         file.fingerprint,
-        fields(&file.headers),
+        fields(&file.fields),
         representations.join(", "),
         deltas.join(", ")
     );
@@ -190,7 +190,7 @@ fn asset(
 }
 
 /// An `edgesite_core::Representation` literal.
-fn representation(variant: &Variant, content: &str) -> String {
+fn representation(variant: &Representation, content: &str) -> String {
     format!(
         "{CORE}::Representation {{ coding: {CORE}::ContentCoding::{:?}, etag: {:?}, content_length: {:?}, content: {content} }}",
         variant.coding,
@@ -202,7 +202,7 @@ fn representation(variant: &Variant, content: &str) -> String {
 /// The `edgesite_core::Content` of one representation.
 fn content(
     i: usize,
-    variant: &Variant,
+    variant: &Representation,
     source: &Path,
     out_dir: &Path,
     blobs: Option<&mut Blobs>,
@@ -253,7 +253,7 @@ fn site_static(manifest: &Manifest) -> String {
     );
     for route in &manifest.routes {
         let target = match &route.target {
-            RouteTarget::File(i) => format!("{CORE}::Target::Asset(&ASSET_{i})"),
+            RouteTarget::Asset(i) => format!("{CORE}::Target::Asset(&ASSET_{i})"),
             RouteTarget::Redirect {
                 status,
                 location,
@@ -284,10 +284,10 @@ fn site_static(manifest: &Manifest) -> String {
         "    ],\n    fallback: {fallback},\n    boundary: {:?},\n    multipart_content_type: {:?},\n    headers: {},\n    rules: &[{}],\n    rule_index: &[{}],\n    versioned_cache_control: {:?},\n}};",
         manifest.boundary,
         format!("multipart/byteranges; boundary={}", manifest.boundary),
-        fields(&manifest.headers),
+        fields(&manifest.fields),
         manifest.rules.iter().map(rule).collect::<Vec<_>>().join(", "),
         manifest.rule_index.iter().map(rule_node).collect::<Vec<_>>().join(", "),
-        manifest.versioned_cache_control
+        manifest.fingerprinted_cache_control
     );
     out
 }

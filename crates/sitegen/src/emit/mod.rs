@@ -1,0 +1,157 @@
+//! The last stage: the compile as a [`Manifest`], and what a build writes of it: `site.rs`
+//! (`codegen`), `manifest.json`, `report.txt` (`report`), the served copy of the site's pages;
+//! and the compile served from memory (`leak`).
+
+mod boundary;
+pub(crate) mod codegen;
+mod leak;
+mod report;
+
+use crate::links::Links;
+use crate::model::{Asset, Assets, Manifest, Options};
+use crate::routing::Routing;
+use crate::sources::Sources;
+use codegen::Bodies;
+use std::path::Path;
+use std::time::{Duration, Instant, UNIX_EPOCH};
+
+/// The manifest of a compile that started at `started`: the assets, with the routing, and what
+/// every stage counted, warned of and read.
+pub(crate) fn manifest(
+    site_dir: &Path,
+    options: &Options,
+    (sources, routing, links): (Sources, Routing, Links),
+    mut assets: Assets,
+    started: Instant,
+) -> Manifest {
+    let mut warnings = std::mem::take(&mut assets.warnings);
+    warnings.extend(routing.redirects.warnings);
+    warnings.extend(links.warnings);
+    let mut tracked = sources.tracked;
+    tracked.extend(routing.tracked);
+    tracked.extend(assets.tracked);
+    let (last_modified, last_modified_unix) = last_modified_fields(options);
+    assets.stats.wall_time_ms = started.elapsed().as_millis() as u64;
+    let config = &options.config;
+    Manifest {
+        site_dir: site_dir.to_path_buf(),
+        last_modified,
+        last_modified_unix,
+        boundary: boundary::choose(&assets.list),
+        fields: assets.fields,
+        fingerprinted_cache_control: config
+            .fingerprint
+            .fingerprinted_cache_control(&config.cache),
+        build_id: assets.build_id,
+        stats: assets.stats,
+        budget: config.budget.clone(),
+        store: assets.store,
+        warnings,
+        not_found: not_found_pages(&assets.list),
+        files: assets.list,
+        routes: routing.routes,
+        rules: routing.redirects.rules,
+        rule_index: routing.redirects.index,
+        fallback: routing.fallback,
+        tracked,
+    }
+}
+
+/// Last-Modified (RFC 9110 §8.8.2) of every file: the IMF-fixdate and the Unix seconds.
+fn last_modified_fields(options: &Options) -> (String, u64) {
+    let since_epoch = options
+        .last_modified
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    let seconds = since_epoch.as_secs();
+    (
+        httpdate::fmt_http_date(UNIX_EPOCH + Duration::from_secs(seconds)),
+        seconds,
+    )
+}
+
+/// Each folder that has a `404.html`, with the file's index.
+fn not_found_pages(files: &[Asset]) -> Vec<(String, usize)> {
+    files
+        .iter()
+        .enumerate()
+        .filter_map(|(i, f)| {
+            f.path
+                .strip_suffix("404.html")
+                .filter(|d| d.ends_with('/'))
+                .map(|d| (d.to_string(), i))
+        })
+        .collect()
+}
+
+impl Manifest {
+    /// Writes `site.rs` with the bytes embedded ([`Bodies::Embedded`]; the encoded ones in
+    /// `encoded/<sha256>`), `manifest.json` and `report.txt` into `out_dir`.
+    ///
+    /// # Errors
+    /// When a file cannot be written.
+    pub fn write_rust(&self, out_dir: &Path) -> std::io::Result<()> {
+        self.write_rust_with(out_dir, Bodies::Embedded)
+    }
+
+    /// [`Manifest::write_rust`], with the bytes kept as `bodies` says.
+    ///
+    /// # Errors
+    /// When a file cannot be read or written.
+    pub fn write_rust_with(&self, out_dir: &Path, bodies: Bodies) -> std::io::Result<()> {
+        if bodies == Bodies::Embedded {
+            let encoded = out_dir.join("encoded");
+            std::fs::create_dir_all(&encoded)?;
+            let deltas = self
+                .files
+                .iter()
+                .flat_map(|f| f.deltas.iter().map(|d| &d.representation));
+            for variant in self
+                .files
+                .iter()
+                .flat_map(|f| &f.representations)
+                .chain(deltas)
+            {
+                if let Some(bytes) = &variant.bytes {
+                    std::fs::write(encoded.join(&variant.sha256), bytes)?;
+                }
+            }
+        }
+        codegen::write(self, out_dir, bodies)?;
+        std::fs::write(out_dir.join("manifest.json"), self.to_json())?;
+        std::fs::write(out_dir.join("report.txt"), self.report())
+    }
+
+    /// Writes every HTML and CSS file as it is served (the link pass may have rewritten it)
+    /// into `dir`, at its URL path: what tests compare served bodies with.
+    ///
+    /// # Errors
+    /// When a file cannot be read or written.
+    pub fn write_served_pages(&self, dir: &Path) -> std::io::Result<()> {
+        if dir.exists() {
+            std::fs::remove_dir_all(dir)?;
+        }
+        for file in &self.files {
+            if !file.content_type.starts_with("text/html")
+                && !file.content_type.starts_with("text/css")
+            {
+                continue;
+            }
+            let to = dir.join(file.path.trim_start_matches('/'));
+            if let Some(parent) = to.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            match file.identity_bytes() {
+                Some(bytes) => std::fs::write(to, bytes)?,
+                None => std::fs::copy(&file.source, to).map(|_| ())?,
+            }
+        }
+        Ok(())
+    }
+
+    /// The integrity manifest: every file with its path, sizes and ETags per encoding, SHA-256
+    /// and SRI `sha384-` hash, as JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a Manifest always serializes")
+    }
+}

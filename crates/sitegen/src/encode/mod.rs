@@ -1,0 +1,266 @@
+//! The fourth stage: every file read (or taken from the link pass's rewrite), hashed and
+//! precompressed on all cores (encoding dominates a build), its Content-Type, Cache-Control and
+//! fingerprint decided: the site's [`Asset`]s. Compression stops early when even compact storage
+//! cannot fit the budget ([`BundleLowerBound`]).
+
+pub(crate) mod compress;
+
+use crate::cache;
+use crate::config::Store;
+use crate::error::{read_bytes, Error};
+use crate::etag;
+use crate::links::{self, Links, Rewrite};
+use crate::mime;
+use crate::model::{
+    Asset, Assets, EncodeCounts, Options, Representation, Rewritten, CODE_ESTIMATE_BYTES,
+};
+use crate::sources::{Found, Sources};
+use edgesite_core::ContentCoding;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// Encodes every source (the link pass's rewrites in place of their files' bytes), then adds
+/// the pages' preload hints: the site's assets, in the sources' order.
+pub(crate) fn encode(sources: &Sources, links: &Links, options: &Options) -> Result<Assets, Error> {
+    let (mut list, encodings) = encode_all(&sources.files, options, &links.rewrites)?;
+    links::add_preload(&mut list, &links.preload);
+    let mut assets = Assets {
+        list,
+        ..Assets::default()
+    };
+    assets.stats.files = assets.list.len();
+    assets.stats.encodings = encodings;
+    assets.stats.links = links.stats;
+    Ok(assets)
+}
+
+/// One file's encoding, with the encodings it computed or found in the cache.
+type Encoding = Result<(Asset, EncodeCounts), Error>;
+
+/// A lower bound on the bundle, raised as files compile: the code, every file that is not
+/// compressed (stored as it is in any storage), and for each compiled file the least it can
+/// be stored in. Past the budget, compiling stops: even compact storage cannot fit.
+struct BundleLowerBound {
+    bytes: AtomicU64,
+    over: AtomicBool,
+    limit: u64,
+    compact_allowed: bool,
+    /// The files that are not compressed, with their sizes (for the error).
+    untried: Vec<(String, u64)>,
+}
+
+impl BundleLowerBound {
+    fn new(found: &[Found], options: &Options) -> BundleLowerBound {
+        let untried: Vec<(String, u64)> = found
+            .iter()
+            .filter_map(|f| Some((f, std::fs::metadata(&f.source).ok()?.len())))
+            .filter(|(f, size)| !compress::tries(&f.url_path, *size, &options.config.compression))
+            .map(|(f, size)| (f.url_path.clone(), size))
+            .collect();
+        let bound = BundleLowerBound {
+            bytes: AtomicU64::new(
+                untried.iter().map(|(_, size)| size).sum::<u64>() + CODE_ESTIMATE_BYTES,
+            ),
+            untried,
+            over: AtomicBool::new(false),
+            limit: options.config.budget.max_bundle_bytes,
+            compact_allowed: options.config.compression.store != Store::Full,
+        };
+        bound.add(0);
+        bound
+    }
+
+    /// Adds a compiled file (its least storage, if it was compressed).
+    fn add_file(&self, asset: &Asset, options: &Options) {
+        if compress::tries(&asset.path, asset.size, &options.config.compression) {
+            let least = if self.compact_allowed {
+                asset.compact_bytes()
+            } else {
+                asset.stored_bytes()
+            };
+            self.add(least);
+        }
+    }
+
+    fn add(&self, bytes: u64) {
+        if self.bytes.fetch_add(bytes, Ordering::Relaxed) + bytes > self.limit {
+            self.over.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Compiles every file on all cores (encoding dominates a build), keeping the walk's order;
+/// stops early when the bundle cannot fit (see [`BundleLowerBound`]).
+fn encode_all(
+    found: &[Found],
+    options: &Options,
+    rewrites: &[Option<Rewrite>],
+) -> Result<(Vec<Asset>, EncodeCounts), Error> {
+    let total = found.len();
+    let bound = BundleLowerBound::new(found, options);
+    let slots: Vec<Mutex<Option<Encoding>>> = (0..total).map(|_| Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(total.max(1));
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(file) = found.get(i) else { break };
+                if bound.over.load(Ordering::Relaxed) {
+                    break;
+                }
+                let rewrite = rewrites.get(i).and_then(Option::as_ref);
+                let result = encode_one(file.clone(), options, rewrite);
+                if let Ok((compiled, _)) = &result {
+                    bound.add_file(compiled, options);
+                }
+                *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
+                progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
+            });
+        }
+    });
+    collect(slots, &bound, options)
+}
+
+/// Progress for large sites (build-script stderr: `cargo build -vv` shows it).
+fn progress(finished: usize, total: usize) {
+    if total >= 100 && finished % (total / 10) == 0 {
+        eprintln!("edgesite: compiled {finished}/{total} files");
+    }
+}
+
+/// The compiled files in walk order, or the first error, or the budget error when compiling
+/// stopped early.
+fn collect(
+    slots: Vec<Mutex<Option<Encoding>>>,
+    bound: &BundleLowerBound,
+    options: &Options,
+) -> Result<(Vec<Asset>, EncodeCounts), Error> {
+    let mut files = Vec::with_capacity(slots.len());
+    let mut counts = EncodeCounts::default();
+    for slot in slots {
+        // A slot left empty was not compiled: compiling stopped early.
+        if let Some(result) = slot.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            let (file, c) = result?;
+            counts.encoded += c.encoded;
+            counts.cached += c.cached;
+            files.push(file);
+        }
+    }
+    if bound.over.load(Ordering::Relaxed) {
+        let bytes = bound.bytes.load(Ordering::Relaxed);
+        let mut sizes: Vec<(String, u64)> = files
+            .iter()
+            .map(|f| (f.path.clone(), f.stored_bytes()))
+            .collect();
+        sizes.extend(
+            bound
+                .untried
+                .iter()
+                .filter(|(p, _)| !files.iter().any(|f| &f.path == p))
+                .cloned(),
+        );
+        return Err(Error::over_budget(
+            bytes,
+            options.config.budget.max_bundle_bytes,
+            sizes,
+        ));
+    }
+    Ok((files, counts))
+}
+
+/// Reads (or takes the link pass's `rewrite` of), hashes and precompresses one file, and
+/// decides its caching fields.
+fn encode_one(
+    found: Found,
+    options: &Options,
+    rewrite: Option<&Rewrite>,
+) -> Result<(Asset, EncodeCounts), Error> {
+    let bytes = served_bytes(&found, rewrite)?;
+    let digest = etag::sha256(&bytes);
+    // A rewritten file's bytes are not the source's: kept, as the encodings are.
+    let kept = rewrite.map(|r| r.bytes.clone());
+    let identity = Representation::new(ContentCoding::Identity, &digest, bytes.len(), kept);
+    let mut counts = EncodeCounts::default();
+    let mut representations = vec![identity.clone()];
+    representations.extend(encodings(
+        &found.url_path,
+        &bytes,
+        &identity,
+        options,
+        &mut counts,
+    ));
+    let content_type = mime::content_type(&found.url_path);
+    let (cache_control, cache_reason) = cache::cache_control(
+        &options.config.cache,
+        &found.url_path,
+        content_type,
+        &bytes,
+        &digest,
+    );
+    let fingerprint =
+        links::fingerprint_of(&found.url_path, cache_reason, &identity.sha256, options);
+    let asset = Asset {
+        fingerprint: fingerprint.unwrap_or_default().to_string(),
+        rewritten: rewrite.map(|r| Rewritten {
+            references: r.references,
+            source_sha256: r.source_sha256.clone(),
+        }),
+        content_type,
+        cache_control: cache_control.to_string(),
+        cache_reason,
+        fields: options.config.default_fields(),
+        size: identity.size,
+        etag: identity.etag,
+        sha256: identity.sha256,
+        integrity: etag::sri_sha384(&bytes),
+        representations,
+        deltas: Vec::new(),
+        path: found.url_path,
+        source: found.source,
+    };
+    Ok((asset, counts))
+}
+
+/// The bytes a file serves: the link pass's rewrite of it, or the source's.
+fn served_bytes(found: &Found, rewrite: Option<&Rewrite>) -> Result<Vec<u8>, Error> {
+    if found.url_path.len() > edgesite_core::MAX_PATH_LEN - 1 {
+        return Err(Error::Unservable {
+            path: found.source.clone(),
+            reason: "its URL path is longer than edgesite_core::MAX_PATH_LEN bytes",
+        });
+    }
+    match rewrite {
+        Some(rewrite) => Ok(rewrite.bytes.clone()),
+        None => read_bytes(&found.source),
+    }
+}
+
+/// The encoded representations of a file worth keeping (see [`compress::precompress`]).
+fn encodings(
+    path: &str,
+    bytes: &[u8],
+    identity: &Representation,
+    options: &Options,
+    counts: &mut EncodeCounts,
+) -> Vec<Representation> {
+    let cache_dir = options.cache_dir.as_deref();
+    compress::precompress(
+        path,
+        bytes,
+        &identity.sha256,
+        &options.config.compression,
+        cache_dir,
+        counts,
+    )
+    .into_iter()
+    .map(|encoded| {
+        let digest = etag::sha256(&encoded.bytes);
+        let size = encoded.bytes.len();
+        Representation::new(encoded.coding, &digest, size, Some(encoded.bytes))
+    })
+    .collect()
+}

@@ -1,0 +1,110 @@
+//! The seventh stage: the fields of every response. The build id (`X-Edgesite-Build`, when
+//! `[headers] build_id` asks for it), the fields sent on every answer, and the site's `_headers`
+//! file applied to each asset at the URLs it is served at.
+
+mod headers_file;
+
+use crate::cache::CacheReason;
+use crate::error::{read_text, Error};
+use crate::etag;
+use crate::model::{Asset, Assets, Options, RouteTarget};
+use crate::routing::Routing;
+use std::path::Path;
+
+/// Adds the build id and the fields of every response, then applies `_headers` (which may
+/// remove either for some files); `_headers`, when the site has one, is read and tracked.
+pub(crate) fn apply(
+    mut assets: Assets,
+    site_dir: &Path,
+    routing: &Routing,
+    options: &Options,
+) -> Result<Assets, Error> {
+    assets.build_id = build_id(&assets.list);
+    assets.fields = site_fields(options, &assets.build_id, &mut assets.list);
+    let path = site_dir.join("_headers");
+    if path.is_file() {
+        let warnings = apply_headers_file(&path, options, &mut assets.list, routing)?;
+        assets.warnings.extend(warnings);
+        assets.tracked.push(path);
+    }
+    Ok(assets)
+}
+
+/// The site's fields (sent on every answer that is not a resource's own), and `X-Edgesite-Build`
+/// on every file too when `headers.build_id` asks for it (before `_headers`, which may remove
+/// it for some files).
+fn site_fields(
+    options: &Options,
+    build_id: &str,
+    files: &mut [Asset],
+) -> Vec<(&'static str, String)> {
+    let mut fields = options.config.headers.fields();
+    if options.config.headers.build_id {
+        for file in files.iter_mut() {
+            file.fields
+                .push(("x-edgesite-build".to_string(), build_id.to_string()));
+        }
+        fields.push(("x-edgesite-build", build_id.to_string()));
+    }
+    fields
+}
+
+/// The build id of `files`: changes exactly when a path or a byte of the site changes.
+fn build_id(files: &[Asset]) -> String {
+    let mut listing = String::new();
+    for file in files {
+        listing.push_str(&file.path);
+        listing.push('\0');
+        listing.push_str(&file.sha256);
+        listing.push('\n');
+    }
+    etag::hex(&etag::sha256(listing.as_bytes()))[..16].to_string()
+}
+
+/// Applies the site's `_headers`, if it has one, to every file, matched against the URLs the
+/// file is served at (not `_redirects` rewrites' sources); returns a warning for each rule
+/// that matched nothing.
+fn apply_headers_file(
+    path: &Path,
+    options: &Options,
+    files: &mut [Asset],
+    routing: &Routing,
+) -> Result<Vec<String>, Error> {
+    let routes = &routing.served;
+    let text = read_text(path)?;
+    let rules = headers_file::HeaderRules::parse(&text, path, options.config.compat.pages_limits)?;
+    let mut used = std::collections::BTreeSet::new();
+    for (i, file) in files.iter_mut().enumerate() {
+        let mut paths: Vec<&str> = routes
+            .iter()
+            .filter(|r| r.target == RouteTarget::Asset(i))
+            .map(|r| r.path.as_str())
+            .collect();
+        if paths.is_empty() {
+            paths.push(&file.path);
+        }
+        let mut cache_control = file.cache_control.clone();
+        let applied = rules
+            .apply(&paths, &mut file.fields, &mut cache_control)
+            .map_err(|(line, message)| Error::Config {
+                path: path.to_path_buf(),
+                line,
+                message,
+            })?;
+        used.extend(applied);
+        if cache_control != file.cache_control {
+            file.cache_control = cache_control;
+            file.cache_reason = CacheReason::Rule;
+        }
+    }
+    Ok(rules
+        .rules()
+        .filter(|(line, _)| !used.contains(line))
+        .map(|(line, pattern)| {
+            format!(
+                "{}:{line}: the rule {pattern} matches no file",
+                path.display()
+            )
+        })
+        .collect())
+}

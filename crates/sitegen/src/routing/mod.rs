@@ -1,0 +1,85 @@
+//! The second stage: the site's routing, decided from its paths before any file is read. Every
+//! file's routes (clean URLs, folder URLs, their canonical redirects), the `_redirects` rules
+//! (fixed ones become routes, the others are matched at run time), and the SPA fallback.
+
+pub(crate) mod redirects;
+mod routes;
+
+#[cfg(test)]
+pub(crate) use routes::tests_support;
+
+use crate::error::{read_text, Error};
+use crate::model::{Options, RedirectRule, Route, RuleIndexNode};
+use crate::sources::Sources;
+use std::path::{Path, PathBuf};
+
+/// The site's routing.
+pub(crate) struct Routing {
+    /// The routes of the files alone (what `_headers` matches against).
+    pub(crate) served: Vec<Route>,
+    /// With `_redirects` applied.
+    pub(crate) routes: Vec<Route>,
+    /// The `_redirects` rules matched at run time, their index, and the file's warnings.
+    pub(crate) redirects: redirects::Applied,
+    /// The index of the SPA fallback's file, if one is configured.
+    pub(crate) fallback: Option<usize>,
+    /// `_redirects`, when the site has one (for `cargo:rerun-if-changed`).
+    pub(crate) tracked: Option<PathBuf>,
+}
+
+impl Routing {
+    /// The rules matched at run time.
+    pub(crate) fn rules(&self) -> &[RedirectRule] {
+        &self.redirects.rules
+    }
+
+    /// Their index.
+    pub(crate) fn index(&self) -> &[RuleIndexNode] {
+        &self.redirects.index
+    }
+}
+
+/// The routes of the site's files, `_redirects` applied, and the SPA fallback.
+pub(crate) fn route(
+    site_dir: &Path,
+    options: &Options,
+    sources: &Sources,
+) -> Result<Routing, Error> {
+    let site = &options.config.site;
+    let paths: Vec<&str> = sources.files.iter().map(|f| f.url_path.as_str()).collect();
+    let served = routes::routes(&paths, site.clean_urls, site.trailing_slash);
+    let mut routes = served.clone();
+    let file = site_dir.join("_redirects");
+    let mut redirects = redirects::Applied::default();
+    let mut tracked = None;
+    if file.is_file() {
+        let text = read_text(&file)?;
+        let pages_limits = options.config.compat.pages_limits;
+        redirects = redirects::apply(&text, &file, &mut routes, pages_limits)?;
+        tracked = Some(file);
+    }
+    let fallback = spa_fallback(site_dir, options, &paths)?;
+    Ok(Routing {
+        served,
+        routes,
+        redirects,
+        fallback,
+        tracked,
+    })
+}
+
+/// The index of the SPA fallback's file, if one is configured.
+fn spa_fallback(
+    site_dir: &Path,
+    options: &Options,
+    paths: &[&str],
+) -> Result<Option<usize>, Error> {
+    let Some(path) = &options.config.site.spa_fallback else {
+        return Ok(None);
+    };
+    let index = paths.iter().position(|p| p == path);
+    index.map(Some).ok_or_else(|| Error::MissingFallback {
+        path: path.clone(),
+        site: site_dir.to_path_buf(),
+    })
+}

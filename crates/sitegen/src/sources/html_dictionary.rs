@@ -1,0 +1,65 @@
+//! `[history] html_dictionary`: a zstd dictionary trained on the site's pages, served as a file
+//! of the site; the deltas stage gives the pages deltas against it.
+
+use super::Found;
+use crate::error::{read_bytes, Error};
+use crate::etag;
+use crate::model::Options;
+
+/// The site-wide HTML dictionary's URL path (`[history] html_dictionary`).
+pub const HTML_DICTIONARY_PATH: &str = "/_edgesite/html.dict";
+
+/// The size zstd's trainer aims at: a dictionary browsers fetch once, at idle.
+const HTML_DICTIONARY_BYTES: usize = 64 * 1024;
+
+/// The fewest pages the trainer is given (it fails on too few samples).
+const HTML_DICTIONARY_PAGES: usize = 8;
+
+/// A trained site-wide HTML dictionary.
+pub(crate) struct HtmlDictionary {
+    /// Its bytes.
+    pub(crate) bytes: Vec<u8>,
+    /// Their SHA-256, lower-case hex.
+    pub(crate) sha256: String,
+}
+
+/// `[history] html_dictionary`: trains a zstd dictionary on the site's pages (the first
+/// `current` of `found`, as written, before the link pass) and adds it to `found` at
+/// [`HTML_DICTIONARY_PATH`]. `None` when off, when the site has a file at that path, or when it
+/// has fewer than 8 pages (or the trainer fails).
+pub(super) fn add(
+    options: &Options,
+    found: &mut Vec<Found>,
+    current: usize,
+) -> Result<Option<HtmlDictionary>, Error> {
+    if !options.config.history.html_dictionary
+        || found.iter().any(|f| f.url_path == HTML_DICTIONARY_PATH)
+    {
+        return Ok(None);
+    }
+    let pages = found[..current]
+        .iter()
+        .filter(|f| crate::mime::content_type(&f.url_path).starts_with("text/html"))
+        .map(|f| read_bytes(&f.source))
+        .collect::<Result<Vec<_>, _>>()?;
+    if pages.len() < HTML_DICTIONARY_PAGES {
+        return Ok(None);
+    }
+    let Ok(bytes) = zstd::dict::from_samples(&pages, HTML_DICTIONARY_BYTES) else {
+        return Ok(None);
+    };
+    let sha256 = etag::hex(&etag::sha256(&bytes));
+    let dir = options.cache_dir.clone().unwrap_or_else(std::env::temp_dir);
+    let source = dir.join(format!("html-dictionary-{sha256}.dict"));
+    std::fs::create_dir_all(&dir)
+        .and_then(|()| std::fs::write(&source, &bytes))
+        .map_err(|e| Error::Read {
+            path: source.clone(),
+            source: e,
+        })?;
+    found.push(Found {
+        url_path: HTML_DICTIONARY_PATH.into(),
+        source,
+    });
+    Ok(Some(HtmlDictionary { bytes, sha256 }))
+}

@@ -1,0 +1,59 @@
+//! The first stage: what the site serves, before any file is read for its bytes. The site's
+//! own files (the walk), the files of earlier deploys still served (skew protection, from the
+//! deploy history), and the site-wide HTML dictionary when `[history] html_dictionary` asks
+//! for one. Each later stage works from this list.
+
+mod html_dictionary;
+mod kept;
+mod walk;
+
+pub(crate) use html_dictionary::HtmlDictionary;
+pub use html_dictionary::HTML_DICTIONARY_PATH;
+pub(crate) use walk::Found;
+
+use crate::error::Error;
+use crate::history::History;
+use crate::model::{Kept, Options};
+use std::path::{Path, PathBuf};
+
+/// What the site serves, and what was read to find it.
+pub(crate) struct Sources {
+    /// The site's own files (sorted), then the kept files of earlier deploys, then the HTML
+    /// dictionary.
+    pub(crate) files: Vec<Found>,
+    /// How many of `files` are the site's own: the link pass reads and rewrites only those.
+    pub(crate) own: usize,
+    /// The deploy history (`[history] dir`), read once for the kept files and the deltas.
+    pub(crate) history: Option<History>,
+    /// Skew protection: the kept files.
+    pub(crate) kept: Kept,
+    /// The site-wide HTML dictionary, when there is one.
+    pub(crate) html_dictionary: Option<HtmlDictionary>,
+    /// Every folder and file read, for `cargo:rerun-if-changed`.
+    pub(crate) tracked: Vec<PathBuf>,
+}
+
+/// The sources of the site in `site_dir` (none is an error).
+pub(crate) fn read(site_dir: &Path, options: &Options) -> Result<Sources, Error> {
+    let walked = walk::walk(site_dir)?;
+    if walked.files.is_empty() {
+        return Err(Error::EmptySite {
+            path: site_dir.to_path_buf(),
+        });
+    }
+    let mut tracked = walked.dirs;
+    tracked.extend(walked.files.iter().map(|f| f.source.clone()));
+    let mut files = walked.files;
+    let own = files.len();
+    let history = History::open_configured(options)?;
+    let kept = kept::add_kept_files(history.as_ref(), &mut files);
+    let html_dictionary = html_dictionary::add(options, &mut files, own)?;
+    Ok(Sources {
+        files,
+        own,
+        history,
+        kept,
+        html_dictionary,
+        tracked,
+    })
+}
