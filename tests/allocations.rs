@@ -41,7 +41,7 @@ fn allocations(method: &str, target: &str, fields: &[(&str, &str)]) -> (u16, u64
         let mut response = edgesite::Response::new();
         edgesite::respond_into(std::hint::black_box(&head), &mut response);
         let mut bytes = 0usize;
-        for (name, value) in response.headers.iter() {
+        for (name, value) in response.fields.iter() {
             bytes += name.len() + value.len();
         }
         match response.body {
@@ -83,11 +83,11 @@ fn decide_and_respond_allocate_nothing() {
         BROWSER[2],
         ("if-none-match", br_etag),
     ];
-    // A URL naming the current bytes (`v`, what the link pass writes): the versioned policy.
+    // A URL naming the current bytes (`v`, what the link pass writes): the fingerprinted policy.
     let Target::Asset(app) = &SITE.route("/app.js").unwrap().target else {
         panic!("/app.js is a file");
     };
-    let versioned = format!("/app.js?x=1&v={}", app.fingerprint);
+    let fingerprinted = format!("/app.js?x=1&v={}", app.fingerprint);
     // A delta (RFC 9842): Available-Dictionary names the dictionary of one of app.js's.
     let dictionary = app
         .deltas
@@ -100,7 +100,7 @@ fn decide_and_respond_allocate_nothing() {
     ];
     let cases: [Case<'_>; 19] = [
         ("200 identity", "GET", "/", &[("accept", BROWSER[1].1)], 200),
-        ("200 versioned", "GET", &versioned, &BROWSER, 200),
+        ("200 fingerprinted", "GET", &fingerprinted, &BROWSER, 200),
         ("200 br", "GET", "/", &BROWSER, 200),
         ("200 delta", "GET", "/app.js", &delta, 200),
         ("304", "GET", "/", &inm_br, 304),
@@ -205,7 +205,7 @@ fn respond_timed_allocates_nothing_either() {
             tick += 1_000;
             tick
         });
-        let timing = response.header("server-timing").unwrap();
+        let timing = response.field("server-timing").unwrap();
         std::hint::black_box(timing.len());
     });
     assert_eq!(response.status, 200);

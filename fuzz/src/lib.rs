@@ -102,7 +102,7 @@ static ASSET: Asset<'static> = Asset {
     last_modified_unix: 1_700_000_000,
     cache_control: "no-cache",
     fingerprint: "",
-    headers: &[("x-extra", "1")],
+    fields: &[("x-extra", "1")],
     representations: &[
         Representation {
             coding: ContentCoding::Identity,
@@ -229,7 +229,7 @@ pub static SITE: Site<'static> = Site {
     fallback: Some(&ASSET),
     boundary: "BOUNDARY",
     multipart_content_type: "multipart/byteranges; boundary=BOUNDARY",
-    headers: &[("x-content-type-options", "nosniff")],
+    fields: &[("x-content-type-options", "nosniff")],
     rules: &[
         Rule {
             pattern: &[Segment::Literal("r"), Segment::Placeholder],
@@ -274,7 +274,7 @@ pub static SITE: Site<'static> = Site {
             rules: &[1],
         },
     ],
-    versioned_cache_control: "public, max-age=31536000, immutable",
+    fingerprinted_cache_control: "public, max-age=31536000, immutable",
 };
 
 /// `respond` on an arbitrary request head (method, target and the nine fields, separated by
@@ -297,7 +297,7 @@ pub fn decide(data: &[u8]) {
         "{}",
         response.status
     );
-    for (name, value) in response.headers.iter() {
+    for (name, value) in response.fields.iter() {
         assert!(
             value.bytes().all(|b| b.is_ascii_graphic() || b == b' '),
             "{name}: {:?}",
@@ -307,7 +307,7 @@ pub fn decide(data: &[u8]) {
             assert!(value.len() <= LOCATION_CAPACITY);
         }
     }
-    if let Some(length) = response.header("content-length") {
+    if let Some(length) = response.field("content-length") {
         let length: u64 = length.parse().expect("a decimal Content-Length");
         assert!(response.body.len() == length || (method == "HEAD" && response.body.is_empty()));
     }

@@ -118,7 +118,7 @@ fn generated_site(n: usize) -> &'static Site<'static> {
                 last_modified_unix: 1_700_000_000,
                 cache_control: "no-cache",
                 fingerprint: "",
-                headers: &[],
+                fields: &[],
                 representations: leak(Box::new([Representation {
                     coding: ContentCoding::Identity,
                     etag: text(format!("\"etag-{i:05}\"")),
@@ -138,14 +138,7 @@ fn generated_site(n: usize) -> &'static Site<'static> {
     routes.sort_by(|a, b| a.path.cmp(b.path));
     leak(Box::new(Site {
         routes: leak(routes.into_boxed_slice()),
-        not_found: &[],
-        fallback: None,
-        boundary: "b",
-        multipart_content_type: "multipart/byteranges; boundary=b",
-        headers: &[],
-        rules: &[],
-        rule_index: &[],
-        versioned_cache_control: "public, max-age=31536000, immutable",
+        ..Site::EMPTY
     }))
 }
 

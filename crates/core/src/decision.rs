@@ -19,7 +19,7 @@
 //! 6. Range, for GET only (§14.2), after If-Range (§13.1.5): 206 (one part, or
 //!    `multipart/byteranges`), 416, or the full 200 when the field is ignored;
 //! 7. the version: a 2xx or 304 of a resource whose query has `v=` its fingerprint is
-//!    [`versioned`](Decision::versioned) (sitegen writes such URLs into the site's HTML and
+//!    [`fingerprinted`](Decision::fingerprinted) (sitegen writes such URLs into the site's HTML and
 //!    CSS), which changes only its Cache-Control.
 //!
 //! Rendering ([`render`](crate::render)) turns the [`Decision`] into fields and content without
@@ -47,9 +47,9 @@ pub struct Decision<'a, 'r> {
     pub outcome: Outcome<'a, 'r>,
     /// HEAD: the fields of GET, no content.
     pub head: bool,
-    /// The target's query names the resource's current bytes ([`Asset::is_version`]): its 2xx
-    /// and 304 carry [`Site::versioned_cache_control`] instead of the resource's own.
-    pub versioned: bool,
+    /// The target's query names the resource's current bytes ([`Asset::has_fingerprint`]): its 2xx
+    /// and 304 carry [`Site::fingerprinted_cache_control`] instead of the resource's own.
+    pub fingerprinted: bool,
 }
 
 /// The closed set of answers. `'a` borrows the site; `'r` the request (its query) and the
@@ -191,11 +191,8 @@ impl Marks for NoMarks {
 ///
 /// ```
 /// # use edgesite_core::{decide, RequestHead, Scratch, Site};
-/// # static SITE: Site<'static> = Site { routes: &[], not_found: &[], fallback: None,
-/// #     boundary: "b", multipart_content_type: "multipart/byteranges; boundary=b",
-/// #     headers: &[], rules: &[], rule_index: &[], versioned_cache_control: "" };
 /// let mut scratch = Scratch::new();
-/// let decision = decide(&SITE, &RequestHead::new("GET", "/a/../nope"), &mut scratch);
+/// let decision = decide(&Site::EMPTY, &RequestHead::new("GET", "/a/../nope"), &mut scratch);
 /// assert_eq!(decision.status(), 404);
 /// ```
 pub fn decide<'a, 'r>(
@@ -214,15 +211,15 @@ pub(crate) fn decide_marked<'a, 'r, M: Marks>(
 ) -> Decision<'a, 'r> {
     let head = request.method == "HEAD";
     let outcome = outcome(site, request, scratch, head, marks);
-    let versioned = match (outcome.resource(), query_of(request.target)) {
-        (Some(asset), Some(query)) => asset.is_version(query),
+    let fingerprinted = match (outcome.resource(), query_of(request.target)) {
+        (Some(asset), Some(query)) => asset.has_fingerprint(query),
         _ => false,
     };
     Decision {
         site,
         outcome,
         head,
-        versioned,
+        fingerprinted,
     }
 }
 

@@ -22,7 +22,7 @@
 //!     last_modified_unix: 1_795_953_600,
 //!     cache_control: "no-cache",
 //!     fingerprint: "",
-//!     headers: &[("x-content-type-options", "nosniff")],
+//!     fields: &[("x-content-type-options", "nosniff")],
 //!     representations: &[Representation {
 //!         coding: ContentCoding::Identity,
 //!         etag: "\"abc\"",
@@ -32,23 +32,17 @@
 //! };
 //! static SITE: Site<'static> = Site {
 //!     routes: &[Route { path: "/", target: Target::Asset(&INDEX) }],
-//!     not_found: &[],
-//!     fallback: None,
-//!     boundary: "b",
-//!     multipart_content_type: "multipart/byteranges; boundary=b",
-//!     headers: &[("x-content-type-options", "nosniff")],
-//!     rules: &[],
-//!     rule_index: &[],
-//!     versioned_cache_control: "public, max-age=31536000, immutable",
+//!     fields: &[("x-content-type-options", "nosniff")],
+//!     ..Site::EMPTY
 //! };
 //!
 //! let response = respond(&SITE, &RequestHead::new("GET", "/?utm=1"));
 //! assert_eq!(response.status, 200);
 //! assert!(matches!(response.body, Body::Bytes(b"hello")));
-//! assert_eq!(response.header("etag").unwrap(), "\"abc\"");
+//! assert_eq!(response.field("etag").unwrap(), "\"abc\"");
 //! // The site's fields go on responses that are not a resource's own, such as a 404.
 //! let missing = respond(&SITE, &RequestHead::new("GET", "/nope"));
-//! assert_eq!((missing.status, &*missing.header("x-content-type-options").unwrap()), (404, "nosniff"));
+//! assert_eq!((missing.status, &*missing.field("x-content-type-options").unwrap()), (404, "nosniff"));
 //!
 //! // RFC 9110 §13.1.2: If-None-Match uses the weak comparison, so W/"abc" matches "abc".
 //! let mut head = RequestHead::new("GET", "/");
@@ -57,7 +51,7 @@
 //! let decision = decide(&SITE, &head, &mut scratch);
 //! assert_eq!(decision.status(), 304);
 //! // Deciding and rendering separately gives what respond gives.
-//! assert_eq!(decision.response().header("x-content-type-options").unwrap(), "nosniff");
+//! assert_eq!(decision.response().field("x-content-type-options").unwrap(), "nosniff");
 //! ```
 #![no_std]
 #[cfg(test)]
@@ -112,7 +106,7 @@ pub use range::{evaluate_range, ByteRange, RangeRequest, RangeSet, MAX_RANGE_SPE
 pub use render::{render, ALLOW};
 pub use request::{HostFieldLines, Method, RequestHead, REQUEST_FIELDS};
 pub use respond::{respond, respond_if_served, respond_into};
-pub use response::{Body, FieldText, HeaderList, Multipart, Piece, Response};
+pub use response::{Body, FieldList, FieldText, Multipart, Piece, Response};
 pub use rule::{segment_key, Captures, MAX_CAPTURES};
 pub use site::{
     Action, Asset, Content, Delta, NotFoundPage, Part, Redirect, RedirectStatus, Representation,

@@ -311,7 +311,7 @@ mod tests {
         last_modified_unix: 0,
         cache_control: "no-cache",
         fingerprint: "",
-        headers: &[],
+        fields: &[],
         representations: &[
             Representation {
                 coding: Identity,

@@ -15,7 +15,7 @@ use crate::coding::ContentCoding;
 use crate::decision::{Decision, Outcome};
 use crate::location::Location;
 use crate::range::{ByteRange, RangeSet};
-use crate::response::{Body, HeaderList, Multipart, Response};
+use crate::response::{Body, FieldList, Multipart, Response};
 use crate::site::{Asset, Content, Representation, Site};
 
 /// The methods every resource allows, as sent in Allow (RFC 9110 §10.2.1).
@@ -63,14 +63,14 @@ pub(crate) const RANGE_NOT_SATISFIABLE: Text = Text {
 /// Allocates nothing and never panics.
 pub fn render<'a>(decision: &Decision<'a, '_>, response: &mut Response<'a>) {
     response.status = decision.status();
-    let h = &mut response.headers;
+    let h = &mut response.fields;
     h.clear();
     // RFC 9111 §5.2.2: a URL that names exactly these bytes can be fresh for a year.
     let cache_control = decision
-        .versioned
-        .then_some(decision.site.versioned_cache_control);
+        .fingerprinted
+        .then_some(decision.site.fingerprinted_cache_control);
     let content = fields(h, decision.site, &decision.outcome, cache_control);
-    h.set_configured(configured_fields(&decision.outcome).unwrap_or(decision.site.headers));
+    h.set_configured(configured_fields(&decision.outcome).unwrap_or(decision.site.fields));
     // RFC 9110 §9.3.2: HEAD gets the fields of GET and no content.
     response.body = if decision.head { Body::Empty } else { content };
 }
@@ -81,15 +81,15 @@ fn configured_fields<'a>(outcome: &Outcome<'a, '_>) -> Option<&'a [(&'a str, &'a
         Outcome::Ok { asset, .. }
         | Outcome::PartialContent { asset, .. }
         | Outcome::MultipartRanges { asset, .. }
-        | Outcome::NotModified { asset, .. } => Some(asset.headers),
+        | Outcome::NotModified { asset, .. } => Some(asset.fields),
         _ => None,
     }
 }
 
 /// Pushes the fields of `outcome` and returns its content; `cache_control` replaces the
-/// resource's own Cache-Control (a versioned request).
+/// resource's own Cache-Control (a fingerprinted request).
 fn fields<'a>(
-    h: &mut HeaderList<'a>,
+    h: &mut FieldList<'a>,
     site: &'a Site<'a>,
     outcome: &Outcome<'a, '_>,
     cache_control: Option<&'a str>,
@@ -146,7 +146,7 @@ fn fields<'a>(
 
 /// 200: the whole representation.
 fn ok<'a>(
-    h: &mut HeaderList<'a>,
+    h: &mut FieldList<'a>,
     asset: &'a Asset<'a>,
     r: &'a Representation<'a>,
     cache_control: &'a str,
@@ -189,7 +189,7 @@ fn source<'a>(asset: &'a Asset<'a>, r: &Representation<'_>) -> Option<&'a Repres
 
 /// 206 with one part (RFC 9110 §15.3.7): Content-Range, and the fields a 200 would carry.
 fn partial_content<'a>(
-    h: &mut HeaderList<'a>,
+    h: &mut FieldList<'a>,
     asset: &'a Asset<'a>,
     r: &'a Representation<'a>,
     range: ByteRange,
@@ -204,7 +204,7 @@ fn partial_content<'a>(
 
 /// 206 as `multipart/byteranges` (RFC 9110 §14.6), with the site's boundary.
 fn multipart_ranges<'a>(
-    h: &mut HeaderList<'a>,
+    h: &mut FieldList<'a>,
     site: &'a Site<'a>,
     asset: &'a Asset<'a>,
     r: &'a Representation<'a>,
@@ -225,7 +225,7 @@ fn multipart_ranges<'a>(
 }
 
 /// A redirect (RFC 9110 §15.4): Location, and no content.
-fn redirect<'a>(h: &mut HeaderList<'a>, location: &Location<'a, '_>) -> Body<'a> {
+fn redirect<'a>(h: &mut FieldList<'a>, location: &Location<'a, '_>) -> Body<'a> {
     match location.as_fixed() {
         // The common case, a fixed location and no query to add: no copy.
         Some(text) => h.push("location", text),
@@ -236,7 +236,7 @@ fn redirect<'a>(h: &mut HeaderList<'a>, location: &Location<'a, '_>) -> Body<'a>
 }
 
 /// 404, with the nearest folder's 404 page when there is one.
-fn not_found<'a>(h: &mut HeaderList<'a>, page: Option<&'a Asset<'a>>) -> Body<'a> {
+fn not_found<'a>(h: &mut FieldList<'a>, page: Option<&'a Asset<'a>>) -> Body<'a> {
     let Some(page) = page else {
         return text(h, &NOT_FOUND);
     };
@@ -248,11 +248,7 @@ fn not_found<'a>(h: &mut HeaderList<'a>, page: Option<&'a Asset<'a>>) -> Body<'a
 }
 
 /// Content-Type and, for an encoded representation, Content-Encoding (RFC 9110 §8.3, §8.4).
-fn representation_fields<'a>(
-    h: &mut HeaderList<'a>,
-    content_type: &'a str,
-    r: &Representation<'a>,
-) {
+fn representation_fields<'a>(h: &mut FieldList<'a>, content_type: &'a str, r: &Representation<'a>) {
     h.push("content-type", content_type);
     if r.coding != ContentCoding::Identity {
         h.push("content-encoding", r.coding.token());
@@ -261,7 +257,7 @@ fn representation_fields<'a>(
 
 /// The fields every 2xx of a resource carries: validators, Accept-Ranges (§14.3), Vary.
 fn resource_fields<'a>(
-    h: &mut HeaderList<'a>,
+    h: &mut FieldList<'a>,
     asset: &Asset<'a>,
     r: &Representation<'a>,
     cache_control: &'a str,
@@ -273,7 +269,7 @@ fn resource_fields<'a>(
 
 /// The validators and caching fields a 200 carries and a 304 repeats (RFC 9110 §15.4.5).
 fn validator_fields<'a>(
-    h: &mut HeaderList<'a>,
+    h: &mut FieldList<'a>,
     asset: &Asset<'a>,
     r: &Representation<'a>,
     cache_control: &'a str,
@@ -286,19 +282,19 @@ fn validator_fields<'a>(
 /// RFC 9110 §12.5.5: every response of a negotiable resource varies by Accept-Encoding (and by
 /// Available-Dictionary when it has deltas, RFC 9842 §6.2), identity, 206, 304 and errors
 /// included, so caches key them apart.
-fn vary(h: &mut HeaderList<'_>, asset: &Asset<'_>) {
+fn vary(h: &mut FieldList<'_>, asset: &Asset<'_>) {
     if let Some(vary) = asset.vary() {
         h.push("vary", vary);
     }
 }
 
 /// An error about a resource: its text, and Vary when the resource is negotiable.
-fn vary_text<'a>(h: &mut HeaderList<'a>, asset: &Asset<'_>, body: &Text) -> Body<'a> {
+fn vary_text<'a>(h: &mut FieldList<'a>, asset: &Asset<'_>, body: &Text) -> Body<'a> {
     vary(h, asset);
     text(h, body)
 }
 
-fn text<'a>(h: &mut HeaderList<'a>, text: &Text) -> Body<'a> {
+fn text<'a>(h: &mut FieldList<'a>, text: &Text) -> Body<'a> {
     h.push("content-type", TEXT_PLAIN);
     h.push("content-length", text.content_length);
     Body::Bytes(text.body.as_bytes())

@@ -30,7 +30,7 @@ enum Value<'a> {
 /// A fixed-capacity list of header fields (lower-case names), built without allocating, followed
 /// by one borrowed slice of configured fields (the resource's own, or the site's).
 #[derive(Debug, Clone, Copy)]
-pub struct HeaderList<'a> {
+pub struct FieldList<'a> {
     fields: [(&'static str, Value<'a>); CAPACITY],
     len: usize,
     configured: &'a [(&'a str, &'a str)],
@@ -38,9 +38,9 @@ pub struct HeaderList<'a> {
     location: Option<LocationText>,
 }
 
-impl<'a> HeaderList<'a> {
+impl<'a> FieldList<'a> {
     pub(crate) const fn new() -> Self {
-        HeaderList {
+        FieldList {
             fields: [("", Value::Int(0)); CAPACITY],
             len: 0,
             configured: &[],
@@ -62,7 +62,7 @@ impl<'a> HeaderList<'a> {
     }
 
     fn push_value(&mut self, name: &'static str, value: Value<'a>) {
-        debug_assert!(self.len < CAPACITY, "HeaderList capacity");
+        debug_assert!(self.len < CAPACITY, "FieldList capacity");
         if let Some(slot) = self.fields.get_mut(self.len) {
             *slot = (name, value);
             self.len += 1;
@@ -419,7 +419,7 @@ pub struct Response<'a> {
     /// The status code (RFC 9110 §15).
     pub status: u16,
     /// The header fields, names in lower case.
-    pub headers: HeaderList<'a>,
+    pub fields: FieldList<'a>,
     /// The content.
     pub body: Body<'a>,
 }
@@ -436,14 +436,14 @@ impl<'a> Response<'a> {
     pub const fn new() -> Self {
         Response {
             status: 0,
-            headers: HeaderList::new(),
+            fields: FieldList::new(),
             body: Body::Empty,
         }
     }
 
     /// The value of the header field `name` (lower case), if present.
-    pub fn header(&self, name: &str) -> Option<FieldText<'a, '_>> {
-        self.headers.get(name)
+    pub fn field(&self, name: &str) -> Option<FieldText<'a, '_>> {
+        self.fields.get(name)
     }
 }
 
@@ -453,7 +453,7 @@ mod tests {
 
     #[test]
     fn numbers_and_ranges_are_formatted_inline() {
-        let mut list = HeaderList::new();
+        let mut list = FieldList::new();
         list.push_int("content-length", 0);
         list.push_content_range(
             ByteRange {

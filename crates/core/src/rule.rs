@@ -227,15 +227,9 @@ mod tests {
 
     fn site(rule_index: &'static [RuleNode<'static>]) -> Site<'static> {
         Site {
-            routes: &[],
-            not_found: &[],
-            fallback: None,
-            boundary: "b",
-            multipart_content_type: "multipart/byteranges; boundary=b",
-            headers: &[],
             rules: &RULES,
             rule_index,
-            versioned_cache_control: "",
+            ..Site::EMPTY
         }
     }
 

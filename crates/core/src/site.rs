@@ -23,7 +23,7 @@ pub struct Site<'a> {
     pub multipart_content_type: &'a str,
     /// Fields sent on every response (security headers such as `x-content-type-options`),
     /// names in lower case.
-    pub headers: &'a [(&'a str, &'a str)],
+    pub fields: &'a [(&'a str, &'a str)],
     /// The `_redirects` rules with a splat or placeholders, in file order, tried (first match
     /// wins) for a path that matches no route. Rules without them are routes already.
     pub rules: &'a [Rule<'a>],
@@ -33,7 +33,25 @@ pub struct Site<'a> {
     /// Cache-Control (RFC 9111 §5.2.2) of a response to a request whose query names the
     /// resource's current bytes (a `v` parameter equal to [`Asset::fingerprint`]): such a URL
     /// never names other bytes, so it can be fresh for a year and `immutable` (RFC 8246).
-    pub versioned_cache_control: &'a str,
+    pub fingerprinted_cache_control: &'a str,
+}
+
+impl<'a> Site<'a> {
+    /// A site that serves nothing (every path is a 404 with no page): the base of a site built
+    /// by hand, as in tests, benchmarks and examples, which name only what they have:
+    /// `Site { routes: &ROUTES, ..Site::EMPTY }`. Sites compiled by `edgesite-sitegen` set every
+    /// field themselves (their boundary is chosen not to occur in any body).
+    pub const EMPTY: Self = Site {
+        routes: &[],
+        not_found: &[],
+        fallback: None,
+        boundary: "edgesite-boundary",
+        multipart_content_type: "multipart/byteranges; boundary=edgesite-boundary",
+        fields: &[],
+        rules: &[],
+        rule_index: &[],
+        fingerprinted_cache_control: "public, max-age=31536000, immutable",
+    };
 }
 
 /// A node of [`Site::rule_index`]: a trie over the literal leading segments of the rules'
@@ -200,11 +218,11 @@ pub struct Asset<'a> {
     pub cache_control: &'a str,
     /// The first 10 hex digits of the SHA-256 of the identity representation's bytes: a request
     /// whose query has `v=` this value is for exactly these bytes, and gets
-    /// [`Site::versioned_cache_control`]. Empty: the resource is not fingerprinted.
+    /// [`Site::fingerprinted_cache_control`]. Empty: the resource is not fingerprinted.
     pub fingerprint: &'a str,
     /// More fields for this resource's 2xx and 304 responses (e.g. `cdn-cache-control`), names
     /// in lower case.
-    pub headers: &'a [(&'a str, &'a str)],
+    pub fields: &'a [(&'a str, &'a str)],
     /// The stored representations; the first is always the identity one.
     pub representations: &'a [Representation<'a>],
     /// Deltas (RFC 9842 §5): representations in a dictionary coding, each against an earlier
@@ -257,13 +275,13 @@ impl<'a> Asset<'a> {
     /// #     etag: "\"e\"", content_length: "0", content: Content::Bytes(b"") }];
     /// # static ASSET: Asset<'static> = Asset { content_type: "text/css", last_modified: "",
     /// #     last_modified_unix: 0, cache_control: "no-cache", fingerprint: "0123456789",
-    /// #     headers: &[], representations: &R, deltas: &[] };
-    /// assert!(ASSET.is_version("v=0123456789"));
-    /// assert!(ASSET.is_version("v=2022.1&v=0123456789"));
-    /// assert!(!ASSET.is_version("v=012345678"));
-    /// assert!(!ASSET.is_version("x=1&vv=0123456789"));
+    /// #     fields: &[], representations: &R, deltas: &[] };
+    /// assert!(ASSET.has_fingerprint("v=0123456789"));
+    /// assert!(ASSET.has_fingerprint("v=2022.1&v=0123456789"));
+    /// assert!(!ASSET.has_fingerprint("v=012345678"));
+    /// assert!(!ASSET.has_fingerprint("x=1&vv=0123456789"));
     /// ```
-    pub fn is_version(&self, query: &str) -> bool {
+    pub fn has_fingerprint(&self, query: &str) -> bool {
         !self.fingerprint.is_empty()
             && query
                 .split('&')

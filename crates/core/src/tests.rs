@@ -19,7 +19,7 @@ static PAGE: Asset<'static> = Asset {
     last_modified_unix: UNIX,
     cache_control: "no-cache",
     fingerprint: "",
-    headers: &[],
+    fields: &[],
     representations: &[
         Representation {
             coding: ContentCoding::Identity,
@@ -42,7 +42,7 @@ static PLAIN: Asset<'static> = Asset {
     last_modified_unix: UNIX,
     cache_control: "no-cache",
     fingerprint: "0123abcdef",
-    headers: &[("cdn-cache-control", "max-age=60")],
+    fields: &[("cdn-cache-control", "max-age=60")],
     representations: &[Representation {
         coding: ContentCoding::Identity,
         etag: "\"plain\"",
@@ -57,7 +57,7 @@ static MISSING: Asset<'static> = Asset {
     last_modified_unix: UNIX,
     cache_control: "no-cache",
     fingerprint: "",
-    headers: &[],
+    fields: &[],
     representations: &[Representation {
         coding: ContentCoding::Identity,
         etag: "\"404\"",
@@ -72,7 +72,7 @@ static DOCS_MISSING: Asset<'static> = Asset {
     last_modified_unix: UNIX,
     cache_control: "no-cache",
     fingerprint: "",
-    headers: &[],
+    fields: &[],
     representations: &[Representation {
         coding: ContentCoding::Identity,
         etag: "\"docs-404\"",
@@ -116,10 +116,10 @@ static SITE: Site<'static> = Site {
     fallback: None,
     boundary: "BOUNDARY",
     multipart_content_type: "multipart/byteranges; boundary=BOUNDARY",
-    headers: &[("x-content-type-options", "nosniff")],
+    fields: &[("x-content-type-options", "nosniff")],
     rules: &RULES,
     rule_index: &[],
-    versioned_cache_control: "public, max-age=31536000, immutable",
+    fingerprinted_cache_control: "public, max-age=31536000, immutable",
 };
 /// `_redirects`:
 /// ```text
@@ -184,14 +184,8 @@ static SPA: Site<'static> = Site {
         path: "/plain.txt",
         target: Target::Asset(&PLAIN),
     }],
-    not_found: &[],
     fallback: Some(&PAGE),
-    boundary: "B",
-    multipart_content_type: "multipart/byteranges; boundary=B",
-    headers: &[],
-    rules: &[],
-    rule_index: &[],
-    versioned_cache_control: "public, max-age=31536000, immutable",
+    ..Site::EMPTY
 };
 
 fn respond<'r>(method: &'r str, target: &'r str, fields: &[(&str, &'r str)]) -> Response<'static> {
@@ -247,26 +241,23 @@ fn get_serves_the_resource_with_its_fields() {
     let r = get("/", &[]);
     assert_eq!(r.status, 200);
     assert_eq!(body(&r), b"0123456789");
-    assert_eq!(
-        r.header("content-type").unwrap(),
-        "text/html; charset=utf-8"
-    );
-    assert_eq!(r.header("content-length").unwrap(), "10");
-    assert_eq!(r.header("etag").unwrap(), "\"page\"");
-    assert_eq!(r.header("last-modified").unwrap(), DATE);
-    assert_eq!(r.header("accept-ranges").unwrap(), "bytes");
+    assert_eq!(r.field("content-type").unwrap(), "text/html; charset=utf-8");
+    assert_eq!(r.field("content-length").unwrap(), "10");
+    assert_eq!(r.field("etag").unwrap(), "\"page\"");
+    assert_eq!(r.field("last-modified").unwrap(), DATE);
+    assert_eq!(r.field("accept-ranges").unwrap(), "bytes");
     // RFC 9110 §12.5.5: identity responses of a negotiable resource vary too.
-    assert_eq!(r.header("vary").unwrap(), "accept-encoding");
-    assert!(r.header("content-encoding").is_none());
-    assert!(get("/plain.txt", &[]).header("vary").is_none());
+    assert_eq!(r.field("vary").unwrap(), "accept-encoding");
+    assert!(r.field("content-encoding").is_none());
+    assert!(get("/plain.txt", &[]).field("vary").is_none());
 }
 
 #[test]
 fn negotiation_selects_an_encoding_with_its_own_etag() {
     let r = get("/", &[("accept-encoding", "gzip, br")]);
-    assert_eq!(r.header("content-encoding").unwrap(), "br");
-    assert_eq!(r.header("etag").unwrap(), "\"page-br\"");
-    assert_eq!(r.header("content-length").unwrap(), "4");
+    assert_eq!(r.field("content-encoding").unwrap(), "br");
+    assert_eq!(r.field("etag").unwrap(), "\"page-br\"");
+    assert_eq!(r.field("content-length").unwrap(), "4");
     assert_eq!(body(&r), b"BR!!");
 }
 
@@ -274,7 +265,7 @@ fn negotiation_selects_an_encoding_with_its_own_etag() {
 fn nothing_acceptable_is_406_with_vary() {
     let r = get("/", &[("accept-encoding", "identity;q=0")]);
     assert_eq!(r.status, 406);
-    assert_eq!(r.header("vary").unwrap(), "accept-encoding");
+    assert_eq!(r.field("vary").unwrap(), "accept-encoding");
 }
 
 #[test]
@@ -284,10 +275,10 @@ fn head_has_the_fields_of_get_and_no_content() {
     assert_eq!(head.status, 200);
     assert!(head.body.is_empty());
     assert!(get
-        .headers
+        .fields
         .iter()
         .map(|(n, v)| (n, v.to_string()))
-        .eq(head.headers.iter().map(|(n, v)| (n, v.to_string()))));
+        .eq(head.fields.iter().map(|(n, v)| (n, v.to_string()))));
 }
 
 #[test]
@@ -296,7 +287,7 @@ fn other_methods_get_405_with_allow() {
     for method in ["POST", "PUT", "DELETE", "PATCH", "get", "BREW"] {
         let r = respond(method, "/", &[]);
         assert_eq!(r.status, 405, "{method}");
-        assert_eq!(r.header("allow").unwrap(), ALLOW);
+        assert_eq!(r.field("allow").unwrap(), ALLOW);
     }
 }
 
@@ -307,8 +298,8 @@ fn options_gets_204_with_allow_and_no_content_length() {
     assert_eq!(
         (
             r.status,
-            &*r.header("allow").unwrap(),
-            r.header("content-length").is_none()
+            &*r.field("allow").unwrap(),
+            r.field("content-length").is_none()
         ),
         (204, ALLOW, true)
     );
@@ -318,7 +309,7 @@ fn options_gets_204_with_allow_and_no_content_length() {
 fn missing_paths_get_the_nearest_404_page() {
     let r = get("/nope", &[]);
     assert_eq!((r.status, body(&r)), (404, b"missing".to_vec()));
-    assert!(r.header("etag").is_none());
+    assert!(r.field("etag").is_none());
     assert_eq!(body(&get("/docs/nope/deeper", &[])), b"docs missing");
     let bare = Site {
         not_found: &[],
@@ -335,7 +326,7 @@ fn missing_paths_get_the_nearest_404_page() {
 #[test]
 fn a_resources_fields_replace_the_sites() {
     let r = crate::respond(&SITE, &RequestHead::new("GET", "/plain.txt"));
-    let names: std::vec::Vec<&str> = r.headers.iter().map(|(n, _)| n).collect();
+    let names: std::vec::Vec<&str> = r.fields.iter().map(|(n, _)| n).collect();
     assert!(names.contains(&"cdn-cache-control"));
     assert!(
         !names.contains(&"x-content-type-options"),
@@ -352,15 +343,15 @@ fn site_fields_go_on_every_response_and_resource_fields_on_its_2xx_and_304() {
         }
         let r = crate::respond(&SITE, &head);
         // The site's fields exactly on the responses that are not the resource's own.
-        let site_fields = r.header("x-content-type-options").is_some();
+        let site_fields = r.field("x-content-type-options").is_some();
         assert_eq!(
             site_fields,
-            r.header("cdn-cache-control").is_none(),
+            r.field("cdn-cache-control").is_none(),
             "{target}"
         );
         (
             r.status,
-            r.header("cdn-cache-control").map(|v| v.to_string()),
+            r.field("cdn-cache-control").map(|v| v.to_string()),
         )
     };
     let sixty = Some("max-age=60".to_string());
@@ -374,7 +365,7 @@ fn site_fields_go_on_every_response_and_resource_fields_on_its_2xx_and_304() {
     assert_eq!(cdn("/docs", &[]), (308, None));
     let r = crate::respond(&SITE, &RequestHead::new("DELETE", "/"));
     assert_eq!(
-        (r.status, &*r.header("x-content-type-options").unwrap()),
+        (r.status, &*r.field("x-content-type-options").unwrap()),
         (405, "nosniff")
     );
 }
@@ -388,7 +379,7 @@ fn overlong_paths_are_404_not_the_root() {
 
 fn location(target: &str) -> (u16, std::string::String) {
     let r = get(target, &[]);
-    let location = r.header("location").map(|l| l.to_string());
+    let location = r.field("location").map(|l| l.to_string());
     (r.status, location.unwrap_or_default())
 }
 
@@ -399,7 +390,7 @@ fn a_folder_without_its_slash_is_redirected_with_its_query() {
     assert_eq!(location("/docs"), (308, "/docs/".into()));
     assert_eq!(location("/docs?x=1&y"), (308, "/docs/?x=1&y".into()));
     let r = get("/docs?x=1", &[]);
-    assert_eq!(r.header("content-length").unwrap(), "0");
+    assert_eq!(r.field("content-length").unwrap(), "0");
     assert!(r.body.is_empty());
 }
 
@@ -438,7 +429,7 @@ fn redirect_rules_substitute_captures_and_keep_the_query() {
     head.set_field("accept", b"*/*");
     let r = crate::respond(&SITE, &head);
     assert_eq!(
-        &*r.header("location").unwrap(),
+        &*r.field("location").unwrap(),
         "https://blog.example/1/x?a=%7Fb\"c"
     );
 }
@@ -463,13 +454,13 @@ proptest::proptest! {
             [200, 204, 206, 301, 302, 304, 308, 400, 404, 405, 406, 412, 414, 416].contains(&r.status),
             "{}", r.status
         );
-        for (name, value) in r.headers.iter() {
+        for (name, value) in r.fields.iter() {
             proptest::prop_assert!(
                 value.bytes().all(|b| b.is_ascii_graphic() || b == b' '),
                 "{name}: {:?}", &*value
             );
         }
-        if let Some(length) = r.header("content-length") {
+        if let Some(length) = r.field("content-length") {
             let length: u64 = length.parse().unwrap();
             proptest::prop_assert!(r.body.len() == length || (method == "HEAD" && r.body.is_empty()));
         }
@@ -483,7 +474,7 @@ proptest::proptest! {
         target in "/(blog/[^/#]{1,8}|search|docs|files|app|gone)(/[^#]{0,40})?(\\?[^#]{0,40})?"
     ) {
         let r = get(&target, &[]);
-        if let Some(location) = r.header("location") {
+        if let Some(location) = r.field("location") {
             proptest::prop_assert!((300..400).contains(&r.status));
             proptest::prop_assert!(location.bytes().all(|b| b.is_ascii_graphic()), "{:?}", &*location);
             proptest::prop_assert!(location.len() <= LOCATION_CAPACITY);
@@ -512,7 +503,7 @@ fn respond_timed_reports_each_phase_in_server_timing() {
     );
     assert_eq!(r.status, 200);
     assert_eq!(
-        &*r.header("server-timing").unwrap(),
+        &*r.field("server-timing").unwrap(),
         "lookup;dur=0.001, negotiation;dur=0.001, total;dur=0.004"
     );
     // No negotiation for a redirect; large values keep three decimals.
@@ -525,15 +516,15 @@ fn respond_timed_reports_each_phase_in_server_timing() {
     let timing = crate::respond_timed(&SITE, &head, &mut r, slow);
     assert_eq!((r.status, timing.negotiation_ns), (308, 0));
     assert_eq!(
-        &*r.header("server-timing").unwrap(),
+        &*r.field("server-timing").unwrap(),
         "lookup;dur=12.345, negotiation;dur=0.000, total;dur=24.691"
     );
     // The same answer as respond, Server-Timing aside.
     let plain = crate::respond(&SITE, &head);
-    assert_eq!(plain.headers.len() + 1, r.headers.len());
+    assert_eq!(plain.fields.len() + 1, r.fields.len());
     assert_eq!(
-        &*plain.header("location").unwrap(),
-        &*r.header("location").unwrap()
+        &*plain.field("location").unwrap(),
+        &*r.field("location").unwrap()
     );
 }
 
@@ -542,7 +533,7 @@ fn rewrite_rules_serve_another_resource_at_the_same_url() {
     // A 200 rewrite: the resource at the destination, with its own validators.
     let r = get("/files/plain.txt", &[]);
     assert_eq!((r.status, body(&r)), (200, body(&get("/plain.txt", &[]))));
-    assert!(r.header("location").is_none());
+    assert!(r.field("location").is_none());
     let r = get("/app/any/route", &[("if-none-match", "\"page\"")]);
     assert_eq!(r.status, 304);
     // A rewrite to a path the site does not have is a 404 with the request's 404 page.
@@ -568,7 +559,7 @@ fn routes_win_over_rules_and_a_long_location_is_414() {
         &[],
     );
     assert_eq!(r.status, 308);
-    assert_eq!(r.header("location").unwrap().len(), LOCATION_CAPACITY);
+    assert_eq!(r.field("location").unwrap().len(), LOCATION_CAPACITY);
 }
 
 #[test]
@@ -584,10 +575,10 @@ fn if_none_match_with_the_current_tag_is_304_with_validators() {
         let r = get("/", &[("if-none-match", value)]);
         assert_eq!(r.status, 304, "{value}");
         assert!(r.body.is_empty());
-        assert_eq!(r.header("etag").unwrap(), "\"page\"");
-        assert_eq!(r.header("cache-control").unwrap(), "no-cache");
-        assert_eq!(r.header("vary").unwrap(), "accept-encoding");
-        assert!(r.header("content-length").is_none());
+        assert_eq!(r.field("etag").unwrap(), "\"page\"");
+        assert_eq!(r.field("cache-control").unwrap(), "no-cache");
+        assert_eq!(r.field("vary").unwrap(), "accept-encoding");
+        assert!(r.field("content-length").is_none());
     }
 }
 
@@ -680,9 +671,9 @@ fn a_single_range_is_206_with_content_range() {
     let r = get("/plain.txt", &[("range", "bytes=2-5")]);
     assert_eq!(r.status, 206);
     assert_eq!(body(&r), b"cdef");
-    assert_eq!(r.header("content-range").unwrap(), "bytes 2-5/26");
-    assert_eq!(r.header("content-length").unwrap(), "4");
-    assert_eq!(r.header("etag").unwrap(), "\"plain\"");
+    assert_eq!(r.field("content-range").unwrap(), "bytes 2-5/26");
+    assert_eq!(r.field("content-length").unwrap(), "4");
+    assert_eq!(r.field("etag").unwrap(), "\"plain\"");
     assert_eq!(body(&get("/plain.txt", &[("range", "bytes=-3")])), b"xyz");
 }
 
@@ -690,8 +681,8 @@ fn a_single_range_is_206_with_content_range() {
 fn a_range_of_an_encoded_representation_is_of_its_bytes() {
     let r = get("/", &[("accept-encoding", "br"), ("range", "bytes=0-1")]);
     assert_eq!((r.status, body(&r)), (206, b"BR".to_vec()));
-    assert_eq!(r.header("content-range").unwrap(), "bytes 0-1/4");
-    assert_eq!(r.header("content-encoding").unwrap(), "br");
+    assert_eq!(r.field("content-range").unwrap(), "bytes 0-1/4");
+    assert_eq!(r.field("content-encoding").unwrap(), "br");
     // Several ranges of an encoded representation: the full 200.
     assert_eq!(
         get(
@@ -709,23 +700,23 @@ fn several_ranges_are_multipart_byteranges() {
     let r = get("/plain.txt", &[("range", "bytes=0-1, 24-")]);
     assert_eq!(r.status, 206);
     assert_eq!(
-        r.header("content-type").unwrap(),
+        r.field("content-type").unwrap(),
         "multipart/byteranges; boundary=BOUNDARY"
     );
     let expected = "--BOUNDARY\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Range: bytes 0-1/26\r\n\r\nab\r\n--BOUNDARY\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Range: bytes 24-25/26\r\n\r\nyz\r\n--BOUNDARY--\r\n";
     assert_eq!(std::str::from_utf8(&body(&r)).unwrap(), expected);
     assert_eq!(
-        r.header("content-length").unwrap(),
+        r.field("content-length").unwrap(),
         expected.len().to_string().as_str()
     );
-    assert!(r.header("content-range").is_none());
+    assert!(r.field("content-range").is_none());
 }
 
 #[test]
 fn unsatisfiable_ranges_are_416_with_the_complete_length() {
     let r = get("/plain.txt", &[("range", "bytes=26-")]);
     assert_eq!(
-        (r.status, &*r.header("content-range").unwrap()),
+        (r.status, &*r.field("content-range").unwrap()),
         (416, "bytes */26")
     );
 }
@@ -815,7 +806,7 @@ fn a_request_without_exactly_one_host_is_400_when_the_transport_counted() {
         assert_eq!(r.status, status, "{count} {http_1_1}");
         if status == 400 {
             // With the site's fields, as every answer that is not a resource's own.
-            assert_eq!(r.header("x-content-type-options").unwrap(), "nosniff");
+            assert_eq!(r.field("x-content-type-options").unwrap(), "nosniff");
         }
     }
     // Even before the method: a POST without Host is 400, not 405.
@@ -836,7 +827,7 @@ fn deciding_then_rendering_gives_what_respond_gives() {
         let decided = decide(&SITE, &head, &mut scratch).response();
         let responded = crate::respond(&SITE, &head);
         let fields = |r: &Response<'_>| -> Vec<(std::string::String, std::string::String)> {
-            r.headers
+            r.fields
                 .iter()
                 .map(|(n, v)| (n.to_string(), v.to_string()))
                 .collect()
@@ -856,7 +847,7 @@ static OUTSIDE: Asset<'static> = Asset {
     last_modified_unix: UNIX,
     cache_control: "no-cache",
     fingerprint: "",
-    headers: &[],
+    fields: &[],
     representations: &[
         Representation {
             coding: ContentCoding::Identity,
@@ -887,14 +878,7 @@ static OUTSIDE_SITE: Site<'static> = Site {
         path: "/t.txt",
         target: Target::Asset(&OUTSIDE),
     }],
-    not_found: &[],
-    fallback: None,
-    boundary: "B",
-    multipart_content_type: "multipart/byteranges; boundary=B",
-    headers: &[],
-    rules: &[],
-    rule_index: &[],
-    versioned_cache_control: "public, max-age=31536000, immutable",
+    ..Site::EMPTY
 };
 
 fn outside(fields: &[(&str, &'static str)]) -> Response<'static> {
@@ -910,7 +894,7 @@ fn bytes_not_in_memory_are_named_for_the_adapter_with_the_same_fields() {
     // The core decides from lengths alone: negotiation, Content-Length, ranges, 416.
     let r = outside(&[("accept-encoding", "gzip")]);
     assert_eq!(
-        (r.status, &*r.header("content-length").unwrap()),
+        (r.status, &*r.field("content-length").unwrap()),
         (200, "20")
     );
     assert!(matches!(
@@ -920,7 +904,7 @@ fn bytes_not_in_memory_are_named_for_the_adapter_with_the_same_fields() {
     // RFC 9110 §15.3.7: a range of the identity, which is decoded on demand.
     let r = outside(&[("range", "bytes=2-5")]);
     assert_eq!(r.status, 206);
-    assert_eq!(r.header("content-range").unwrap(), "bytes 2-5/26");
+    assert_eq!(r.field("content-range").unwrap(), "bytes 2-5/26");
     // The adapter decodes the identity from the stored gzip, which the body names.
     assert!(matches!(
         r.body,
@@ -930,7 +914,7 @@ fn bytes_not_in_memory_are_named_for_the_adapter_with_the_same_fields() {
     assert_eq!(r.body.len(), 4);
     let r = outside(&[("range", "bytes=30-")]);
     assert_eq!(
-        (r.status, &*r.header("content-range").unwrap()),
+        (r.status, &*r.field("content-range").unwrap()),
         (416, "bytes */26")
     );
 }
@@ -953,11 +937,11 @@ fn a_multipart_body_is_text_and_ranges_of_the_representation() {
     multipart.for_each_chunk(b"abcdefghijklmnopqrstuvwxyz", |c| body.extend_from_slice(c));
     assert_eq!(
         std::str::from_utf8(&body).unwrap(),
-        "--B\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Range: bytes 0-1/26\r\n\r\nab\r\n--B\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Range: bytes 24-25/26\r\n\r\nyz\r\n--B--\r\n"
+        "--edgesite-boundary\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Range: bytes 0-1/26\r\n\r\nab\r\n--edgesite-boundary\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Range: bytes 24-25/26\r\n\r\nyz\r\n--edgesite-boundary--\r\n"
     );
     assert_eq!(multipart.byte_len(), body.len() as u64);
     assert_eq!(
-        r.header("content-length").unwrap(),
+        r.field("content-length").unwrap(),
         body.len().to_string().as_str()
     );
 }
@@ -969,7 +953,7 @@ fn a_query_naming_the_current_bytes_makes_the_answer_immutable() {
     const IMMUTABLE: &str = "public, max-age=31536000, immutable";
     let cache_control = |target: &str, fields: &[(&str, &str)]| {
         let r = get(target, fields);
-        (r.status, r.header("cache-control").unwrap().to_string())
+        (r.status, r.field("cache-control").unwrap().to_string())
     };
     for target in [
         "/plain.txt?v=0123abcdef",
@@ -996,7 +980,7 @@ fn a_query_naming_the_current_bytes_makes_the_answer_immutable() {
         );
     }
     // RFC 9110 §15.4.5: a 304 carries the Cache-Control the 200 would; a 206 too.
-    let etag = get("/plain.txt", &[]).header("etag").unwrap().to_string();
+    let etag = get("/plain.txt", &[]).field("etag").unwrap().to_string();
     assert_eq!(
         cache_control("/plain.txt?v=0123abcdef", &[("if-none-match", &etag)]),
         (304, IMMUTABLE.into())
@@ -1006,7 +990,7 @@ fn a_query_naming_the_current_bytes_makes_the_answer_immutable() {
         (206, IMMUTABLE.into())
     );
     let head = respond("HEAD", "/plain.txt?v=0123abcdef", &[]);
-    assert_eq!(head.header("cache-control").as_deref(), Some(IMMUTABLE));
+    assert_eq!(head.field("cache-control").as_deref(), Some(IMMUTABLE));
     // A resource without a fingerprint ignores `v`; a 404 has no fingerprint to match.
     assert_eq!(cache_control("/?v=", &[]), (200, "no-cache".into()));
     assert_eq!(cache_control("/nope?v=0123abcdef", &[]).0, 404);

@@ -61,7 +61,7 @@ pub fn respond_timed<'a>(
         total_ns: end.saturating_sub(start),
     };
     response
-        .headers
+        .fields
         .push_server_timing(timing.lookup_ns, timing.negotiation_ns, timing.total_ns);
     timing
 }

@@ -175,8 +175,8 @@ fn to_hyper(site: &'static Site<'static>, response: &edgesite::Response<'static>
     // The core answers only statuses it names (200..416), all valid.
     *out.status_mut() = StatusCode::from_u16(response.status).unwrap_or(StatusCode::OK);
     let headers = out.headers_mut();
-    headers.reserve(response.headers.len() + 1);
-    for (name, value) in response.headers.iter() {
+    headers.reserve(response.fields.len() + 1);
+    for (name, value) in response.fields.iter() {
         if let (Some(name), Some(value)) = (header_name(name), header_value(&value)) {
             headers.append(name, value);
         }

@@ -91,7 +91,7 @@ static PLACEHOLDER_ASSET: Asset<'static> = Asset {
     last_modified_unix: 0,
     cache_control: "",
     fingerprint: "",
-    headers: &[],
+    fields: &[],
     representations: &[Representation {
         coding: ContentCoding::Identity,
         etag: "\"\"",
@@ -148,14 +148,10 @@ pub(crate) fn with_core_site_of<T>(
         routes.iter().map(|r| core_route(r, assets)).collect();
     f(&Site {
         routes: &core_routes,
-        not_found: &[],
         fallback: fallback.and_then(|i| assets.get(i)),
-        boundary: "b",
-        multipart_content_type: "multipart/byteranges; boundary=b",
-        headers: &[],
         rules: &core_rules,
         rule_index: &core_index,
-        versioned_cache_control: "",
+        ..Site::EMPTY
     })
 }
 

@@ -7,7 +7,7 @@
 //! and their lengths. [`decide`] answers with a few integers:
 //!
 //! - a 200 or a 304 of a representation held outside wasm memory: [`Fast`] packed with the
-//!   representation's id and whether the request is versioned, and in [`output`] its blob,
+//!   representation's id and whether the request is fingerprinted, and in [`output`] its blob,
 //!   offset and length. A 200's and a 304's fields depend on these alone (the core renders them from it; the test
 //!   `fast_answers_have_the_fields_of_their_representation` holds this), so the JS half renders
 //!   them once per representation with [`fields`], keeps them, and builds the Response from
@@ -32,7 +32,7 @@ use wasm_bindgen::JsValue;
 pub const INPUT_CAPACITY: usize = 64 * 1024;
 
 /// What [`decide`] returns for an answer the JS half builds from its cache:
-/// `(id << 1 | versioned) << 2 | kind`, where `versioned` is [`edgesite_core::Decision::versioned`].
+/// `(id << 1 | fingerprinted) << 2 | kind`, where `fingerprinted` is [`edgesite_core::Decision::fingerprinted`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fast {
     /// 200 with the representation's bytes.
@@ -124,13 +124,13 @@ pub fn decide(site: &Site<'_>, code: u32, lengths: &[i32]) -> i32 {
         for (slot, value) in OUTPUT.iter().zip([blob, offset, length]) {
             slot.store(value, Ordering::Relaxed);
         }
-        // A versioned request's fields differ only in Cache-Control: it is another key. Ids past
+        // A fingerprinted request's fields differ only in Cache-Control: it is another key. Ids past
         // 2^28 do not fit beside that bit and the kind: the general path answers those.
         i32::try_from(id)
             .ok()
             .filter(|&id| id < 1 << 28)
             .map_or(GENERAL, |id| {
-                (id << 1 | i32::from(decision.versioned)) << 2 | kind as i32
+                (id << 1 | i32::from(decision.fingerprinted)) << 2 | kind as i32
             })
     })
     .unwrap_or(GENERAL)
@@ -180,7 +180,7 @@ mod tests {
         last_modified_unix: 1_700_000_000,
         cache_control: "public, max-age=0, must-revalidate",
         fingerprint: "0123abcdef",
-        headers: &[("x-frame-options", "DENY")],
+        fields: &[("x-frame-options", "DENY")],
         representations: &[
             Representation {
                 coding: ContentCoding::Identity,
@@ -212,14 +212,7 @@ mod tests {
             path: "/style.css",
             target: Target::Asset(&ASSET),
         }],
-        not_found: &[],
-        fallback: None,
-        boundary: "b",
-        multipart_content_type: "multipart/byteranges; boundary=b",
-        headers: &[],
-        rules: &[],
-        rule_index: &[],
-        versioned_cache_control: "public, max-age=31536000, immutable",
+        ..Site::EMPTY
     };
 
     /// Writes `target` and `fields` (name, value) into the input buffer; the lengths for
@@ -273,21 +266,21 @@ mod tests {
             let kind = compact & 3;
             let key = (compact >> 2) * 2 + i32::from(kind == Fast::NotModified as i32);
             let rendered = self::fields(&SITE, code, &lengths);
-            let versioned = rendered.contains("immutable");
+            let fingerprinted = rendered.contains("immutable");
             assert_eq!(
-                versioned,
+                fingerprinted,
                 (compact >> 2) & 1 == 1,
-                "{target}: the versioned bit"
+                "{target}: the fingerprinted bit"
             );
             match kept.get(&key) {
                 Some(first) => assert_eq!(first, &rendered, "{target} {fields:?}"),
                 None => {
-                    keys_by_versioning[usize::from(versioned)] += 1;
+                    keys_by_versioning[usize::from(fingerprinted)] += 1;
                     kept.insert(key, rendered);
                 }
             }
         }
-        // 200 and 304 of two representations, each versioned or not (HEAD shares a 200's key).
+        // 200 and 304 of two representations, each fingerprinted or not (HEAD shares a 200's key).
         assert_eq!(keys_by_versioning, [4, 4]);
     }
 }

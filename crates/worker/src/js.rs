@@ -124,7 +124,7 @@ pub(crate) fn joined_fields<T>(response: &Response<'_>, f: impl FnOnce(&str, boo
         let mut fields = fields.borrow_mut();
         fields.clear();
         let mut encoded = false;
-        for (name, value) in response.headers.iter() {
+        for (name, value) in response.fields.iter() {
             encoded |= name == "content-encoding";
             // Names are the core's literals, values visible ASCII: neither holds a NUL.
             fields.push_str(name);

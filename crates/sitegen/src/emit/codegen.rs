@@ -176,7 +176,7 @@ fn asset(
     let _ = writeln!(
         out,
         "static ASSET_{i}: {CORE}::Asset<'static> = {CORE}::Asset {{ content_type: {:?}, \
-         last_modified: {:?}, last_modified_unix: {}, cache_control: {:?}, fingerprint: {:?}, headers: {}, representations: &[{}], deltas: &[{}] }};",
+         last_modified: {:?}, last_modified_unix: {}, cache_control: {:?}, fingerprint: {:?}, fields: {}, representations: &[{}], deltas: &[{}] }};",
         file.content_type,
         manifest.last_modified,
         manifest.last_modified_unix,
@@ -281,7 +281,7 @@ fn site_static(manifest: &Manifest) -> String {
     };
     let _ = writeln!(
         out,
-        "    ],\n    fallback: {fallback},\n    boundary: {:?},\n    multipart_content_type: {:?},\n    headers: {},\n    rules: &[{}],\n    rule_index: &[{}],\n    versioned_cache_control: {:?},\n}};",
+        "    ],\n    fallback: {fallback},\n    boundary: {:?},\n    multipart_content_type: {:?},\n    fields: {},\n    rules: &[{}],\n    rule_index: &[{}],\n    fingerprinted_cache_control: {:?},\n}};",
         manifest.boundary,
         format!("multipart/byteranges; boundary={}", manifest.boundary),
         fields(&manifest.fields),

@@ -91,10 +91,10 @@ impl Manifest {
                 "multipart/byteranges; boundary={}",
                 self.boundary
             )),
-            headers: leak_fields(&self.fields),
+            fields: leak_fields(&self.fields),
             rules: leak_slice(self.rules.iter().map(leak_rule).collect()),
             rule_index: leak_slice(self.rule_index.iter().map(leak_rule_node).collect()),
-            versioned_cache_control: leak_str(&self.fingerprinted_cache_control),
+            fingerprinted_cache_control: leak_str(&self.fingerprinted_cache_control),
         }))
     }
 }
@@ -124,7 +124,7 @@ fn asset(manifest: &Manifest, file: &Asset, id: &mut u32) -> std::io::Result<cor
         last_modified_unix: manifest.last_modified_unix,
         cache_control: leak_str(&file.cache_control),
         fingerprint: leak_str(&file.fingerprint),
-        headers: leak_fields(&file.fields),
+        fields: leak_fields(&file.fields),
         representations: leak_slice(representations),
         deltas: leak_slice(deltas),
     })

@@ -488,7 +488,7 @@ fn targets(file: &Scanned) -> impl Iterator<Item = (usize, usize)> + '_ {
         })
 }
 
-/// `file` with its subresource references versioned, or `None` when none changed.
+/// `file` with its subresource references fingerprinted, or `None` when none changed.
 fn rewrite(
     file: &Scanned,
     hashes: &mut Hashes<'_>,

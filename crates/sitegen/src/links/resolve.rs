@@ -43,7 +43,7 @@ pub(crate) fn resolve(site: &Site<'_>, target: &str, navigation: bool) -> Resolv
         if !(300..400).contains(&response.status) {
             return Resolved::Missing;
         }
-        let Some(location) = response.header("location").map(|l| l.to_string()) else {
+        let Some(location) = response.field("location").map(|l| l.to_string()) else {
             return Resolved::Missing;
         };
         if !location.starts_with('/') || location.starts_with("//") {

@@ -15,7 +15,7 @@ pub(super) fn get(site: &Site<'_>, path: &str) -> (u16, String) {
     let target = encoded(path, is_path_char);
     let response = respond(site, &RequestHead::new("GET", &target));
     let location = response
-        .header("location")
+        .field("location")
         .map(|l| l.to_string())
         .unwrap_or_default();
     (response.status, location)
