@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds a Worker into OUT (default build/):
 #   scripts/build-worker.sh [--package NAME] [--entry TEMPLATE] [OUT]
-# Without options, edgesite's own Worker (package edgesite, entry src/worker-shim.js): wrangler.toml's
+# Without options, edgesite's own Worker (package edgesite, entry src/entry.js): wrangler.toml's
 # [build] command, and what scripts/workerd.sh runs for other configurations (EDGESITE_CONFIG,
 # CARGO_TARGET_DIR). examples/api-worker builds with its own package and entry. Paths are
 # relative to the folder it is run from (wrangler runs it from its config's folder).
@@ -19,7 +19,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/env.sh
 . "$ROOT/scripts/env.sh"
 PACKAGE=edgesite
-ENTRY="$ROOT/src/worker-shim.js"
+ENTRY="$ROOT/src/entry.js"
 OUT=build
 while [ $# -gt 0 ]; do
   case "$1" in

@@ -3,10 +3,11 @@
 //! # The crate
 //!
 //! [`SITE`] is the site compiled at build time (from `public/`, or the folder named by the
-//! `EDGESITE_SITE` environment variable or `edgesite.toml`) and [`respond_into`] answers a
-//! request from it. Two adapters call it: on wasm32, the Worker's fetch handler (`src/worker.rs`,
-//! through `crates/worker`), and on the host, the native twin (`crates/native`), so both runtimes
-//! give the same answers.
+//! `EDGESITE_SITE` environment variable or `edgesite.toml`). Both runtimes serve it with
+//! edgesite-core through their adapter: on wasm32 the Worker, whose fetch handler is the JS
+//! entry `src/entry.js`, calling the wasm exports of `src/exports.rs`, which call
+//! `crates/worker`; on the host the native twin, `crates/native`. [`respond_into`] answers a
+//! request from it directly, for a Rust program that embeds the site.
 
 include!(concat!(env!("OUT_DIR"), "/site.rs"));
 
@@ -24,4 +25,4 @@ pub fn respond_into(request: &RequestHead<'_>, response: &mut Response<'static>)
 }
 
 #[cfg(target_arch = "wasm32")]
-mod worker;
+mod exports;

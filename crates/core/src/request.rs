@@ -115,6 +115,24 @@ impl<'a> RequestHead<'a> {
         *slot = Some(value);
     }
 
+    /// The value of the field `name` (one of [`REQUEST_FIELDS`]), as [`set_field`](Self::set_field)
+    /// set it; `None` for other names.
+    pub fn field(&self, name: &str) -> Option<&'a [u8]> {
+        match name {
+            "accept-encoding" => self.accept_encoding,
+            "if-match" => self.if_match,
+            "if-none-match" => self.if_none_match,
+            "if-modified-since" => self.if_modified_since,
+            "if-unmodified-since" => self.if_unmodified_since,
+            "if-range" => self.if_range,
+            "range" => self.range,
+            "sec-fetch-mode" => self.sec_fetch_mode,
+            "accept" => self.accept,
+            "available-dictionary" => self.available_dictionary,
+            _ => None,
+        }
+    }
+
     /// Whether this is a page navigation: `Sec-Fetch-Mode: navigate`, or (for browsers without
     /// Fetch Metadata) an Accept field that lists `text/html`.
     pub fn is_navigation(&self) -> bool {

@@ -995,3 +995,21 @@ fn a_query_naming_the_current_bytes_makes_the_answer_immutable() {
     assert_eq!(cache_control("/?v=", &[]), (200, "no-cache".into()));
     assert_eq!(cache_control("/nope?v=0123abcdef", &[]).0, 404);
 }
+
+#[test]
+fn every_request_field_adapters_copy_is_one_the_head_keeps() {
+    // The adapters copy REQUEST_FIELDS by name (the Worker's JS half writes exactly these): a
+    // name that set_field or field did not know would be dropped silently.
+    let values: Vec<std::string::String> = crate::REQUEST_FIELDS
+        .iter()
+        .map(|name| std::format!("value of {name}"))
+        .collect();
+    let mut head = RequestHead::new("GET", "/");
+    for (name, value) in crate::REQUEST_FIELDS.iter().zip(&values) {
+        head.set_field(name, value.as_bytes());
+    }
+    for (name, value) in crate::REQUEST_FIELDS.iter().zip(&values) {
+        assert_eq!(head.field(name), Some(value.as_bytes()), "{name}");
+    }
+    assert_eq!(head.field("host"), None);
+}

@@ -1,10 +1,9 @@
-//! The JS half of the adapter (a wasm-bindgen inline snippet), and turning the core's
+//! The JS half of the adapter (`bridge.js`, a wasm-bindgen snippet), and turning the core's
 //! [`Response`] into a `web_sys::Response` through it.
 //!
-//! Every call across the wasm boundary costs far more than the core's whole decision, so the
-//! general path crosses once to read a request (method, URL, the fields the core reads and
-//! `cf.clientAcceptEncoding`, as one string) and once to build the response (the fields as one
-//! string, the body as a view). The site's bytes live in JS: the blobs a Worker's entry hands
+//! Every call across the wasm boundary costs far more than the core's whole decision, so a
+//! request is written into wasm memory by the JS half's one reader ([`crate::protocol`]), and
+//! a response is built in one call (the fields as one string, the body as a view). The site's bytes live in JS: the blobs a Worker's entry hands
 //! over with [`set_blobs`] (its data modules), and the representations compact storage decoded
 //! on demand, kept in a bounded cache.
 
@@ -13,82 +12,20 @@ use std::cell::RefCell;
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
 
-#[wasm_bindgen(inline_js = r#"
-let names = [];
-export function edgesite_set_request_fields(joined) { names = joined.split("\0"); }
-// Cloudflare's edge replaces the client's Accept-Encoding with its own list (documented as
-// "br, gzip") and keeps the client's in request.cf.clientAcceptEncoding; request.cf costs about
-// 5 µs a request under workerd, so it is read only when the field is one the edge could have
-// written (the Worker's entry, src/worker-shim.js, does the same).
-const EDGE_ACCEPT_ENCODING = /^(?:br|gzip|zstd)(?: *, *(?:br|gzip|zstd))*$/;
-// method NUL url, then for each field NUL and "" (absent) or "+value"; then the same for
-// request.cf.clientAcceptEncoding. Field values cannot contain NUL (Fetch).
-export function edgesite_read_request(request) {
-  const headers = request.headers;
-  let out = request.method + "\0" + request.url;
-  let edge = false;
-  for (const name of names) {
-    const value = headers.get(name);
-    out += value === null ? "\0" : "\0+" + value;
-    if (name === "accept-encoding") edge = value !== null && EDGE_ACCEPT_ENCODING.test(value);
-  }
-  const cf = edge ? request.cf : null;
-  const original = cf == null ? null : cf.clientAcceptEncoding;
-  out += original == null ? "\0" : "\0+" + original;
-  return out;
-}
-
-// The site's bytes: the Worker's data modules, as views.
-let blobs = [];
-export function edgesite_set_blobs(list) { blobs = Array.from(list, (b) => new Uint8Array(b)); }
-export function edgesite_external(blob, offset, length) {
-  const b = blobs[blob];
-  return b === undefined || offset + length > b.length ? null : b.subarray(offset, offset + length);
-}
-
-// Representations decoded on demand (compact storage), by id; the oldest go past the limit.
-const DECODED_LIMIT = 16 * 1024 * 1024;
-const decoded = new Map();
-let decodedBytes = 0;
-export function edgesite_decoded(id) { return decoded.get(id) ?? null; }
-export function edgesite_keep_decoded(id, view) {
-  const bytes = view.slice(); // out of wasm memory
-  if (bytes.length <= DECODED_LIMIT) {
-    decoded.set(id, bytes);
-    decodedBytes += bytes.length;
-    for (const [key, old] of decoded) {
-      if (decodedBytes <= DECODED_LIMIT) break;
-      decoded.delete(key);
-      decodedBytes -= old.length;
-    }
-  }
-  return bytes;
-}
-
-export function edgesite_concat(parts) {
-  let length = 0;
-  for (const p of parts) length += p.length;
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const p of parts) { out.set(p, at); at += p.length; }
-  return out;
-}
-
-// fields: name NUL value NUL name NUL value... ; body: null (204, 304, HEAD), a view of wasm
-// memory (which the Response constructor copies before this returns) or a JS Uint8Array.
-export function edgesite_response(status, fields, body, manual) {
-  const list = fields.split("\0");
-  const headers = [];
-  for (let i = 0; i + 1 < list.length; i += 2) headers.push([list[i], list[i + 1]]);
-  headers.push(["date", new Date().toUTCString()]);
-  const init = { status, headers };
-  if (manual) init.encodeBody = "manual";
-  return new Response(body, init);
-}
-"#)]
+#[wasm_bindgen(module = "/src/bridge.js")]
 extern "C" {
-    pub(crate) fn edgesite_set_request_fields(joined: &str);
-    pub(crate) fn edgesite_read_request(request: &web_sys::Request) -> String;
+    /// Hands the JS half the protocol ([`crate::protocol::start`]); returns what the entry
+    /// uses of it.
+    pub(crate) fn bridge_start(
+        memory: &JsValue,
+        layout: &[i32],
+        names: &str,
+        methods: &str,
+    ) -> JsValue;
+    /// Writes `request` into the input buffer and the lengths; its method's code, or -1 if it
+    /// does not fit (then [`bridge_needed`] bytes would).
+    pub(crate) fn bridge_read(request: &web_sys::Request) -> i32;
+    pub(crate) fn bridge_needed() -> usize;
     /// Hands the site's blobs (ArrayBuffers, in the order of the build's `blobs.txt`) to the
     /// adapter.
     #[wasm_bindgen(js_name = "edgesite_set_blobs")]
@@ -112,6 +49,9 @@ extern "C" {
         manual: bool,
     ) -> Result<web_sys::Response, JsValue>;
 }
+
+/// The error of a request the JS half could not write (over [`crate::protocol::INPUT_LIMIT`]).
+pub(crate) const BRIDGE_READ_FAILED: &str = "edgesite: the request's head does not fit the input";
 
 thread_local! {
     /// The fields of the response being built, reused across requests (wasm is single-threaded).

@@ -1,14 +1,23 @@
-//! The Cloudflare Worker: the embedded [`SITE`](crate::SITE) served through edgesite-worker,
-//! the Workers adapter any Worker can use (library mode). It makes no HTTP decision of its own.
+//! The wasm exports of edgesite's Worker: the embedded [`SITE`](crate::SITE) served through
+//! edgesite-worker's protocol (`edgesite_worker::protocol`). The Worker's fetch handler is its JS
+//! entry, `src/entry.js`, which calls these. Nothing here decides.
 
-use edgesite_worker::entry;
+use edgesite_worker::protocol;
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
 
-/// The general path for any request: reads the whole `Request` (used when the request's head
-/// does not fit the input buffer). The entry answers a 500 without details if this fails.
-#[wasm_bindgen(js_name = "edgesite_fetch")]
+/// Starts the protocol: returns the JS half's reader and the protocol's constants, which the
+/// entry's fast path uses.
+#[wasm_bindgen(js_name = "edgesite_start")]
 #[allow(unreachable_pub)] // exported to JS, not to Rust
+pub fn start() -> JsValue {
+    protocol::start()
+}
+
+/// The general path for any request: reads the whole `Request` (used when the request's head
+/// did not fit the input buffer). The entry answers a 500 without details if this fails.
+#[wasm_bindgen(js_name = "edgesite_fetch")]
+#[allow(unreachable_pub)]
 pub fn fetch(request: &web_sys::Request) -> Result<web_sys::Response, JsValue> {
     edgesite_worker::respond(&crate::SITE, request)
 }
@@ -21,70 +30,25 @@ pub fn register_blobs(blobs: js_sys::Array) {
     edgesite_worker::set_blobs(&blobs);
 }
 
-/// The fields the core reads, NUL-joined, in the order `edgesite_decide` takes their lengths.
-#[wasm_bindgen(js_name = "edgesite_request_fields")]
-#[allow(unreachable_pub)]
-pub fn request_fields() -> String {
-    edgesite_core::REQUEST_FIELDS.join("\0")
-}
-
-/// The address of the input buffer the entry writes a request into, its capacity, and the
-/// address of the output area (`edgesite_worker::entry`).
-#[wasm_bindgen(js_name = "edgesite_input")]
-#[allow(unreachable_pub)]
-pub fn input() -> Vec<u32> {
-    vec![
-        entry::input(),
-        entry::INPUT_CAPACITY as u32,
-        entry::output(),
-    ]
-}
-
-/// The compact answer to the request in the input buffer (see `edgesite_worker::entry`).
+/// The compact answer to the request the reader wrote, whose method has `code`.
 #[wasm_bindgen(js_name = "edgesite_decide")]
-#[allow(unreachable_pub, clippy::too_many_arguments)]
-pub fn decide(
-    method: u32,
-    target: i32,
-    accept_encoding: i32,
-    if_match: i32,
-    if_none_match: i32,
-    if_modified_since: i32,
-    if_unmodified_since: i32,
-    if_range: i32,
-    range: i32,
-    sec_fetch_mode: i32,
-    accept: i32,
-    available_dictionary: i32,
-) -> i32 {
-    let lengths = [
-        target,
-        accept_encoding,
-        if_match,
-        if_none_match,
-        if_modified_since,
-        if_unmodified_since,
-        if_range,
-        range,
-        sec_fetch_mode,
-        accept,
-        available_dictionary,
-    ];
-    entry::decide(&crate::SITE, method, &lengths)
+#[allow(unreachable_pub)]
+pub fn decide(code: u32) -> i32 {
+    protocol::decide(&crate::SITE, code)
 }
 
-/// The fields of the answer to the request in the input buffer, for the entry's cache.
+/// The fields of the answer to the request the reader wrote, for the entry's cache.
 #[wasm_bindgen(js_name = "edgesite_fields")]
 #[allow(unreachable_pub)]
-pub fn fields(method: u32, lengths: &[i32]) -> String {
-    entry::fields(&crate::SITE, method, lengths)
+pub fn fields(code: u32) -> String {
+    protocol::fields(&crate::SITE, code)
 }
 
-/// The whole answer to the request in the input buffer (anything but a fast 200 or 304).
+/// The whole answer to the request the reader wrote (anything but a fast 200 or 304).
 #[wasm_bindgen(js_name = "edgesite_general")]
 #[allow(unreachable_pub)]
-pub fn general(method: u32, lengths: &[i32]) -> Result<web_sys::Response, JsValue> {
-    entry::general(&crate::SITE, method, lengths)
+pub fn general(code: u32) -> Result<web_sys::Response, JsValue> {
+    protocol::general(&crate::SITE, code)
 }
 
 #[cfg(test)]
@@ -304,6 +268,77 @@ mod tests {
         Reflect::set(&cf, &"clientAcceptEncoding".into(), &client.into()).unwrap();
         Reflect::set(req.as_ref(), &"cf".into(), &cf).unwrap();
         req
+    }
+
+    /// A request whose `headers` are `fields` as the runtime hands them over (a page cannot set
+    /// forbidden names such as Accept-Encoding or Sec-Fetch-Mode on a Request: see below).
+    fn with_headers(method: &str, url: &str, fields: &[(&str, &str)]) -> web_sys::Request {
+        let req = request(method, url, &[]);
+        let headers = Headers::new().unwrap();
+        for (name, value) in fields {
+            headers.set(name, value).unwrap();
+        }
+        let descriptor = js_sys::Object::new();
+        Reflect::set(&descriptor, &"value".into(), &headers).unwrap();
+        js_sys::Object::define_property(req.as_ref(), &"headers".into(), &descriptor);
+        req
+    }
+
+    /// What wasm reads back of `request` after the JS half's reader wrote it: method, target and
+    /// every field of REQUEST_FIELDS.
+    fn read_back(request: &web_sys::Request) -> (String, String, Vec<Option<String>>) {
+        protocol::with_request(request, |head| {
+            let fields = edgesite_core::REQUEST_FIELDS
+                .iter()
+                .map(|name| {
+                    head.field(name)
+                        .map(|v| String::from_utf8(v.to_vec()).unwrap())
+                })
+                .collect();
+            (head.method.to_string(), head.target.to_string(), fields)
+        })
+        .unwrap()
+    }
+
+    #[wasm_bindgen_test]
+    fn the_js_reader_and_wasm_agree_on_every_field_the_core_reads() {
+        // The protocol's two sides (crates/worker: bridge.js writes, protocol.rs reads): every
+        // field of REQUEST_FIELDS, each with its own value, arrives under its own name, in
+        // order, with the method and the target. A field added on one side only fails here.
+        let names = edgesite_core::REQUEST_FIELDS;
+        let values: Vec<String> = names.iter().map(|n| format!("{n}: {}", n.len())).collect();
+        let fields: Vec<(&str, &str)> = names
+            .iter()
+            .copied()
+            .zip(values.iter().map(String::as_str))
+            .collect();
+        let (method, target, read) =
+            read_back(&with_headers("HEAD", "http://localhost/a/b?c=d", &fields));
+        assert_eq!((method.as_str(), target.as_str()), ("HEAD", "/a/b?c=d"));
+        assert_eq!(read, values.iter().cloned().map(Some).collect::<Vec<_>>());
+        // Absent fields are absent; another method is one the core refuses (405).
+        let (method, target, read) = read_back(&with_headers("DELETE", "http://localhost", &[]));
+        assert_eq!((method.as_str(), target.as_str()), ("POST", "/"));
+        assert!(read.iter().all(Option::is_none), "{read:?}");
+    }
+
+    #[wasm_bindgen_test]
+    fn a_request_larger_than_the_input_or_not_ascii_is_read_whole() {
+        // Not ASCII: written one value at a time (byte lengths, not character lengths). Larger
+        // than the input buffer: it grows, and the request is read again.
+        let long = format!("/{}", "a".repeat(200 * 1024));
+        let req = with_headers(
+            "GET",
+            &format!("http://localhost{long}"),
+            &[("if-none-match", "\"é\"")],
+        );
+        let (_, target, read) = read_back(&req);
+        assert_eq!(target, long);
+        let at = edgesite_core::REQUEST_FIELDS
+            .iter()
+            .position(|n| *n == "if-none-match")
+            .unwrap();
+        assert_eq!(read[at].as_deref(), Some("\"é\""));
     }
 
     #[wasm_bindgen_test]

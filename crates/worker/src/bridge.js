@@ -1,0 +1,179 @@
+// The JS half of edgesite-worker (a wasm-bindgen snippet): the one reader of a request, the
+// site's bytes held in JS, and the Response built from the core's answer. The protocol it
+// speaks with wasm is defined in protocol.rs and handed over by bridge_start: nothing here
+// repeats a field name, an address or a number of it.
+
+const encoder = new TextEncoder();
+
+// The protocol (bridge_start): wasm memory, where the input buffer, the lengths and the output
+// area are, the fields the core reads and the methods by code.
+let memory = null;
+let input = 0, capacity = 0, lengthsAt = 0, slots = 0, outputAt = 0;
+let names = [];
+let methods = [];
+let acceptEncodingAt = -1;
+// Views of wasm memory, made again when it grows (its buffer is then another).
+let buffer = null, bytes, lengths, output;
+// The bytes the last request that did not fit would need.
+let needed = 0;
+
+export function bridge_start(wasmMemory, layout, joinedNames, joinedMethods) {
+	memory = wasmMemory;
+	[input, capacity, lengthsAt, slots, outputAt] = layout;
+	const [kindBits, ok, okHead, notModified, general] = layout.slice(5);
+	names = joinedNames.split("\0");
+	methods = joinedMethods.split("\0");
+	// The arity: one length for the target, one per field.
+	if (names.length + 1 !== slots) {
+		throw new Error(`edgesite: ${names.length} request fields for ${slots} slots`);
+	}
+	acceptEncodingAt = names.indexOf("accept-encoding");
+	buffer = null;
+	return { read, output: outputOf, fieldPairs, kindBits, ok, okHead, notModified, general };
+}
+
+function views() {
+	if (buffer !== memory.buffer) {
+		buffer = memory.buffer;
+		bytes = new Uint8Array(buffer, input, capacity);
+		lengths = new Int32Array(buffer, lengthsAt, slots);
+		output = new Uint32Array(buffer, outputAt, 3);
+	}
+}
+
+// The blob, offset and length of the last fast answer's representation.
+function outputOf() {
+	views();
+	return Array.from(output);
+}
+
+// Cloudflare's edge replaces the client's Accept-Encoding with its own list (documented as
+// "br, gzip") and keeps the client's in request.cf.clientAcceptEncoding. Reading request.cf costs
+// about 5 µs a request under workerd (docs/benchmarks.md, the Worker's load), so it is read only
+// when the field is one the edge could have written; any other value (or none) is the client's.
+const EDGE_ACCEPT_ENCODING = /^(?:br|gzip|zstd)(?: *, *(?:br|gzip|zstd))*$/;
+
+function field(request, headers, i) {
+	const value = headers.get(names[i]);
+	if (i !== acceptEncodingAt || value === null || !EDGE_ACCEPT_ENCODING.test(value)) return value;
+	const cf = request.cf;
+	const client = cf == null ? null : cf.clientAcceptEncoding;
+	return client == null ? value : client;
+}
+
+// Writes the request's target and fields into the input buffer and their lengths (-1: absent);
+// returns its method's code, or -1 if it does not fit. The target and the values are joined and
+// encoded at once: they are ASCII (a parsed URL; field values a client sends as visible ASCII),
+// so each one's length in bytes is its length in characters. Anything else is written one value
+// at a time. Headers.get joins several field lines with ", " (Fetch), as RFC 9110 §5.3 reads them.
+export function bridge_read(request) {
+	views();
+	const url = request.url;
+	const path = url.indexOf("/", url.indexOf("//") + 2);
+	const target = path < 0 ? "/" : url.slice(path);
+	const headers = request.headers;
+	let joined = target;
+	lengths[0] = target.length;
+	for (let i = 0; i < names.length; i++) {
+		const value = field(request, headers, i);
+		if (value === null) {
+			lengths[i + 1] = -1;
+		} else {
+			joined += value;
+			lengths[i + 1] = value.length;
+		}
+	}
+	const { read, written } = encoder.encodeInto(joined, bytes);
+	const fits = read === joined.length && (written === joined.length || readEach(request, target, headers));
+	if (!fits) {
+		needed = 3 * joined.length;
+		return -1;
+	}
+	const method = request.method;
+	for (let i = 0; i < methods.length; i++) if (method === methods[i]) return i;
+	return methods.length;
+}
+const read = bridge_read;
+
+export function bridge_needed() {
+	return needed;
+}
+
+// The slow way, for text that is not all ASCII: each value encoded on its own.
+function readEach(request, target, headers) {
+	let at = put(target, 0, 0);
+	for (let i = 0; at >= 0 && i < names.length; i++) {
+		const value = field(request, headers, i);
+		if (value === null) lengths[i + 1] = -1;
+		else at = put(value, at, i + 1);
+	}
+	return at >= 0;
+}
+
+function put(text, at, slot) {
+	const { read, written } = encoder.encodeInto(text, bytes.subarray(at));
+	if (read < text.length) return -1;
+	lengths[slot] = written;
+	return at + written;
+}
+
+// The site's bytes: the Worker's data modules, as views.
+let blobs = [];
+export function edgesite_set_blobs(list) {
+	blobs = Array.from(list, (b) => new Uint8Array(b));
+}
+export function edgesite_external(blob, offset, length) {
+	const b = blobs[blob];
+	return b === undefined || offset + length > b.length ? null : b.subarray(offset, offset + length);
+}
+
+// Representations decoded on demand (compact storage), by id; the oldest go past the limit.
+const DECODED_LIMIT = 16 * 1024 * 1024;
+const decoded = new Map();
+let decodedBytes = 0;
+export function edgesite_decoded(id) {
+	return decoded.get(id) ?? null;
+}
+export function edgesite_keep_decoded(id, view) {
+	const bytes = view.slice(); // out of wasm memory
+	if (bytes.length <= DECODED_LIMIT) {
+		decoded.set(id, bytes);
+		decodedBytes += bytes.length;
+		for (const [key, old] of decoded) {
+			if (decodedBytes <= DECODED_LIMIT) break;
+			decoded.delete(key);
+			decodedBytes -= old.length;
+		}
+	}
+	return bytes;
+}
+
+export function edgesite_concat(parts) {
+	let length = 0;
+	for (const p of parts) length += p.length;
+	const out = new Uint8Array(length);
+	let at = 0;
+	for (const p of parts) {
+		out.set(p, at);
+		at += p.length;
+	}
+	return out;
+}
+
+// name NUL value NUL name NUL value... as [name, value] pairs.
+function fieldPairs(joined) {
+	const list = joined.split("\0");
+	const pairs = [];
+	for (let i = 0; i + 1 < list.length; i += 2) pairs.push([list[i], list[i + 1]]);
+	return pairs;
+}
+
+// fields: name NUL value NUL ... ; body: null (204, 304, HEAD), a view of wasm memory (which the
+// Response constructor copies before this returns) or a JS Uint8Array.
+export function edgesite_response(status, fields, body, manual) {
+	const headers = fieldPairs(fields);
+	headers.push(["date", new Date().toUTCString()]);
+	const init = { status, headers };
+	if (manual) init.encodeBody = "manual";
+	return new Response(body, init);
+}

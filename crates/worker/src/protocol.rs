@@ -1,0 +1,368 @@
+//! The Worker's protocol between its JS half and wasm, defined once: here. The JS half (the
+//! adapter's `bridge.js`, and the entry of a Worker that keeps the site's bytes outside wasm
+//! memory, such as edgesite's `src/entry.js`) learns every name, address and number below at
+//! start from [`start`], so a field added to [`REQUEST_FIELDS`] is read, written and decided
+//! without a change on the JS side, and a layout the two sides disagree on cannot be built.
+//!
+//! Per request the JS half's one reader (`read` in `bridge.js`) writes what the core reads, the
+//! request target and the fields of [`REQUEST_FIELDS`] (the client's own Accept-Encoding), into
+//! the input buffer in wasm memory (`TextEncoder.encodeInto`, no string crosses the boundary)
+//! and their lengths into [`SLOTS`] integers, and returns the method's code ([`METHODS`]). Then:
+//!
+//! - [`decide`] answers with one integer. A 200 or a 304 of a representation held outside wasm
+//!   memory is [`Fast`] packed with the representation's id and whether the request is
+//!   fingerprinted, `(id << 1 | fingerprinted) << KIND_BITS | kind`, with its blob, offset and
+//!   length in the output area. A 200's and a 304's fields depend on these alone (the core
+//!   renders them from it; the test `fast_answers_have_the_fields_of_their_representation`
+//!   holds this), so the entry renders them once per representation with [`fields`], keeps
+//!   them, and builds the Response from them, the blob's view and the Date;
+//! - anything else is [`GENERAL`]: redirects, 404s, 206s, errors, bytes decoded on demand, which
+//!   [`general`] renders from the same input in full (as library mode does for every request).
+//!
+//! The JS half makes no HTTP decision: it translates the core's answer.
+
+use crate::js::{
+    bridge_needed, bridge_read, bridge_start, joined_fields, to_web_sys, BRIDGE_READ_FAILED,
+};
+use edgesite_core::{
+    decide as core_decide, render, Content, Outcome, RequestHead, Response, Scratch, Site,
+    REQUEST_FIELDS,
+};
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicI32, AtomicU32, Ordering};
+use wasm_bindgen::JsValue;
+
+/// The input buffer's first size; a request whose target and fields do not fit makes it grow
+/// ([`reserve`]) and takes the general path that once.
+pub const INPUT_CAPACITY: usize = 64 * 1024;
+
+/// The most the input buffer grows to. Far above what a Worker is handed (Cloudflare limits a
+/// URL to 16 KB and a request's header fields to 128 KB; field values are Latin-1 strings, at
+/// most two bytes each in UTF-8).
+pub const INPUT_LIMIT: usize = 1024 * 1024;
+
+/// How many lengths the JS half writes per request: the target's, then each of
+/// [`REQUEST_FIELDS`]'s in order (negative: the field is absent).
+pub const SLOTS: usize = 1 + REQUEST_FIELDS.len();
+
+/// The methods by code (a method's code is its index here); any other method has code
+/// `METHODS.len()`, for which the core answers 405 (it needs no more of the method, RFC 9110
+/// §9.1). GET first: the JS half tests the codes in this order.
+pub const METHODS: [&str; 3] = ["GET", "HEAD", "OPTIONS"];
+
+/// The low bits of [`decide`]'s answer that hold the [`Fast`] kind.
+pub const KIND_BITS: u32 = 2;
+
+/// What [`decide`] returns for an answer the entry builds from what it keeps, in the low
+/// [`KIND_BITS`]: `(id << 1 | fingerprinted) << KIND_BITS | kind`, where `fingerprinted` is
+/// [`edgesite_core::Decision::fingerprinted`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fast {
+    /// 200 with the representation's bytes.
+    Ok = 1,
+    /// 200 to HEAD: the same fields, no content.
+    OkHead = 2,
+    /// 304 Not Modified.
+    NotModified = 3,
+}
+
+/// What [`decide`] returns when the answer takes the general path.
+pub const GENERAL: i32 = -1;
+
+thread_local! {
+    static INPUT: RefCell<Vec<u8>> = RefCell::new(vec![0; INPUT_CAPACITY]);
+}
+
+/// The lengths the JS half writes (see [`SLOTS`]).
+static LENGTHS: [AtomicI32; SLOTS] = [const { AtomicI32::new(-1) }; SLOTS];
+
+/// The blob, offset and length of the representation of the last fast answer.
+static OUTPUT: [AtomicU32; 3] = [const { AtomicU32::new(0) }; 3];
+
+/// Where everything is, as the JS half reads it at start (`bridge.js` names each one):
+/// the input buffer's address and capacity, the lengths' address and count, the output area's
+/// address, [`KIND_BITS`], [`Fast`]'s three kinds and [`GENERAL`].
+pub fn layout() -> [i32; 10] {
+    let (input, capacity) = input();
+    [
+        input as i32,
+        capacity as i32,
+        LENGTHS.as_ptr() as i32,
+        SLOTS as i32,
+        OUTPUT.as_ptr() as i32,
+        KIND_BITS as i32,
+        Fast::Ok as i32,
+        Fast::OkHead as i32,
+        Fast::NotModified as i32,
+        GENERAL,
+    ]
+}
+
+/// Hands the protocol to the JS half (once per instance; the adapter calls it before its first
+/// read) and returns what the JS half made of it: `{ read, decide constants, output }`, which a
+/// Worker's own entry uses for its fast path.
+pub fn start() -> JsValue {
+    bridge_start(
+        &wasm_bindgen::memory(),
+        &layout(),
+        &REQUEST_FIELDS.join("\0"),
+        &METHODS.join("\0"),
+    )
+}
+
+/// The input buffer's address and capacity. It moves only when it grows ([`reserve`]), which
+/// tells the JS half.
+fn input() -> (u32, usize) {
+    INPUT.with(|buf| {
+        let buf = buf.borrow();
+        (buf.as_ptr() as u32, buf.len())
+    })
+}
+
+/// Grows the input buffer to hold `bytes` (up to [`INPUT_LIMIT`]) and hands the JS half the new
+/// layout; false if `bytes` is over the limit.
+pub(crate) fn reserve(bytes: usize) -> bool {
+    if bytes > INPUT_LIMIT {
+        return false;
+    }
+    INPUT.with(|buf| {
+        let mut buf = buf.borrow_mut();
+        if buf.len() < bytes {
+            buf.resize(bytes, 0);
+        }
+    });
+    start();
+    true
+}
+
+/// Has the JS half's reader write `request` into wasm memory (the input grows once if it does not
+/// fit) and calls `f` with its head: library mode's way in, and the general path's for a request
+/// the entry could not write.
+pub fn with_request<T>(
+    request: &web_sys::Request,
+    f: impl FnOnce(&RequestHead<'_>) -> T,
+) -> Result<T, JsValue> {
+    static STARTED: std::sync::Once = std::sync::Once::new();
+    STARTED.call_once(|| {
+        start();
+    });
+    let mut code = bridge_read(request);
+    if code < 0 && reserve(bridge_needed()) {
+        code = bridge_read(request);
+    }
+    u32::try_from(code)
+        .ok()
+        .and_then(|code| with_head(code, f))
+        .ok_or_else(|| JsValue::from_str(BRIDGE_READ_FAILED))
+}
+
+/// The method of a code from the JS half.
+fn method(code: u32) -> &'static str {
+    METHODS.get(code as usize).copied().unwrap_or("POST")
+}
+
+/// Calls `f` with the request head the JS half wrote. `None` if the lengths do not describe the
+/// buffer.
+pub(crate) fn with_head<T>(code: u32, f: impl FnOnce(&RequestHead<'_>) -> T) -> Option<T> {
+    INPUT.with(|buf| {
+        let buf = buf.borrow();
+        let mut rest: &[u8] = &buf;
+        let length = |slot: &AtomicI32| slot.load(Ordering::Relaxed);
+        let (target_slot, field_slots) = LENGTHS.split_first()?;
+        let target = take(&mut rest, length(target_slot))?;
+        let mut head = RequestHead::new(method(code), std::str::from_utf8(target).ok()?);
+        for (name, slot) in REQUEST_FIELDS.iter().zip(field_slots) {
+            let len = length(slot);
+            if len >= 0 {
+                head.set_field(name, take(&mut rest, len)?);
+            }
+        }
+        Some(f(&head))
+    })
+}
+
+/// The next `len` bytes of `rest`.
+fn take<'b>(rest: &mut &'b [u8], len: i32) -> Option<&'b [u8]> {
+    let len = usize::try_from(len).ok()?;
+    let (head, tail) = (rest.get(..len)?, rest.get(len..)?);
+    *rest = tail;
+    Some(head)
+}
+
+/// The compact answer to the request in the input buffer (see the module docs).
+pub fn decide(site: &Site<'_>, code: u32) -> i32 {
+    with_head(code, |head| {
+        let mut scratch = Scratch::new();
+        let decision = core_decide(site, head, &mut scratch);
+        let (kind, representation) = match decision.outcome {
+            Outcome::Ok { representation, .. } if decision.head => (Fast::OkHead, representation),
+            Outcome::Ok { representation, .. } => (Fast::Ok, representation),
+            Outcome::NotModified { representation, .. } => (Fast::NotModified, representation),
+            _ => return GENERAL,
+        };
+        let Content::External {
+            id,
+            blob,
+            offset,
+            length,
+        } = representation.content
+        else {
+            return GENERAL;
+        };
+        for (slot, value) in OUTPUT.iter().zip([blob, offset, length]) {
+            slot.store(value, Ordering::Relaxed);
+        }
+        // A fingerprinted request's fields differ only in Cache-Control: it is another key. Ids
+        // that do not fit beside that bit and the kind are answered by the general path.
+        i32::try_from(id)
+            .ok()
+            .filter(|&id| id < 1 << (30 - KIND_BITS))
+            .map_or(GENERAL, |id| {
+                (id << 1 | i32::from(decision.fingerprinted)) << KIND_BITS | kind as i32
+            })
+    })
+    .unwrap_or(GENERAL)
+}
+
+/// The fields of the answer to the request in the input buffer, as `name NUL value NUL ...`
+/// (without Date): what the entry keeps per representation for its fast answers.
+pub fn fields(site: &Site<'_>, code: u32) -> String {
+    with_head(code, |head| {
+        let mut response = Response::new();
+        let mut scratch = Scratch::new();
+        render(&core_decide(site, head, &mut scratch), &mut response);
+        joined_fields(&response, |fields, _| fields.to_string())
+    })
+    .unwrap_or_default()
+}
+
+/// The whole answer to the request in the input buffer, built in JS from the rendered fields
+/// and the body.
+pub fn general(site: &Site<'_>, code: u32) -> Result<web_sys::Response, JsValue> {
+    with_head(code, |head| {
+        let mut response = Response::new();
+        let mut scratch = Scratch::new();
+        render(&core_decide(site, head, &mut scratch), &mut response);
+        to_web_sys(&response)
+    })
+    .unwrap_or_else(|| Err(JsValue::from_str(BRIDGE_READ_FAILED)))
+}
+
+#[cfg(test)]
+mod tests {
+    //! The fast path's premise: every request [`decide`] answers with the same key gets the same
+    //! fields from the core (what the JS half keeps per key and reuses).
+    use super::*;
+    use edgesite_core::{Asset, ContentCoding, Representation, Route, Target};
+    use std::collections::HashMap;
+
+    static ASSET: Asset<'static> = Asset {
+        deltas: &[],
+        content_type: "text/css; charset=utf-8",
+        last_modified: "Tue, 14 Nov 2023 22:13:20 GMT",
+        last_modified_unix: 1_700_000_000,
+        cache_control: "public, max-age=0, must-revalidate",
+        fingerprint: "0123abcdef",
+        fields: &[("x-frame-options", "DENY")],
+        representations: &[
+            Representation {
+                coding: ContentCoding::Identity,
+                etag: "\"identity\"",
+                content_length: "100",
+                content: Content::External {
+                    id: 0,
+                    blob: 0,
+                    offset: 0,
+                    length: 100,
+                },
+            },
+            Representation {
+                coding: ContentCoding::Br,
+                etag: "\"br\"",
+                content_length: "40",
+                content: Content::External {
+                    id: 1,
+                    blob: 0,
+                    offset: 100,
+                    length: 40,
+                },
+            },
+        ],
+    };
+
+    static SITE: Site<'static> = Site {
+        routes: &[Route {
+            path: "/style.css",
+            target: Target::Asset(&ASSET),
+        }],
+        ..Site::EMPTY
+    };
+
+    /// Writes `target` and `fields` (name, value) into the input buffer and the lengths, as the
+    /// JS half's reader does.
+    fn write(target: &str, fields: &[(&str, &str)]) {
+        let mut bytes = target.as_bytes().to_vec();
+        LENGTHS[0].store(target.len() as i32, Ordering::Relaxed);
+        for (name, slot) in REQUEST_FIELDS.iter().zip(&LENGTHS[1..]) {
+            match fields.iter().find(|(n, _)| n == name) {
+                Some((_, value)) => {
+                    bytes.extend_from_slice(value.as_bytes());
+                    slot.store(value.len() as i32, Ordering::Relaxed);
+                }
+                None => slot.store(-1, Ordering::Relaxed),
+            }
+        }
+        INPUT.with(|input| input.borrow_mut()[..bytes.len()].copy_from_slice(&bytes));
+    }
+
+    #[test]
+    fn fast_answers_have_the_fields_of_their_representation() {
+        let targets = [
+            "/style.css",
+            "/style.css?v=0123abcdef",
+            "/style.css?x=1&v=0123abcdef",
+            "/style.css?v=ffffffffff",
+        ];
+        let encodings = [None, Some("br"), Some("gzip, br;q=0.5"), Some("identity")];
+        let validators = [None, Some("\"identity\""), Some("\"br\""), Some("W/\"br\"")];
+        let mut kept: HashMap<i32, String> = HashMap::new();
+        let mut keys_by_versioning = [0, 0];
+        let mut requests = Vec::new();
+        for target in targets {
+            for encoding in encodings {
+                for validator in validators {
+                    requests.extend([0, 1].map(|code| (code, target, encoding, validator)));
+                }
+            }
+        }
+        for (code, target, encoding, validator) in requests {
+            let mut fields = Vec::new();
+            fields.extend(encoding.map(|e| ("accept-encoding", e)));
+            fields.extend(validator.map(|v| ("if-none-match", v)));
+            write(target, &fields);
+            let compact = decide(&SITE, code);
+            assert!(
+                compact >= 0,
+                "{target} {fields:?}: every one is a 200 or 304"
+            );
+            let kind = compact & ((1 << KIND_BITS) - 1);
+            let key = (compact >> KIND_BITS) * 2 + i32::from(kind == Fast::NotModified as i32);
+            let rendered = self::fields(&SITE, code);
+            let fingerprinted = rendered.contains("immutable");
+            assert_eq!(
+                fingerprinted,
+                (compact >> KIND_BITS) & 1 == 1,
+                "{target}: the fingerprinted bit"
+            );
+            match kept.get(&key) {
+                Some(first) => assert_eq!(first, &rendered, "{target} {fields:?}"),
+                None => {
+                    keys_by_versioning[usize::from(fingerprinted)] += 1;
+                    kept.insert(key, rendered);
+                }
+            }
+        }
+        // 200 and 304 of two representations, each fingerprinted or not (HEAD shares a 200's key).
+        assert_eq!(keys_by_versioning, [4, 4]);
+    }
+}

@@ -1,0 +1,120 @@
+// The Worker's fetch handler: its JS entry, a template that scripts/build-worker.sh fills in:
+// $SNIPPET_* become the imports of wasm-bindgen's JS snippets, $BLOB_* the site's blobs (data
+// modules: ArrayBuffers outside wasm memory). It makes no HTTP decision: edgesite-core decides,
+// in wasm, and this file translates. The protocol between the two is edgesite-worker's
+// (crates/worker/src/protocol.rs), handed over at start: this file repeats none of it.
+//
+// Per request: the adapter's reader (crates/worker/src/bridge.js) writes the request into wasm
+// memory (no string crosses the boundary), one call returns a compact answer, and a 200 or 304
+// of a representation is built from its fields (rendered by the core once per representation
+// and kept here), its bytes (a view of its blob) and the Date. Everything else takes the general
+// path, which renders the answer in wasm from the same input.
+import * as imports from "./index_bg.js";
+import wasmModule from "./index.wasm";
+$SNIPPET_JS_IMPORTS
+$BLOB_IMPORTS
+
+const wasmImports = {
+	"./index_bg.js": imports,
+	$SNIPPET_WASM_IMPORTS
+};
+const BLOBS = [$BLOB_LIST];
+
+// Set by instantiate(): the wasm exports and the protocol (the reader, the output area, the
+// answer's kinds).
+let wasm, protocol, read, kindMask, KIND_BITS, NOT_MODIFIED, OK, GENERAL;
+// Per representation and fingerprinting (r = 2*id + fingerprinted): what its 200 (key 2*r) and
+// its 304 (key 2*r+1) are made of (keep()).
+let kept = new Map();
+
+function instantiate() {
+	const instance = new WebAssembly.Instance(wasmModule, wasmImports);
+	imports.__wbg_set_wasm(instance.exports);
+	instance.exports.__wbindgen_start?.();
+	wasm = instance.exports;
+	imports.edgesite_register_blobs(BLOBS);
+	protocol = imports.edgesite_start();
+	({ read, kindBits: KIND_BITS, notModified: NOT_MODIFIED, ok: OK, general: GENERAL } = protocol);
+	kindMask = (1 << KIND_BITS) - 1;
+	kept = new Map();
+}
+instantiate();
+
+function answer(request) {
+	const code = read(request);
+	// A request that does not fit the input: the general path reads it again, with room.
+	if (code < 0) return imports.edgesite_fetch(request);
+	const compact = wasm.edgesite_decide(code);
+	if (compact === GENERAL) return imports.edgesite_general(code);
+	// A kind (200, 200 to HEAD, 304), and above it the representation's id and whether the
+	// request is fingerprinted (its own Cache-Control).
+	const kind = compact & kindMask;
+	const key = (compact >> KIND_BITS) * 2 + (kind === NOT_MODIFIED ? 1 : 0);
+	const entry = kept.get(key) ?? keep(key, code, kind);
+	const init = entry.init;
+	// The fields with the Date (RFC 9110 §6.6.1), remade once a second. A Headers object, which
+	// the Response copies: measured under workerd, far cheaper per response than an array of
+	// pairs (each of which the runtime converts and checks again).
+	const second = Math.floor(Date.now() / 1000);
+	if (entry.second !== second) {
+		entry.second = second;
+		const headers = new Headers(entry.fields);
+		headers.set("date", new Date(second * 1000).toUTCString());
+		init.headers = headers;
+	}
+	return new Response(kind === OK ? entry.body : null, init);
+}
+
+// What a representation's fast answers are made of: its fields (rendered by the core), its
+// bytes (a view of its blob), the Response's init.
+function keep(key, code, kind) {
+	const fields = protocol.fieldPairs(imports.edgesite_fields(code));
+	const init = { status: kind === NOT_MODIFIED ? 304 : 200, headers: null };
+	// A precompressed body is sent as it is (the runtime would compress it again).
+	if (fields.some(([name]) => name === "content-encoding")) init.encodeBody = "manual";
+	const [blob, offset, length] = protocol.output();
+	const body = kind === NOT_MODIFIED ? null : new Uint8Array(BLOBS[blob], offset, length);
+	const entry = { fields, init, body, second: -1 };
+	kept.set(key, entry);
+	return entry;
+}
+
+const FAILED = "500 Internal Server Error\n";
+
+// With the variable EDGESITE_LOG set (`make dev` sets it; off in production and benchmarks), one
+// line per request: method, path, status, content coding, body bytes. (The time is not logged:
+// Workers' clocks do not advance while a request runs; wrangler dev logs its own timing.)
+function log(request, response) {
+	const headers = response.headers;
+	console.log(
+		`edgesite: ${request.method} ${new URL(request.url).pathname} ${response.status} ` +
+			`${headers.get("content-encoding") ?? "identity"} ${headers.get("content-length") ?? "-"}`,
+	);
+}
+
+export default {
+	fetch(request, env) {
+		try {
+			const response = answer(request);
+			if (env?.EDGESITE_LOG) log(request, response);
+			return response;
+		} catch (error) {
+			// Details go to the log, never to the client.
+			console.error("edgesite:", error);
+			// A trap (edgesite never panics, but memory can run out) leaves the instance in an
+			// unknown state: start a fresh one for the next request.
+			if (error instanceof WebAssembly.RuntimeError) instantiate();
+			return new Response(FAILED, {
+				status: 500,
+				headers: { "content-type": "text/plain; charset=utf-8" },
+			});
+		}
+	},
+};
+
+// For the memory report (bench/memory.mjs reads it through the inspector): the bytes of wasm
+// memory and of the site's blobs this isolate holds.
+globalThis.edgesiteMemory = () => ({
+	wasm: wasm.memory.buffer.byteLength,
+	blobs: BLOBS.reduce((n, b) => n + b.byteLength, 0),
+});
