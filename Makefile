@@ -1,4 +1,4 @@
-# edgesite: the two commands are `make dev` (run) and `make test` (test); see README.md.
+# edgesite: the two commands are `make dev` (run) and `make test` (test); see README.md and docs/.
 SHELL := /bin/bash
 ENV := . scripts/env.sh &&
 PORT ?= 8787

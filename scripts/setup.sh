@@ -2,7 +2,7 @@
 # Installs everything edgesite needs to build, run and test, and nothing by hand.
 # Idempotent: a second run checks versions and stamps and takes seconds.
 #
-# What it installs and why (see README.md, "What `make setup` installs"):
+# What it installs and why (see docs/testing.md, "What `make setup` installs"):
 #   1. a wasm32-unknown-unknown Rust toolchain:
 #      - rustup's target when it is installed or can be added, else
 #      - the fallback: Debian's rustc-web/cargo-web/rust-web-src/lld-22, plus a wasm32 std built

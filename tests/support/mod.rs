@@ -25,7 +25,7 @@ pub enum Runtime {
     /// The Worker under bare `workerd serve`.
     Workerd,
     /// The Worker under `wrangler dev`, whose dev proxy drops Content-Length (answers are
-    /// chunked) and re-encodes gzip bodies (../shared/toolchain.md).
+    /// chunked) and re-encodes gzip bodies (docs/http.md, "Under `wrangler dev` only").
     WranglerDev,
 }
 

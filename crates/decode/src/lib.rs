@@ -6,10 +6,10 @@
 //! ([`edgesite_core::Content::Decoded`]). This crate is that decoding, shared by the native twin
 //! and the Worker (pure Rust, so it builds for wasm32): gzip (RFC 1952) with miniz_oxide.
 //!
-//! Only gzip: a br decoder would add about 160 KB to the Worker's module (36 KB of code and
-//! brotli's 122 KB built-in dictionary, measured), more than twice the rest of the Worker's
-//! code, and every request would pay for it in startup; inflating gzip takes 20 KB. So compact
-//! storage decodes from gzip, and a file stored without gzip keeps its identity.
+//! Only gzip: a br decoder brings brotli's built-in dictionary and would make the Worker's module
+//! more than twice as large, which every cold start pays for; inflating gzip is small
+//! (docs/benchmarks.md, "Cold start and size", has the sizes). So compact storage decodes from
+//! gzip, and a file stored without gzip keeps its identity.
 //!
 //! The output is checked against the length the build recorded: bytes that decode to anything
 //! else are an error, never a wrong body under the identity's strong ETag.

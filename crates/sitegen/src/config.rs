@@ -64,7 +64,7 @@ pub struct HistoryConfig {
     pub keep: usize,
     /// A site-wide dictionary for HTML (RFC 9842): zstd's trainer over the site's pages, served
     /// at `/_edgesite/html.dict`, announced on every page, and each page given `dcz`/`dcb`
-    /// deltas against it (default `false`: measured 7-18% below br, see README).
+    /// deltas against it (default `false`: measured 7-18% below br, docs/benchmarks.md).
     #[serde(default)]
     pub html_dictionary: bool,
 }
@@ -218,12 +218,12 @@ pub struct CompressionConfig {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum GzipEncoder {
-    /// libdeflate at level 12 (its slowest, near-optimal parsing): about 5 ms for a 21 KB page
-    /// here, so an edited page is re-encoded within an edit-rebuild.
+    /// libdeflate at level 12 (its slowest, near-optimal parsing): fast enough that an edited
+    /// page is re-encoded within an edit-rebuild (docs/benchmarks.md, `make bench`).
     #[default]
     Libdeflate,
-    /// zopfli with `zopfli_iterations`: about 40 times slower (200 ms for a 21 KB page), on
-    /// text within about 1% of libdeflate's size, smaller or larger by file.
+    /// zopfli with `zopfli_iterations`: tens of times slower than libdeflate and, on text,
+    /// within about 1% of its size, smaller or larger by file (docs/benchmarks.md).
     Zopfli,
 }
 

@@ -126,7 +126,7 @@ impl fmt::Display for Error {
             ),
             Error::Config { path, line, message } => write!(
                 f,
-                "{}:{line}: {}; see README.md, \"Configuration\"",
+                "{}:{line}: {}; see docs/configuration.md",
                 path.display(),
                 message.trim_end()
             ),

@@ -155,7 +155,7 @@ pub(crate) fn with_core_site_of<T>(
     })
 }
 
-fn core_pattern(rule: &RedirectRule) -> Vec<Segment<'_>> {
+pub(crate) fn core_pattern(rule: &RedirectRule) -> Vec<Segment<'_>> {
     rule.pattern
         .iter()
         .map(|s| match s {
@@ -165,7 +165,7 @@ fn core_pattern(rule: &RedirectRule) -> Vec<Segment<'_>> {
         .collect()
 }
 
-fn core_destination(rule: &RedirectRule) -> Vec<Part<'_>> {
+pub(crate) fn core_destination(rule: &RedirectRule) -> Vec<Part<'_>> {
     let (RuleAction::Redirect { destination, .. } | RuleAction::Rewrite { destination }) =
         &rule.action;
     destination
@@ -178,7 +178,7 @@ fn core_destination(rule: &RedirectRule) -> Vec<Part<'_>> {
         .collect()
 }
 
-fn core_rule<'r>(
+pub(crate) fn core_rule<'r>(
     rule: &RedirectRule,
     pattern: &'r [Segment<'r>],
     destination: &'r [Part<'r>],
@@ -210,7 +210,10 @@ pub(crate) fn indexed_assets(files: usize) -> Vec<Asset<'static>> {
         .collect()
 }
 
-fn core_route<'a>(route: &'a Route, assets: &'a [Asset<'static>]) -> edgesite_core::Route<'a> {
+pub(crate) fn core_route<'a>(
+    route: &'a Route,
+    assets: &'a [Asset<'static>],
+) -> edgesite_core::Route<'a> {
     edgesite_core::Route {
         path: &route.path,
         target: match &route.target {

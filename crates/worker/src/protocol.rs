@@ -33,7 +33,7 @@ use std::sync::atomic::{AtomicI32, AtomicU32, Ordering};
 use wasm_bindgen::JsValue;
 
 /// The input buffer's first size; a request whose target and fields do not fit makes it grow
-/// ([`reserve`]) and takes the general path that once.
+/// (see [`with_request`]) and takes the general path that once.
 pub const INPUT_CAPACITY: usize = 64 * 1024;
 
 /// The most the input buffer grows to. Far above what a Worker is handed (Cloudflare limits a

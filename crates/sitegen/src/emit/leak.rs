@@ -9,15 +9,11 @@
 //!
 //! [`Bodies::Embedded`]: crate::Bodies::Embedded
 
-use crate::model::{
-    Asset, Delta, DestinationPart, Manifest, PatternSegment, RedirectRule, Representation,
-    RouteTarget, RuleAction, RuleIndexNode,
-};
+use crate::model::{Asset, Delta, Manifest, Representation, RuleIndexNode};
+use crate::rule::{core_destination, core_pattern, core_route, core_rule};
 use base64::prelude::{Engine as _, BASE64_STANDARD};
 use edgesite_core as core;
-use edgesite_core::{
-    Action, Content, NotFoundPage, Part, Redirect, Route, Rule, RuleNode, Segment, Site, Target,
-};
+use edgesite_core::{Content, NotFoundPage, RuleNode, Site};
 
 /// Moves `value` to the heap for the rest of the process.
 fn leak<T>(value: T) -> &'static T {
@@ -53,25 +49,19 @@ impl Manifest {
         let mut id = 0;
         let mut assets = Vec::with_capacity(self.files.len());
         for file in &self.files {
-            assets.push(leak(asset(self, file, &mut id)?));
+            assets.push(asset(self, file, &mut id)?);
         }
-        let routes = self
-            .routes
+        let assets = leak_slice(assets);
+        // The routing tables as rule.rs views them for the build's checks, over leaked copies.
+        let routes = leak_slice(self.routes.clone())
             .iter()
-            .map(|route| Route {
-                path: leak_str(&route.path),
-                target: match &route.target {
-                    RouteTarget::Asset(i) => Target::Asset(assets[*i]),
-                    RouteTarget::Redirect {
-                        status,
-                        location,
-                        query_at,
-                    } => Target::Redirect(Redirect {
-                        status: *status,
-                        location: leak_str(location),
-                        query_at: *query_at,
-                    }),
-                },
+            .map(|route| core_route(route, assets))
+            .collect();
+        let rules = leak_slice(self.rules.clone())
+            .iter()
+            .map(|rule| {
+                let pattern = leak_slice(core_pattern(rule));
+                core_rule(rule, pattern, leak_slice(core_destination(rule)))
             })
             .collect();
         let not_found = self
@@ -79,20 +69,20 @@ impl Manifest {
             .iter()
             .map(|(folder, i)| NotFoundPage {
                 folder: leak_str(folder),
-                page: assets[*i],
+                page: &assets[*i],
             })
             .collect();
         Ok(leak(Site {
             routes: leak_slice(routes),
             not_found: leak_slice(not_found),
-            fallback: self.fallback.map(|i| assets[i]),
+            fallback: self.fallback.map(|i| &assets[i]),
             boundary: leak_str(&self.boundary),
             multipart_content_type: leak_str(&format!(
                 "multipart/byteranges; boundary={}",
                 self.boundary
             )),
             fields: leak_fields(&self.fields),
-            rules: leak_slice(self.rules.iter().map(leak_rule).collect()),
+            rules: leak_slice(rules),
             rule_index: leak_slice(self.rule_index.iter().map(leak_rule_node).collect()),
             fingerprinted_cache_control: leak_str(&self.fingerprinted_cache_control),
         }))
@@ -156,47 +146,6 @@ fn representation(
         content_length: leak_str(&variant.size.to_string()),
         content,
     })
-}
-
-fn leak_rule(rule: &RedirectRule) -> Rule<'static> {
-    let pattern = rule
-        .pattern
-        .iter()
-        .map(|segment| match segment {
-            PatternSegment::Literal(text) => Segment::Literal(leak_str(text)),
-            PatternSegment::Placeholder(_) => Segment::Placeholder,
-        })
-        .collect();
-    let parts = |parts: &[DestinationPart]| {
-        leak_slice(
-            parts
-                .iter()
-                .map(|part| match part {
-                    DestinationPart::Literal(text) => Part::Literal(leak_str(text)),
-                    DestinationPart::Capture(n) => Part::Capture(*n),
-                    DestinationPart::QueryCapture(n) => Part::QueryCapture(*n),
-                })
-                .collect(),
-        )
-    };
-    Rule {
-        pattern: leak_slice(pattern),
-        splat: rule.splat,
-        action: match &rule.action {
-            RuleAction::Redirect {
-                status,
-                destination,
-                query_at,
-            } => Action::Redirect {
-                status: *status,
-                destination: parts(destination),
-                query_at: *query_at,
-            },
-            RuleAction::Rewrite { destination } => Action::Rewrite {
-                destination: parts(destination),
-            },
-        },
-    }
 }
 
 fn leak_rule_node(node: &RuleIndexNode) -> RuleNode<'static> {
