@@ -443,7 +443,7 @@ lane_browser() {
 browser_tests() {
   step "cargo build --tests --target wasm32-unknown-unknown" \
     cargo build -q --tests --target wasm32-unknown-unknown &&
-    wasm-pack test --headless --chrome -- --lib
+    wasm-pack test --headless --chrome -- --test worker_in_browser
 }
 lane_servers_then_site() {
   layer native "e2e: edgesite-native binary" eval 'needs host "server binaries" && e2e_native'

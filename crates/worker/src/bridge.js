@@ -84,7 +84,8 @@ export function bridge_read(request) {
 		}
 	}
 	const { read, written } = encoder.encodeInto(joined, bytes);
-	const fits = read === joined.length && (written === joined.length || readEach(request, target, headers));
+	const fits =
+		read === joined.length && (written === joined.length || readEach(request, target, headers));
 	if (!fits) {
 		needed = 3 * joined.length;
 		return -1;

@@ -3,9 +3,10 @@
 //!
 //! Every call across the wasm boundary costs far more than the core's whole decision, so a
 //! request is written into wasm memory by the JS half's one reader ([`crate::protocol`]), and
-//! a response is built in one call (the fields as one string, the body as a view). The site's bytes live in JS: the blobs a Worker's entry hands
-//! over with [`set_blobs`] (its data modules), and the representations compact storage decoded
-//! on demand, kept in a bounded cache.
+//! a response is built in one call (the fields as one string, the body as a view). The site's
+//! bytes live in JS: the blobs a Worker's entry hands over with [`set_blobs`] (its data
+//! modules), and the representations compact storage decoded on demand, kept in a bounded
+//! cache.
 
 use edgesite_core::{Body, Content, Multipart, Piece, Representation, Response};
 use std::cell::RefCell;
@@ -25,6 +26,7 @@ extern "C" {
     /// Writes `request` into the input buffer and the lengths; its method's code, or -1 if it
     /// does not fit (then [`bridge_needed`] bytes would).
     pub(crate) fn bridge_read(request: &web_sys::Request) -> i32;
+    /// The bytes the last request [`bridge_read`] could not write would need.
     pub(crate) fn bridge_needed() -> usize;
     /// Hands the site's blobs (ArrayBuffers, in the order of the build's `blobs.txt`) to the
     /// adapter.

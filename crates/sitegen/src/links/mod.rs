@@ -225,7 +225,7 @@ fn scan_all(found: &[Found], warnings: &mut Vec<String>) -> Result<Vec<Scanned>,
     });
     let mut scanned = Vec::new();
     for slot in slots {
-        // Every slot was filled: no worker stops early.
+        // Every slot was filled: no thread stops early.
         let result = slot.into_inner().unwrap_or_else(|e| e.into_inner());
         match result.transpose()? {
             Some(Ok(Some(file))) => scanned.push(file),

@@ -1,0 +1,376 @@
+//! The Worker's fetch path in a real browser (headless Chromium through wasm-pack: `make test`'s
+//! browser layer runs `wasm-pack test --headless --chrome -- --test worker_in_browser`): real
+//! `web_sys::Request` objects in, real `web_sys::Response` objects out, through
+//! edgesite-worker and its JS half (crates/worker/src/bridge.js) as the Worker's exports
+//! (src/exports.rs) call them. The site's bytes are in blobs outside wasm memory, as in the
+//! Worker: the tests hand them over as the entry does, from `$OUT_DIR/blobs.rs`.
+#![cfg(target_arch = "wasm32")]
+
+use edgesite::SITE;
+use edgesite_worker::protocol;
+use js_sys::{Reflect, Uint8Array};
+use wasm_bindgen::JsValue;
+use wasm_bindgen_futures::JsFuture;
+use wasm_bindgen_test::*;
+use web_sys::Headers;
+use web_sys::RequestInit;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// The blobs build.rs wrote, in order.
+static BLOBS: &[&[u8]] = include!(concat!(env!("OUT_DIR"), "/blobs.rs"));
+
+/// The Worker's general path, with the blobs handed over first (once).
+fn fetch(request: &web_sys::Request) -> Result<web_sys::Response, JsValue> {
+    static REGISTERED: std::sync::Once = std::sync::Once::new();
+    REGISTERED.call_once(|| {
+        let list = js_sys::Array::new();
+        for blob in BLOBS {
+            list.push(&js_sys::Uint8Array::from(*blob).buffer());
+        }
+        edgesite_worker::set_blobs(&list);
+    });
+    edgesite_worker::respond(&SITE, request)
+}
+
+fn request(method: &str, url: &str, headers: &[(&str, &str)]) -> web_sys::Request {
+    let init = RequestInit::new();
+    init.set_method(method);
+    let h = Headers::new().unwrap();
+    for (name, value) in headers {
+        h.set(name, value).unwrap();
+    }
+    init.set_headers(&h);
+    web_sys::Request::new_with_str_and_init(url, &init).unwrap()
+}
+
+async fn body(response: &web_sys::Response) -> Vec<u8> {
+    let buffer = JsFuture::from(response.array_buffer().unwrap())
+        .await
+        .unwrap();
+    Uint8Array::new(&buffer).to_vec()
+}
+
+/// The bytes of the demo site's page or stylesheet at `path` (relative to `public/`), as
+/// served: the build's copy after its link pass (`EDGESITE_SERVED_DIR`).
+fn file(path: &str) -> &'static [u8] {
+    macro_rules! served {
+        ($path:literal) => {
+            include_bytes!(concat!(env!("EDGESITE_SERVED_DIR"), "/", $path))
+        };
+    }
+    match path {
+        "index.html" => served!("index.html"),
+        "guide/index.html" => served!("guide/index.html"),
+        "about.html" => served!("about.html"),
+        "404.html" => served!("404.html"),
+        "style.css" => served!("style.css"),
+        other => unreachable!("the tests read no {other}"),
+    }
+}
+
+#[wasm_bindgen_test]
+fn library_mode_leaves_paths_the_site_does_not_serve_to_the_worker() {
+    // edgesite_worker::respond_if_served: None for what the site has nothing at (whatever the
+    // method), the site's answer for the rest (405 for a POST to a file).
+    let _ = fetch(&request("GET", "http://localhost/", &[])); // the blobs, handed over
+    let site = &SITE;
+    let api = request("POST", "http://localhost/api/hello", &[]);
+    assert!(edgesite_worker::respond_if_served(site, &api).is_none());
+    let missing = request("GET", "http://localhost/nope", &[]);
+    assert!(edgesite_worker::respond_if_served(site, &missing).is_none());
+    let page = request("GET", "http://localhost/about", &[]);
+    let served = edgesite_worker::respond_if_served(site, &page)
+        .unwrap()
+        .unwrap();
+    assert_eq!(served.status(), 200);
+    let post = request("POST", "http://localhost/about", &[]);
+    let refused = edgesite_worker::respond_if_served(site, &post)
+        .unwrap()
+        .unwrap();
+    assert_eq!(refused.status(), 405);
+    // A `_redirects` rule counts as the site's.
+    let rule = request("GET", "http://localhost/docs/x", &[]);
+    assert_eq!(
+        edgesite_worker::respond_if_served(site, &rule)
+            .unwrap()
+            .unwrap()
+            .status(),
+        301
+    );
+}
+
+#[wasm_bindgen_test]
+async fn get_root_serves_index_html() {
+    let response = fetch(&request("GET", "http://localhost/", &[])).unwrap();
+    assert_eq!(response.status(), 200);
+    let headers = response.headers();
+    assert_eq!(
+        headers.get("content-type").unwrap().unwrap(),
+        "text/html; charset=utf-8"
+    );
+    assert!(headers.get("etag").unwrap().unwrap().starts_with('"'));
+    assert_eq!(body(&response).await, file("index.html"));
+}
+
+#[wasm_bindgen_test]
+async fn nested_folder_serves_its_index() {
+    let response = fetch(&request("GET", "http://localhost/guide/", &[])).unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(body(&response).await, file("guide/index.html"));
+}
+
+#[wasm_bindgen_test]
+async fn head_has_no_body() {
+    // RFC 9110 §9.3.2.
+    let response = fetch(&request("HEAD", "http://localhost/about", &[])).unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(
+        response.headers().get("content-length").unwrap().unwrap(),
+        file("about.html").len().to_string()
+    );
+    assert!(response.body().is_none());
+}
+
+#[wasm_bindgen_test]
+async fn missing_path_serves_the_404_page() {
+    let response = fetch(&request("GET", "http://localhost/nope", &[])).unwrap();
+    assert_eq!(response.status(), 404);
+    assert_eq!(body(&response).await, file("404.html"));
+}
+
+#[wasm_bindgen_test]
+fn a_redirects_rule_answers_with_its_status_and_a_written_location() {
+    // RFC 9110 §15.4.2; public/_redirects `/docs/* /guide/:splat 301`, the query kept.
+    let response = fetch(&request("GET", "http://localhost/docs/a%20b?x=1", &[])).unwrap();
+    assert_eq!(response.status(), 301);
+    assert_eq!(
+        response.headers().get("location").unwrap().unwrap(),
+        "/guide/a%20b?x=1"
+    );
+    assert!(response.body().is_none());
+}
+
+#[wasm_bindgen_test]
+fn post_is_405_with_allow() {
+    // RFC 9110 §15.5.6.
+    let response = fetch(&request("POST", "http://localhost/", &[])).unwrap();
+    assert_eq!(response.status(), 405);
+    assert_eq!(
+        response.headers().get("allow").unwrap().unwrap(),
+        "GET, HEAD, OPTIONS"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn a_range_request_is_206_with_the_bytes_asked_for() {
+    // RFC 9110 §14.2, §15.3.7.
+    let response = fetch(&request(
+        "GET",
+        "http://localhost/style.css",
+        &[("range", "bytes=0-9")],
+    ))
+    .unwrap();
+    assert_eq!(response.status(), 206);
+    let total = file("style.css").len();
+    assert_eq!(
+        response.headers().get("content-range").unwrap().unwrap(),
+        format!("bytes 0-9/{total}")
+    );
+    assert_eq!(body(&response).await, &file("style.css")[..10]);
+}
+
+#[wasm_bindgen_test]
+async fn several_ranges_are_one_multipart_body() {
+    // RFC 9110 §14.6.
+    let response = fetch(&request(
+        "GET",
+        "http://localhost/style.css",
+        &[("range", "bytes=0-0,-1")],
+    ))
+    .unwrap();
+    assert_eq!(response.status(), 206);
+    let content_type = response.headers().get("content-type").unwrap().unwrap();
+    assert!(
+        content_type.starts_with("multipart/byteranges; boundary="),
+        "{content_type}"
+    );
+    let text = String::from_utf8(body(&response).await).unwrap();
+    assert!(text.contains("Content-Range: bytes 0-0/"), "{text}");
+}
+
+/// A request as Cloudflare delivers it: Accept-Encoding rewritten to the edge's own list
+/// (`br, gzip`), the client's own in `request.cf`.
+fn with_cf_accept_encoding(url: &str, list: &str) -> web_sys::Request {
+    with_accept_encoding_and_cf(url, "br, gzip", list)
+}
+
+/// A request with `field` as its Accept-Encoding and `client` as `cf.clientAcceptEncoding`.
+/// A page cannot give a Request an Accept-Encoding (a forbidden request-header name in
+/// Fetch), so the request gets a `headers` of its own, as the runtime's would be.
+fn with_accept_encoding_and_cf(url: &str, field: &str, client: &str) -> web_sys::Request {
+    let req = request("GET", url, &[]);
+    let headers = Headers::new().unwrap();
+    headers.set("accept-encoding", field).unwrap();
+    let descriptor = js_sys::Object::new();
+    Reflect::set(&descriptor, &"value".into(), &headers).unwrap();
+    js_sys::Object::define_property(req.as_ref(), &"headers".into(), &descriptor);
+    let cf = js_sys::Object::new();
+    Reflect::set(&cf, &"clientAcceptEncoding".into(), &client.into()).unwrap();
+    Reflect::set(req.as_ref(), &"cf".into(), &cf).unwrap();
+    req
+}
+
+/// A request whose `headers` are `fields` as the runtime hands them over (a page cannot set
+/// forbidden names such as Accept-Encoding or Sec-Fetch-Mode on a Request: see below).
+fn with_headers(method: &str, url: &str, fields: &[(&str, &str)]) -> web_sys::Request {
+    let req = request(method, url, &[]);
+    let headers = Headers::new().unwrap();
+    for (name, value) in fields {
+        headers.set(name, value).unwrap();
+    }
+    let descriptor = js_sys::Object::new();
+    Reflect::set(&descriptor, &"value".into(), &headers).unwrap();
+    js_sys::Object::define_property(req.as_ref(), &"headers".into(), &descriptor);
+    req
+}
+
+/// What wasm reads back of `request` after the JS half's reader wrote it: method, target and
+/// every field of REQUEST_FIELDS.
+fn read_back(request: &web_sys::Request) -> (String, String, Vec<Option<String>>) {
+    protocol::with_request(request, |head| {
+        let fields = edgesite_core::REQUEST_FIELDS
+            .iter()
+            .map(|name| {
+                head.field(name)
+                    .map(|v| String::from_utf8(v.to_vec()).unwrap())
+            })
+            .collect();
+        (head.method.to_string(), head.target.to_string(), fields)
+    })
+    .unwrap()
+}
+
+#[wasm_bindgen_test]
+fn the_js_reader_and_wasm_agree_on_every_field_the_core_reads() {
+    // The protocol's two sides (crates/worker: bridge.js writes, protocol.rs reads): every
+    // field of REQUEST_FIELDS, each with its own value, arrives under its own name, in
+    // order, with the method and the target. A field added on one side only fails here.
+    let names = edgesite_core::REQUEST_FIELDS;
+    let values: Vec<String> = names.iter().map(|n| format!("{n}: {}", n.len())).collect();
+    let fields: Vec<(&str, &str)> = names
+        .iter()
+        .copied()
+        .zip(values.iter().map(String::as_str))
+        .collect();
+    let (method, target, read) =
+        read_back(&with_headers("HEAD", "http://localhost/a/b?c=d", &fields));
+    assert_eq!((method.as_str(), target.as_str()), ("HEAD", "/a/b?c=d"));
+    assert_eq!(read, values.iter().cloned().map(Some).collect::<Vec<_>>());
+    // Absent fields are absent; another method is one the core refuses (405).
+    let (method, target, read) = read_back(&with_headers("DELETE", "http://localhost", &[]));
+    assert_eq!((method.as_str(), target.as_str()), ("POST", "/"));
+    assert!(read.iter().all(Option::is_none), "{read:?}");
+}
+
+#[wasm_bindgen_test]
+fn a_request_larger_than_the_input_or_not_ascii_is_read_whole() {
+    // Not ASCII: written one value at a time (byte lengths, not character lengths). Larger
+    // than the input buffer: it grows, and the request is read again.
+    let long = format!("/{}", "a".repeat(200 * 1024));
+    let req = with_headers(
+        "GET",
+        &format!("http://localhost{long}"),
+        &[("if-none-match", "\"é\"")],
+    );
+    let (_, target, read) = read_back(&req);
+    assert_eq!(target, long);
+    let at = edgesite_core::REQUEST_FIELDS
+        .iter()
+        .position(|n| *n == "if-none-match")
+        .unwrap();
+    assert_eq!(read[at].as_deref(), Some("\"é\""));
+}
+
+#[wasm_bindgen_test]
+async fn the_clients_accept_encoding_from_request_cf_selects_a_precompressed_body() {
+    // RFC 9110 §12.5.3; the runtime rewrites the header, so cf.clientAcceptEncoding counts.
+    let response = fetch(&with_cf_accept_encoding("http://localhost/", "gzip, br")).unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(
+        response.headers().get("content-encoding").unwrap().unwrap(),
+        "br"
+    );
+    assert_eq!(
+        response.headers().get("vary").unwrap().unwrap(),
+        "accept-encoding"
+    );
+    let stored = match &SITE.route("/").unwrap().target {
+        edgesite_core::Target::Asset(asset) => asset
+            .representations
+            .iter()
+            .find(|r| r.coding.token() == "br")
+            .unwrap(),
+        edgesite_core::Target::Redirect(_) => unreachable!("/ is a page"),
+    };
+    assert_eq!(
+        response.headers().get("etag").unwrap().unwrap(),
+        stored.etag
+    );
+    // In a browser the Response body is what was stored; Workers send it as is (encodeBody
+    // manual). It comes from its blob, outside wasm memory.
+    let edgesite_core::Content::External {
+        blob,
+        offset,
+        length,
+        ..
+    } = stored.content
+    else {
+        panic!("the Worker's bytes are in blobs: {:?}", stored.content)
+    };
+    let (from, to) = (offset as usize, (offset + length) as usize);
+    assert_eq!(body(&response).await, &BLOBS[blob as usize][from..to]);
+}
+
+#[wasm_bindgen_test]
+fn an_accept_encoding_the_edge_cannot_have_written_is_the_clients_own() {
+    // The edge writes only its own list ("br, gzip"); "gzip, deflate" came from the client,
+    // so request.cf is not consulted (it would make this a 406).
+    let response = fetch(&with_accept_encoding_and_cf(
+        "http://localhost/",
+        "gzip, deflate",
+        "identity;q=0",
+    ))
+    .unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(
+        response.headers().get("content-encoding").unwrap().unwrap(),
+        "gzip"
+    );
+}
+
+#[wasm_bindgen_test]
+fn nothing_acceptable_in_request_cf_is_406() {
+    let response = fetch(&with_cf_accept_encoding(
+        "http://localhost/",
+        "identity;q=0",
+    ))
+    .unwrap();
+    assert_eq!(response.status(), 406);
+}
+
+#[wasm_bindgen_test]
+async fn if_none_match_with_the_current_etag_is_304() {
+    // RFC 9110 §13.1.2.
+    let first = fetch(&request("GET", "http://localhost/style.css", &[])).unwrap();
+    let etag = first.headers().get("etag").unwrap().unwrap();
+    let again = request(
+        "GET",
+        "http://localhost/style.css",
+        &[("if-none-match", &etag)],
+    );
+    let response = fetch(&again).unwrap();
+    assert_eq!(response.status(), 304);
+    assert_eq!(response.headers().get("etag").unwrap().unwrap(), etag);
+    assert!(response.body().is_none());
+}
