@@ -3,9 +3,9 @@
 //! serving that configuration's compile (`support::FIXTURES`); in `make test` also the Worker
 //! built with it under bare workerd. Covers:
 //!
-//! * the SPA fallback: a navigation (`Sec-Fetch-Mode: navigate`, or `Accept` listing
-//!   `text/html`) to an extension-less path that matches nothing gets the app with 200; a
-//!   non-navigation request, or a path with a file extension, still gets 404;
+//! * the SPA fallback: a navigation (`Sec-Fetch-Mode: navigate`, or an `Accept` naming
+//!   `text/html` with a weight above 0) to an extension-less path that matches nothing gets the
+//!   app with 200; a non-navigation request, or a path with a file extension, still gets 404;
 //! * `site.trailing_slash = "never"`: `/docs` serves the folder's index, `/docs/` redirects 308;
 //! * `[cache]`: a `[[cache.rules]]` pattern, the `default`, HTML's `no-cache`, and
 //!   `CDN-Cache-Control` from `cdn` on 200 and 304 (RFC 9111 §5.2.2);
@@ -48,6 +48,11 @@ fn other_requests_and_missing_files_stay_404() {
         404
     );
     assert_eq!(get("/app/users/42").status, 404);
+    // RFC 9110 §12.5.1: text/html refused (q=0) or only through */* is not a navigation.
+    for accept in ["text/html;q=0, */*", "*/*", "TEXT/HTML;q=0.000"] {
+        let reply = request("GET", "/app/users/42", &[("accept", accept)]);
+        assert_eq!(reply.status, 404, "{accept}");
+    }
     // A missing script must not be answered with HTML.
     let reply = request("GET", "/app/missing.js", &[("sec-fetch-mode", "navigate")]);
     assert_eq!((reply.status, reply.body), (404, fixture("/404.html")));

@@ -8,9 +8,10 @@ mod targets;
 
 type Target = fn(&[u8]);
 
-const TARGETS: [(&str, Target); 7] = [
+const TARGETS: [(&str, Target); 8] = [
     ("path", targets::path),
     ("entity_tags", targets::entity_tags),
+    ("accept", targets::accept),
     ("accept_encoding", targets::accept_encoding),
     ("range", targets::range),
     ("http_date", targets::http_date),

@@ -4,9 +4,9 @@
 #![allow(missing_docs, unreachable_pub)]
 
 use edgesite_core::{
-    canonical_path, dictionary_hash, evaluate_range, negotiate, normalize, parse_http_date,
-    respond, select, AcceptEncoding, Action, Asset, Content, ContentCoding, Delta, IfMatch,
-    IfNoneMatch, IfRange, Part, RangeRequest, Redirect, RedirectStatus, Representation,
+    canonical_path, dictionary_hash, evaluate_range, named_quality, negotiate, normalize,
+    parse_http_date, respond, select, AcceptEncoding, Action, Asset, Content, ContentCoding, Delta,
+    IfMatch, IfNoneMatch, IfRange, Part, RangeRequest, Redirect, RedirectStatus, Representation,
     RequestHead, Route, Rule, RuleNode, Segment, Site, Target, LOCATION_CAPACITY, MAX_PATH_LEN,
     MAX_RANGE_SPECS, REQUEST_FIELDS,
 };
@@ -146,6 +146,29 @@ pub fn accept_encoding(data: &[u8]) {
             assert!(accept.quality(chosen.coding) > 0, "{:?}", chosen.coding);
         }
     }
+}
+
+/// Accept (RFC 9110 §12.5.1): total; a weight is at most 1000, and a type is named only by a
+/// field that spells it (in any case); a navigation by Accept alone is one that names text/html.
+pub fn accept(data: &[u8]) {
+    let lower = data.to_ascii_lowercase();
+    for media_type in ["image/avif", "image/webp", "text/html"] {
+        if let Some(q) = named_quality(data, media_type) {
+            assert!(q <= 1000, "{q}");
+            assert!(
+                lower
+                    .windows(media_type.len())
+                    .any(|w| w == media_type.as_bytes()),
+                "{media_type} named by a field that does not spell it"
+            );
+        }
+    }
+    let mut head = RequestHead::new("GET", "/");
+    head.set_field("accept", data);
+    assert_eq!(
+        head.is_navigation(),
+        named_quality(data, "text/html").is_some_and(|q| q > 0)
+    );
 }
 
 /// Available-Dictionary (RFC 9842 §2.2) with a browser's Accept-Encoding: total; a value that

@@ -57,6 +57,7 @@
 #[cfg(test)]
 extern crate std;
 
+mod accept;
 mod coding;
 mod date;
 mod decision;
@@ -93,6 +94,7 @@ macro_rules! include_site {
     };
 }
 
+pub use accept::named_quality;
 pub use coding::ContentCoding;
 pub use date::parse_http_date;
 pub use decision::{decide, Decision, Outcome};

@@ -25,7 +25,7 @@ use crate::ows::trim;
 use crate::site::{Asset, Representation};
 
 /// The highest quality, 1.000, in thousandths.
-const MAX_QUALITY: u16 = 1000;
+pub(crate) const MAX_QUALITY: u16 = 1000;
 /// The quality of an identity the field does not mention: acceptable, least preferred.
 const IMPLICIT_IDENTITY: u16 = 1;
 
@@ -265,7 +265,7 @@ fn parse_element(element: &[u8]) -> Option<(&[u8], u16)> {
 }
 
 /// `qvalue` in thousandths.
-fn qvalue(s: &[u8]) -> Option<u16> {
+pub(crate) fn qvalue(s: &[u8]) -> Option<u16> {
     let (int, frac) = match s.iter().position(|&b| b == b'.') {
         Some(i) => (&s[..i], &s[i + 1..]),
         None => (s, &b""[..]),
@@ -286,7 +286,7 @@ fn qvalue(s: &[u8]) -> Option<u16> {
 }
 
 /// tchar (RFC 9110 §5.6.2).
-fn is_tchar(b: u8) -> bool {
+pub(crate) fn is_tchar(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
 }
 

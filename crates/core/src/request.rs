@@ -1,5 +1,7 @@
 //! The request as the core sees it: borrowed slices of what the client sent.
 
+use crate::accept::named_quality;
+
 /// The parts of a request that decide the response. Adapters fill it from their runtime's request
 /// without interpreting anything.
 #[derive(Debug, Clone, Copy)]
@@ -134,15 +136,15 @@ impl<'a> RequestHead<'a> {
     }
 
     /// Whether this is a page navigation: `Sec-Fetch-Mode: navigate`, or (for browsers without
-    /// Fetch Metadata) an Accept field that lists `text/html`.
+    /// Fetch Metadata) an Accept field that names `text/html` with a weight above 0 (RFC 9110
+    /// §12.5.1; `*/*` names no type).
     pub fn is_navigation(&self) -> bool {
         match self.sec_fetch_mode {
             Some(mode) => mode.eq_ignore_ascii_case(b"navigate"),
-            None => self.accept.is_some_and(|accept| {
-                accept
-                    .windows(9)
-                    .any(|w| w.eq_ignore_ascii_case(b"text/html"))
-            }),
+            None => self
+                .accept
+                .and_then(|accept| named_quality(accept, "text/html"))
+                .is_some_and(|q| q > 0),
         }
     }
 }

@@ -788,6 +788,12 @@ fn the_spa_fallback_answers_navigations_to_extensionless_paths_only() {
     );
     assert_eq!(nav("/users/42", &[]), 404);
     assert_eq!(nav("/missing.js", &[("sec-fetch-mode", "navigate")]), 404);
+    // Without Fetch Metadata, Accept must name text/html with a weight (RFC 9110 §12.5.1):
+    // refused (q=0), only through */*, or in a malformed field, it is no navigation.
+    assert_eq!(nav("/users/42", &[("accept", "TEXT/HTML;q=0.9")]), 200);
+    assert_eq!(nav("/users/42", &[("accept", "text/html;q=0, */*")]), 404);
+    assert_eq!(nav("/users/42", &[("accept", "*/*")]), 404);
+    assert_eq!(nav("/users/42", &[("accept", "text/html;q=5")]), 404);
 }
 
 #[test]
