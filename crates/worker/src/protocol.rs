@@ -99,8 +99,9 @@ pub fn layout() -> [i32; 10] {
 }
 
 /// Hands the protocol to the JS half (once per instance; the adapter calls it before its first
-/// read) and returns what the JS half made of it: `{ read, decide constants, output }`, which a
-/// Worker's own entry uses for its fast path.
+/// read, and again when the input grows) and returns what the JS half made of it, which a
+/// Worker's own entry uses for its fast path: the reader (`read`), the output area (`output()`),
+/// `fieldPairs`, and the answer's layout (`kindBits`, `ok`, `okHead`, `notModified`, `general`).
 pub fn start() -> JsValue {
     bridge_start(
         &wasm_bindgen::memory(),
