@@ -29,6 +29,7 @@ export function bridge_start(wasmMemory, layout, joinedNames, joinedMethods) {
 	}
 	acceptEncodingAt = names.indexOf("accept-encoding");
 	buffer = null;
+	const read = bridge_read;
 	return { read, output: outputOf, fieldPairs, kindBits, ok, okHead, notModified, general };
 }
 
@@ -94,7 +95,6 @@ export function bridge_read(request) {
 	for (let i = 0; i < methods.length; i++) if (method === methods[i]) return i;
 	return methods.length;
 }
-const read = bridge_read;
 
 export function bridge_needed() {
 	return needed;

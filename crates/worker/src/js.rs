@@ -52,8 +52,10 @@ extern "C" {
     ) -> Result<web_sys::Response, JsValue>;
 }
 
-/// The error of a request the JS half could not write (over [`crate::protocol::INPUT_LIMIT`]).
-pub(crate) const BRIDGE_READ_FAILED: &str = "edgesite: the request's head does not fit the input";
+/// The error of a request the JS half could not write (over [`crate::protocol::INPUT_LIMIT`]),
+/// or whose lengths do not describe the input.
+pub(crate) const BRIDGE_READ_FAILED: &str =
+    "edgesite: the request could not be read from the input";
 
 thread_local! {
     /// The fields of the response being built, reused across requests (wasm is single-threaded).

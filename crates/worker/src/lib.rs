@@ -41,20 +41,16 @@ pub mod protocol;
 
 pub use js::set_blobs;
 
-use edgesite_core::{respond_if_served as core_respond_if_served, respond_into, Response, Site};
+use edgesite_core::{respond_if_served as core_respond_if_served, Response, Site};
 use js::to_web_sys;
-use protocol::with_request as with_head;
+use protocol::with_request;
 use wasm_bindgen::JsValue;
 
 /// The answer to `request` from `site`: a file, a redirect, a 304, the nearest 404 page...
 /// always a response. `Err` only if the runtime refuses to build the Response, or a body held
 /// outside wasm memory is not there (blobs not handed over with [`set_blobs`]).
 pub fn respond(site: &Site<'_>, request: &web_sys::Request) -> Result<web_sys::Response, JsValue> {
-    with_head(request, |head| {
-        let mut response = Response::new();
-        respond_into(site, head, &mut response);
-        to_web_sys(&response)
-    })?
+    with_request(request, |head| protocol::answer(site, head))?
 }
 
 /// The answer to `request` from `site` if the site has something at its path (a file, a
@@ -64,12 +60,9 @@ pub fn respond_if_served(
     site: &Site<'_>,
     request: &web_sys::Request,
 ) -> Option<Result<web_sys::Response, JsValue>> {
-    let served = with_head(request, |head| {
+    with_request(request, |head| {
         let mut response = Response::new();
         core_respond_if_served(site, head, &mut response).then(|| to_web_sys(&response))
-    });
-    match served {
-        Ok(answer) => answer,
-        Err(error) => Some(Err(error)),
-    }
+    })
+    .unwrap_or_else(|error| Some(Err(error)))
 }

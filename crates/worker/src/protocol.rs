@@ -25,7 +25,7 @@ use crate::js::{
     bridge_needed, bridge_read, bridge_start, joined_fields, to_web_sys, BRIDGE_READ_FAILED,
 };
 use edgesite_core::{
-    decide as core_decide, render, Content, Outcome, RequestHead, Response, Scratch, Site,
+    decide as core_decide, respond_into, Content, Outcome, RequestHead, Response, Scratch, Site,
     REQUEST_FIELDS,
 };
 use std::cell::RefCell;
@@ -230,8 +230,7 @@ pub fn decide(site: &Site<'_>, code: u32) -> i32 {
 pub fn fields(site: &Site<'_>, code: u32) -> String {
     with_head(code, |head| {
         let mut response = Response::new();
-        let mut scratch = Scratch::new();
-        render(&core_decide(site, head, &mut scratch), &mut response);
+        respond_into(site, head, &mut response);
         joined_fields(&response, |fields, _| fields.to_string())
     })
     .unwrap_or_default()
@@ -240,13 +239,19 @@ pub fn fields(site: &Site<'_>, code: u32) -> String {
 /// The whole answer to the request in the input buffer, built in JS from the rendered fields
 /// and the body.
 pub fn general(site: &Site<'_>, code: u32) -> Result<web_sys::Response, JsValue> {
-    with_head(code, |head| {
-        let mut response = Response::new();
-        let mut scratch = Scratch::new();
-        render(&core_decide(site, head, &mut scratch), &mut response);
-        to_web_sys(&response)
-    })
-    .unwrap_or_else(|| Err(JsValue::from_str(BRIDGE_READ_FAILED)))
+    with_head(code, |head| answer(site, head))
+        .unwrap_or_else(|| Err(JsValue::from_str(BRIDGE_READ_FAILED)))
+}
+
+/// The core's answer to `head` from `site` as a `web_sys::Response`: what the general path and
+/// library mode send.
+pub(crate) fn answer(
+    site: &Site<'_>,
+    head: &RequestHead<'_>,
+) -> Result<web_sys::Response, JsValue> {
+    let mut response = Response::new();
+    respond_into(site, head, &mut response);
+    to_web_sys(&response)
 }
 
 #[cfg(test)]
