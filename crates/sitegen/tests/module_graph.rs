@@ -6,6 +6,9 @@
 //! * a stage imports no later stage (the one after it takes its output, never the reverse);
 //! * the model and the foundations import no stage.
 
+#[path = "../../core/tests/module_graph_support/mod.rs"]
+mod module_graph_support;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
@@ -17,63 +20,9 @@ const STAGES: [&str; 8] = [
 /// Above the stages: they call `compile` and write what it made.
 const TOP: [&str; 2] = ["lib", "build_script"];
 
-/// The code of `text` without its `#[cfg(test)] mod tests` and its comments.
-fn code(text: &str) -> String {
-    text.split("#[cfg(test)]\nmod tests")
-        .next()
-        .unwrap_or_default()
-        .lines()
-        .filter(|line| !line.trim_start().starts_with("//"))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// The modules `text` names as `crate::x`.
-fn imports(text: &str) -> BTreeSet<String> {
-    let code = code(text);
-    code.match_indices("crate::")
-        .filter_map(|(i, _)| {
-            let module: String = code[i + "crate::".len()..]
-                .chars()
-                .take_while(|c| c.is_ascii_lowercase() || *c == '_')
-                .collect();
-            (!module.is_empty()).then_some(module)
-        })
-        .collect()
-}
-
-/// Every `.rs` file under `dir`.
-fn sources(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            sources(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
-
 /// `module -> modules it imports`, a top-level module (file or folder) per node.
 fn graph() -> BTreeMap<String, BTreeSet<String>> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    sources(&src, &mut files);
-    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for file in files {
-        let relative = file.strip_prefix(&src).unwrap();
-        let first = relative.components().next().unwrap().as_os_str();
-        let module = Path::new(first)
-            .file_stem()
-            .unwrap()
-            .to_str()
-            .unwrap()
-            .to_string();
-        let text = std::fs::read_to_string(&file).unwrap();
-        let edges = graph.entry(module.clone()).or_default();
-        edges.extend(imports(&text).into_iter().filter(|m| *m != module));
-    }
-    graph
+    module_graph_support::graph(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"))
 }
 
 fn stage(module: &str) -> Option<usize> {
@@ -84,29 +33,7 @@ fn stage(module: &str) -> Option<usize> {
 fn no_module_imports_one_that_imports_it_back() {
     let graph = graph();
     assert!(STAGES.iter().all(|s| graph.contains_key(*s)), "{graph:?}");
-    fn visit(
-        node: &str,
-        graph: &BTreeMap<String, BTreeSet<String>>,
-        path: &mut Vec<String>,
-        done: &mut BTreeSet<String>,
-    ) {
-        if done.contains(node) {
-            return;
-        }
-        if let Some(at) = path.iter().position(|n| n == node) {
-            panic!("import cycle: {} -> {node}", path[at..].join(" -> "));
-        }
-        path.push(node.to_string());
-        for next in graph.get(node).into_iter().flatten() {
-            visit(next, graph, path, done);
-        }
-        path.pop();
-        done.insert(node.to_string());
-    }
-    let mut done = BTreeSet::new();
-    for node in graph.keys() {
-        visit(node, &graph, &mut Vec::new(), &mut done);
-    }
+    module_graph_support::assert_no_cycle(&graph);
 }
 
 #[test]
