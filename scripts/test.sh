@@ -28,7 +28,8 @@
 #                  key and a field value with a line break fail the build naming them
 #   8. views       repeat views in headless Chromium (the DevTools network log): one request for
 #                  a page seen again, on the demo (the native and workerd layers' servers) and on
-#                  a generated docs-style site; RFC 9842 deltas decoded by Chromium
+#                  a generated docs-style site; RFC 9842 deltas decoded by Chromium; the demo's
+#                  photos arrive as AVIF and WebP and render at their published size
 # LAYERS="workerd site" runs only those layers (and the builds they need); by default, all.
 # The suites check the demo site, so EDGESITE_SITE is ignored here.
 set -uo pipefail
@@ -136,7 +137,7 @@ host_tests() {
 }
 
 # The HTTP suites in tests/ that run against every runtime.
-HTTP_SUITES=(http conditional negotiation ranges paths redirects malformed deltas)
+HTTP_SUITES=(http conditional negotiation ranges paths redirects malformed deltas images)
 
 suites_against() { # runtime port suite... [-- args]
   local runtime=$1 port=$2
@@ -368,6 +369,11 @@ repeat_views() {
       "http://127.0.0.1:$port" /docs/page-0001 /docs/page-0002 \
       "http://127.0.0.1:$port" / /docs/page-0003; } || rc=1
   stop_server serve-site
+  # Image variants (issue 22): the demo's /photos page arrives as AVIF and WebP, rendered at the
+  # published size, with at least 30% fewer image bytes than with `Accept: */*`.
+  step "views: images_in_browser.py (demo on native and workerd)" \
+    python3 tests/browser/images_in_browser.py "http://127.0.0.1:$NATIVE_PORT" \
+    "http://127.0.0.1:${WORKERD_PORTS[0]}" || rc=1
   # The site-wide HTML dictionary on the same site (RFC 9842 §3.2): page B arrives as a delta.
   step "views: html_dictionary.py" python3 tests/browser/html_dictionary.py "$site" "$(free_port)" \
     /docs/page-0001 /docs/page-0002 || rc=1

@@ -30,6 +30,7 @@ fn expected_content_type(path: &str) -> &'static str {
         Some("js") => "text/javascript; charset=utf-8",
         Some("svg") => "image/svg+xml; charset=utf-8",
         Some("png") => "image/png",
+        Some("jpg") => "image/jpeg",
         Some("txt") => "text/plain; charset=utf-8",
         Some("json") => "application/json",
         _ => "application/octet-stream",
@@ -405,11 +406,29 @@ fn the_server_keeps_connections_alive() {
 /// of the bytes served (computed here from the served bytes, not read from the build).
 fn version_of(path: &str) -> String {
     use sha2::{Digest, Sha256};
-    Sha256::digest(site_file(path))
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect::<String>()[..10]
-        .to_string()
+    let hex = |bytes: &[u8]| -> String {
+        Sha256::digest(bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    };
+    // An image's `v` covers its variants too (docs/http.md): the SHA-256 of the served file's
+    // SHA-256 (hex), then each variant's media type and SHA-256, in media type order.
+    let served = hex(&site_file(path));
+    let mut input = served.clone();
+    for media_type in ["image/avif", "image/webp"] {
+        let reply = request("GET", path, &[("accept", media_type)]);
+        if reply.header("content-type") == Some(media_type) {
+            input.push_str(media_type);
+            input.push_str(&hex(&reply.body));
+        }
+    }
+    let digest = if input == served {
+        served
+    } else {
+        hex(input.as_bytes())
+    };
+    digest[..10].to_string()
 }
 
 #[test]

@@ -4,11 +4,11 @@
 #![allow(missing_docs, unreachable_pub)]
 
 use edgesite_core::{
-    canonical_path, dictionary_hash, evaluate_range, named_quality, negotiate, normalize,
+    canonical_path, choose, dictionary_hash, evaluate_range, named_quality, negotiate, normalize,
     parse_http_date, respond, select, AcceptEncoding, Action, Asset, Content, ContentCoding, Delta,
     IfMatch, IfNoneMatch, IfRange, Part, RangeRequest, Redirect, RedirectStatus, Representation,
-    RequestHead, Route, Rule, RuleNode, Segment, Site, Target, LOCATION_CAPACITY, MAX_PATH_LEN,
-    MAX_RANGE_SPECS, REQUEST_FIELDS,
+    RequestHead, Route, Rule, RuleNode, Segment, Site, Target, Variant, LOCATION_CAPACITY,
+    MAX_PATH_LEN, MAX_RANGE_SPECS, REQUEST_FIELDS,
 };
 
 /// Path normalisation: total; a key is canonical (starts with `/`, no empty, `.` or `..`
@@ -129,6 +129,7 @@ static ASSET: Asset<'static> = Asset {
             content: Content::Bytes(b"GZIP!!"),
         },
     ],
+    variants: &[],
 };
 
 /// Accept-Encoding: total; the choice is one of the stored representations, and a coding the
@@ -169,7 +170,56 @@ pub fn accept(data: &[u8]) {
         head.is_navigation(),
         named_quality(data, "text/html").is_some_and(|q| q > 0)
     );
+    // RFC 9110 §12.5.1 and edgesite's rule: a variant only for a client that names its type
+    // with a weight above 0; the original for everyone else.
+    let Some(chosen) = choose(&IMAGE, Some(data), None, None) else {
+        panic!("no 406 for an image whose identity is acceptable");
+    };
+    let content_type = IMAGE.content_type_of(chosen);
+    if content_type != "image/png" {
+        assert!(
+            named_quality(data, content_type).is_some_and(|q| q > 0),
+            "{content_type} sent to a client that did not name it"
+        );
+    }
 }
+
+/// An image with an AVIF and a WebP variant (smaller than it).
+static IMAGE: Asset<'static> = Asset {
+    content_type: "image/png",
+    last_modified: "Tue, 14 Nov 2023 22:13:20 GMT",
+    last_modified_unix: 1_700_000_000,
+    cache_control: "no-cache",
+    fingerprint: "",
+    fields: &[],
+    representations: &[Representation {
+        coding: ContentCoding::Identity,
+        etag: "\"png\"",
+        content_length: "6",
+        content: Content::Bytes(b"PNG!!!"),
+    }],
+    deltas: &[],
+    variants: &[
+        Variant {
+            content_type: "image/avif",
+            representation: Representation {
+                coding: ContentCoding::Identity,
+                etag: "\"avif\"",
+                content_length: "4",
+                content: Content::Bytes(b"AVIF"),
+            },
+        },
+        Variant {
+            content_type: "image/webp",
+            representation: Representation {
+                coding: ContentCoding::Identity,
+                etag: "\"webp\"",
+                content_length: "5",
+                content: Content::Bytes(b"WEBP!"),
+            },
+        },
+    ],
+};
 
 /// Available-Dictionary (RFC 9842 §2.2) with a browser's Accept-Encoding: total; a value that
 /// parses is 32 bytes that encode back to the characters sent (canonical base64, padding

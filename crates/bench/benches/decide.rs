@@ -14,6 +14,8 @@ use std::time::Duration;
 
 const CHROME_ACCEPT: &str = "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8";
 const CHROME_AE: &str = "gzip, deflate, br, zstd";
+const CHROME_IMAGE_ACCEPT: &str =
+    "image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8";
 
 fn head<'a>(target: &'a str, fields: &[(&'a str, &'a str)]) -> RequestHead<'a> {
     let mut head = RequestHead::new("GET", target);
@@ -68,6 +70,11 @@ fn demo(c: &mut Criterion) {
         ("sec-fetch-mode", "no-cors"),
     ];
     let delta = [script[0], script[1], ("available-dictionary", dictionary)];
+    let image = [
+        ("accept", CHROME_IMAGE_ACCEPT),
+        ("accept-encoding", CHROME_AE),
+        ("sec-fetch-mode", "no-cors"),
+    ];
     let scenarios: Vec<(&str, RequestHead<'_>)> = vec![
         (
             "200 identity (no Accept-Encoding)",
@@ -92,6 +99,19 @@ fn demo(c: &mut Criterion) {
             "200 dcb delta, app.js (+ Available-Dictionary)",
             head("/app.js", &delta),
         ),
+        // Image variants (RFC 9110 §12.5.1): the AVIF of a JPEG for Chromium's <img> headers,
+        // and the JPEG for curl's.
+        (
+            "200 image AVIF (Chromium <img> headers)",
+            head("/images/coffee.jpg", &image),
+        ),
+        (
+            "200 image original (Accept: */*)",
+            head(
+                "/images/coffee.jpg",
+                &[("accept", "*/*"), image[1], image[2]],
+            ),
+        ),
     ];
     let mut group = c.benchmark_group("demo site");
     for (name, request) in &scenarios {
@@ -113,6 +133,7 @@ fn generated_site(n: usize) -> &'static Site<'static> {
             let body = text(format!("<p>page {i}</p>"));
             Asset {
                 deltas: &[],
+                variants: &[],
                 content_type: "text/html; charset=utf-8",
                 last_modified: "Tue, 14 Nov 2023 22:13:20 GMT",
                 last_modified_unix: 1_700_000_000,

@@ -9,6 +9,69 @@
 
 use crate::negotiate::{is_tchar, qvalue, MAX_QUALITY};
 use crate::ows::{trim, trim_start};
+use crate::site::Variant;
+
+/// At most this many of a resource's variants are weighed (the first ones); sitegen makes at
+/// most two (AVIF, WebP).
+pub const MAX_VARIANTS: usize = 4;
+
+/// What one Accept field says of a resource, from one pass over it: the weight of the
+/// resource's own media type, and of each of its variants' types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Weights {
+    /// The weight of the resource's own type by the most specific range that matches it
+    /// (RFC 9110 §12.5.1: `type/subtype` over `type/*` over `*/*`; the first of equals); 0 when
+    /// none does.
+    pub(crate) own: u16,
+    /// Each variant's weight by a range that names its type ([`named_quality`]'s rule): a
+    /// wildcard names no type.
+    pub(crate) variants: [Option<u16>; MAX_VARIANTS],
+}
+
+/// The [`Weights`] the Accept field `value` gives a resource of media type `own` (parameters
+/// after `;` ignored) with these variants; `None` when the field is malformed.
+pub(crate) fn weigh(value: &[u8], own: &str, variants: &[Variant<'_>]) -> Option<Weights> {
+    let own = trim(own.split(';').next().unwrap_or_default().as_bytes());
+    let own_kind = own.split(|&b| b == b'/').next().unwrap_or_default();
+    // (specificity, weight) of the best range so far for the own type.
+    let mut best: (u8, u16) = (0, 0);
+    let mut named = [None; MAX_VARIANTS];
+    for range in MediaRanges(value) {
+        let range = range?;
+        if !range.plain {
+            continue;
+        }
+        let specificity = if range.media_type.eq_ignore_ascii_case(own) {
+            3
+        } else if range.media_type == b"*/*" {
+            1
+        } else if range
+            .media_type
+            .strip_suffix(b"/*")
+            .is_some_and(|kind| kind.eq_ignore_ascii_case(own_kind))
+        {
+            2
+        } else {
+            0
+        };
+        if specificity > best.0 {
+            best = (specificity, range.quality);
+        }
+        for (slot, variant) in named.iter_mut().zip(variants) {
+            if slot.is_none()
+                && range
+                    .media_type
+                    .eq_ignore_ascii_case(variant.content_type.as_bytes())
+            {
+                *slot = Some(range.quality);
+            }
+        }
+    }
+    Some(Weights {
+        own: best.1,
+        variants: named,
+    })
+}
 
 /// The weight, in thousandths, that the Accept field `value` gives `media_type` (`type/subtype`)
 /// by naming it: the first media range equal to it (type and subtype are case-insensitive,

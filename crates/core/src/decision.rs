@@ -12,7 +12,9 @@
 //!    else the SPA fallback for navigations, or 404 with the nearest folder's `404.html`. A
 //!    redirect keeps the request's query unless its destination has one; a Location longer than
 //!    [`LOCATION_CAPACITY`] is 414;
-//! 4. negotiation (§12.5.3, [`select`]): the representation to send, or 406;
+//! 4. negotiation ([`choose`]): the media type (§12.5.1: an image's AVIF or WebP variant for a
+//!    client that names its type) and the content coding (§12.5.3): the representation to
+//!    send, or 406;
 //! 5. preconditions, only for a resource that would be 2xx (§13.2.1), in the order of §13.2.2:
 //!    If-Match (strong) → 412; else If-Unmodified-Since → 412; If-None-Match (weak) → 304;
 //!    else If-Modified-Since → 304. A malformed field or invalid date is ignored;
@@ -30,7 +32,7 @@ use crate::date::parse_http_date;
 use crate::etag::{IfMatch, IfNoneMatch, IfRange};
 use crate::location::{query_of, Location, LOCATION_CAPACITY};
 use crate::lookup::{lookup, Found, Scratch};
-use crate::negotiate::negotiate;
+use crate::media::choose;
 use crate::path::PathError;
 use crate::range::{evaluate_range, ByteRange, RangeRequest, RangeSet};
 use crate::request::{Method, RequestHead};
@@ -269,7 +271,12 @@ fn resource<'a, 'r, M: Marks>(
     head: bool,
     marks: &mut M,
 ) -> Outcome<'a, 'r> {
-    let selected = negotiate(asset, request.accept_encoding, request.available_dictionary);
+    let selected = choose(
+        asset,
+        request.accept,
+        request.accept_encoding,
+        request.available_dictionary,
+    );
     marks.negotiation_done();
     let Some(representation) = selected else {
         return Outcome::NotAcceptable { asset };

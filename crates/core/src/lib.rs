@@ -17,6 +17,7 @@
 //!
 //! static INDEX: Asset<'static> = Asset {
 //!     deltas: &[],
+//!     variants: &[],
 //!     content_type: "text/html; charset=utf-8",
 //!     last_modified: "Sun, 29 Nov 2026 12:00:00 GMT",
 //!     last_modified_unix: 1_795_953_600,
@@ -64,6 +65,7 @@ mod decision;
 mod etag;
 mod location;
 mod lookup;
+mod media;
 mod negotiate;
 mod ows;
 mod path;
@@ -94,13 +96,14 @@ macro_rules! include_site {
     };
 }
 
-pub use accept::named_quality;
+pub use accept::{named_quality, MAX_VARIANTS};
 pub use coding::ContentCoding;
 pub use date::parse_http_date;
 pub use decision::{decide, Decision, Outcome};
 pub use etag::{strong_eq, weak_eq, IfMatch, IfNoneMatch, IfRange};
 pub use location::{Destination, Location, LOCATION_CAPACITY};
 pub use lookup::{serves, Scratch};
+pub use media::choose;
 pub use negotiate::{dictionary_hash, negotiate, select, AcceptEncoding};
 pub use path::{canonical_path, normalize, percent_decode, PathBuf, PathError, MAX_PATH_LEN};
 pub use percent::{is_path_char, is_query_value_char, is_visible_ascii, percent_encode};
@@ -112,6 +115,6 @@ pub use response::{Body, FieldList, FieldText, Multipart, Piece, Response};
 pub use rule::{segment_key, Captures, MAX_CAPTURES};
 pub use site::{
     Action, Asset, Content, Delta, NotFoundPage, Part, Redirect, RedirectStatus, Representation,
-    Route, Rule, RuleNode, Segment, Site, Target,
+    Route, Rule, RuleNode, Segment, Site, Target, Variant,
 };
 pub use timing::{respond_timed, ServerTiming};

@@ -151,7 +151,7 @@ fn ok<'a>(
     r: &'a Representation<'a>,
     cache_control: &'a str,
 ) -> Body<'a> {
-    representation_fields(h, asset.content_type, r);
+    representation_fields(h, asset.content_type_of(r), r);
     h.push("content-length", r.content_length);
     resource_fields(h, asset, r, cache_control);
     content(asset, r, None)
@@ -195,7 +195,7 @@ fn partial_content<'a>(
     range: ByteRange,
     cache_control: &'a str,
 ) -> Body<'a> {
-    representation_fields(h, asset.content_type, r);
+    representation_fields(h, asset.content_type_of(r), r);
     h.push_int("content-length", range.len());
     h.push_content_range(range, r.length());
     resource_fields(h, asset, r, cache_control);
@@ -213,7 +213,7 @@ fn multipart_ranges<'a>(
 ) -> Body<'a> {
     let multipart = Multipart {
         boundary: site.boundary,
-        content_type: asset.content_type,
+        content_type: asset.content_type_of(r),
         representation: r,
         source: source(asset, r),
         ranges,
@@ -279,9 +279,9 @@ fn validator_fields<'a>(
     h.push("cache-control", cache_control);
 }
 
-/// RFC 9110 §12.5.5: every response of a negotiable resource varies by Accept-Encoding (and by
-/// Available-Dictionary when it has deltas, RFC 9842 §6.2), identity, 206, 304 and errors
-/// included, so caches key them apart.
+/// RFC 9110 §12.5.5: every response of a negotiable resource varies by Accept-Encoding (by
+/// Accept when it has variants, and by Available-Dictionary when it has deltas, RFC 9842 §6.2),
+/// identity, 206, 304 and errors included, so caches key them apart.
 fn vary(h: &mut FieldList<'_>, asset: &Asset<'_>) {
     if let Some(vary) = asset.vary() {
         h.push("vary", vary);

@@ -228,6 +228,21 @@ pub struct Asset<'a> {
     /// Deltas (RFC 9842 §5): representations in a dictionary coding, each against an earlier
     /// version of this resource that a client may hold. Empty for most resources.
     pub deltas: &'a [Delta<'a>],
+    /// The resource in other media types than [`Asset::content_type`] (an image's AVIF and WebP
+    /// forms), each sent to a client whose Accept names its type (RFC 9110 §12.5.1,
+    /// [`choose`](crate::choose)). Empty for most resources.
+    pub variants: &'a [Variant<'a>],
+}
+
+/// The resource in another media type: the same picture as an AVIF or WebP, made at build time.
+/// Stored in the identity coding (image formats compress themselves).
+#[derive(Debug)]
+pub struct Variant<'a> {
+    /// Its Content-Type, `type/subtype` without parameters (`image/avif`): also the media type an
+    /// Accept field must name for the variant to be sent.
+    pub content_type: &'a str,
+    /// Its bytes, length and strong ETag.
+    pub representation: Representation<'a>,
 }
 
 /// A representation whose bytes decode only with a dictionary the client holds (RFC 9842):
@@ -244,23 +259,36 @@ pub struct Delta<'a> {
 }
 
 impl<'a> Asset<'a> {
-    /// Whether the resource has more than one representation, so responses vary by
-    /// Accept-Encoding (RFC 9110 §12.5.5).
+    /// Whether the resource has more than one representation, so responses vary by the fields
+    /// that choose one (RFC 9110 §12.5.5).
     pub fn is_negotiable(&self) -> bool {
-        self.representations.len() > 1 || !self.deltas.is_empty()
+        self.vary().is_some()
     }
 
     /// The Vary field value of every response about this resource (RFC 9110 §12.5.5): what
     /// selected its representation. `None` when nothing does.
     pub fn vary(&self) -> Option<&'static str> {
-        if !self.deltas.is_empty() {
-            // RFC 9842 §6.2: the delta depends on the dictionary the client names.
-            Some("accept-encoding, available-dictionary")
-        } else if self.representations.len() > 1 {
-            Some("accept-encoding")
-        } else {
-            None
+        let encodings = self.representations.len() > 1;
+        // RFC 9842 §6.2: a delta depends on the dictionary the client names.
+        let deltas = !self.deltas.is_empty();
+        match (!self.variants.is_empty(), deltas, encodings) {
+            (true, true, _) => Some("accept, accept-encoding, available-dictionary"),
+            (true, false, true) => Some("accept, accept-encoding"),
+            (true, false, false) => Some("accept"),
+            (false, true, _) => Some("accept-encoding, available-dictionary"),
+            (false, false, true) => Some("accept-encoding"),
+            (false, false, false) => None,
         }
+    }
+
+    /// The Content-Type of `representation`, one of this resource's: its variant's when it is
+    /// one of [`Asset::variants`] (found by address: representations are only ever borrowed
+    /// from their asset), else [`Asset::content_type`].
+    pub fn content_type_of(&self, representation: &Representation<'_>) -> &'a str {
+        self.variants
+            .iter()
+            .find(|v| core::ptr::addr_eq(&v.representation, representation))
+            .map_or(self.content_type, |v| v.content_type)
     }
 
     /// Whether `query` (a request target's, without the `?`) has a `v` parameter equal to this
@@ -275,7 +303,7 @@ impl<'a> Asset<'a> {
     /// #     etag: "\"e\"", content_length: "0", content: Content::Bytes(b"") }];
     /// # static ASSET: Asset<'static> = Asset { content_type: "text/css", last_modified: "",
     /// #     last_modified_unix: 0, cache_control: "no-cache", fingerprint: "0123456789",
-    /// #     fields: &[], representations: &R, deltas: &[] };
+    /// #     fields: &[], representations: &R, deltas: &[], variants: &[] };
     /// assert!(ASSET.has_fingerprint("v=0123456789"));
     /// assert!(ASSET.has_fingerprint("v=2022.1&v=0123456789"));
     /// assert!(!ASSET.has_fingerprint("v=012345678"));

@@ -14,6 +14,7 @@ const UNIX: u64 = 1_700_000_000;
 
 static PAGE: Asset<'static> = Asset {
     deltas: &[],
+    variants: &[],
     content_type: "text/html; charset=utf-8",
     last_modified: DATE,
     last_modified_unix: UNIX,
@@ -37,6 +38,7 @@ static PAGE: Asset<'static> = Asset {
 };
 static PLAIN: Asset<'static> = Asset {
     deltas: &[],
+    variants: &[],
     content_type: "text/plain; charset=utf-8",
     last_modified: DATE,
     last_modified_unix: UNIX,
@@ -52,6 +54,7 @@ static PLAIN: Asset<'static> = Asset {
 };
 static MISSING: Asset<'static> = Asset {
     deltas: &[],
+    variants: &[],
     content_type: "text/html; charset=utf-8",
     last_modified: DATE,
     last_modified_unix: UNIX,
@@ -67,6 +70,7 @@ static MISSING: Asset<'static> = Asset {
 };
 static DOCS_MISSING: Asset<'static> = Asset {
     deltas: &[],
+    variants: &[],
     content_type: "text/html; charset=utf-8",
     last_modified: DATE,
     last_modified_unix: UNIX,
@@ -848,6 +852,7 @@ fn deciding_then_rendering_gives_what_respond_gives() {
 /// (compact storage), the gzip in a Worker's blob.
 static OUTSIDE: Asset<'static> = Asset {
     deltas: &[],
+    variants: &[],
     content_type: "text/plain; charset=utf-8",
     last_modified: DATE,
     last_modified_unix: UNIX,

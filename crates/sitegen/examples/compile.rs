@@ -2,6 +2,8 @@
 //! the link pass (bench/views.sh times cold builds, rebuilds and one-page edits with it).
 //!
 //!     cargo run --release -p edgesite-sitegen --example compile -- SITE [CONFIG] [CACHE_DIR]
+//!
+//! With `EDGESITE_REPORT` set, the build report follows on stderr.
 
 use edgesite_sitegen::{compile, last_modified, Config, Options};
 use std::path::{Path, PathBuf};
@@ -33,5 +35,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         manifest.stats.encodings.encoded,
         manifest.stats.encodings.cached,
     );
+    if std::env::var_os("EDGESITE_REPORT").is_some() {
+        eprint!("{}", manifest.report());
+    }
     Ok(())
 }

@@ -335,7 +335,8 @@ fn use_as_dictionary(file: &Asset) -> Option<String> {
         .representations
         .iter()
         .any(|v| v.coding == ContentCoding::Br);
-    if !compressible || file.content_type.starts_with("text/html") {
+    // A file with image variants never: a client would hold one of several representations.
+    if !compressible || file.content_type.starts_with("text/html") || !file.variants.is_empty() {
         return None;
     }
     // URL pattern syntax, or what a structured-field string would need escaped, in the path.

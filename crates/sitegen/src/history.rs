@@ -146,7 +146,7 @@ impl History {
                 Some(bytes) => bytes.to_vec(),
                 None => std::fs::read(&file.source)?,
             };
-            write_atomically(&to, &bytes)?;
+            write_into(&to, &bytes)?;
             recorded.bodies_written += 1;
         }
         let kept: BTreeSet<&str> = self
@@ -168,14 +168,15 @@ impl History {
             deploys: self.deploys.clone(),
         };
         let json = serde_json::to_string_pretty(&index).map_err(std::io::Error::other)?;
-        write_atomically(&self.dir.join("deploys.json"), json.as_bytes())?;
+        crate::atomic::write_atomically(&self.dir, "deploys.json", json.as_bytes())?;
         Ok(recorded)
     }
 }
 
-/// A temporary file beside `to`, then a rename: a reader sees the old file or the new one.
-fn write_atomically(to: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let tmp = to.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, to)
+/// [`write_atomically`](crate::atomic::write_atomically) to the path `to`.
+fn write_into(to: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let (Some(dir), Some(name)) = (to.parent(), to.file_name().and_then(|n| n.to_str())) else {
+        return std::fs::write(to, bytes);
+    };
+    crate::atomic::write_atomically(dir, name, bytes)
 }

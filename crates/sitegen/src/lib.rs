@@ -8,7 +8,7 @@
 //!
 //! A compile is a row of stages, each a module that takes the previous stages' output and
 //! returns its own, over the types of [`model`]; this file only wires them (docs/design.md):
-//! sources → routing → links → encode → delta → storage → fields → emit.
+//! sources → images → routing → links → encode → delta → storage → fields → emit.
 //!
 //! ```no_run
 //! use edgesite_sitegen::{compile, last_modified, Options};
@@ -22,6 +22,7 @@
 //! ```
 
 // The model and what every stage may use.
+mod atomic;
 mod cache;
 mod config;
 mod error;
@@ -32,6 +33,7 @@ pub mod history;
 mod mime;
 pub mod model;
 mod modified;
+mod parallel;
 mod rule;
 mod uri;
 // The stages, in order.
@@ -39,6 +41,7 @@ pub mod delta;
 mod emit;
 mod encode;
 mod fields;
+mod images;
 mod links;
 mod routing;
 mod sources;
@@ -49,16 +52,17 @@ pub mod build_script;
 pub use cache::CacheReason;
 pub use config::{
     BrokenLinks, BudgetConfig, CacheConfig, CacheRule, CompatConfig, CompressionConfig, Config,
-    FingerprintConfig, FingerprintMode, GzipEncoder, HeadersConfig, HistoryConfig, LinksConfig,
-    SiteConfig, Store, TrailingSlash,
+    FingerprintConfig, FingerprintMode, GzipEncoder, HeadersConfig, HistoryConfig, ImageFormat,
+    ImagesConfig, LinksConfig, SharedCaches, SiteConfig, Store, TrailingSlash,
 };
 pub use emit::codegen::Bodies;
 pub use encode::compress::encode;
 pub use error::Error;
 pub use model::{
-    Asset, BuildStats, Delta, DeltaStats, DestinationPart, EncodeCounts, Kept, LinkStats, Manifest,
-    Options, PatternSegment, RedirectRule, Representation, Rewritten, Route, RouteTarget,
-    RuleAction, RuleIndexNode, StoreChoice, CODE_ESTIMATE_BYTES,
+    Asset, BuildStats, Candidate, Delta, DeltaStats, DestinationPart, EncodeCounts, ImageReport,
+    ImageStats, Kept, LinkStats, Manifest, Options, PatternSegment, RedirectRule, Representation,
+    Rewritten, Route, RouteTarget, RuleAction, RuleIndexNode, StoreChoice, Variant,
+    CODE_ESTIMATE_BYTES,
 };
 pub use modified::last_modified;
 pub use sources::HTML_DICTIONARY_PATH;
@@ -75,9 +79,10 @@ use std::time::Instant;
 pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
     let started = Instant::now();
     let sources = sources::read(site_dir, options)?;
+    let images = images::make(&sources, options)?;
     let routing = routing::route(site_dir, options, &sources)?;
-    let links = links::pass(&sources, &routing, options)?;
-    let assets = encode::encode(&sources, &links, options)?;
+    let links = links::pass(&sources, &images, &routing, options)?;
+    let assets = encode::encode(&sources, images, &links, options)?;
     let assets = delta::add(assets, &sources, options)?;
     let assets = storage::store(assets, options)?;
     let assets = fields::apply(assets, site_dir, &routing, options)?;

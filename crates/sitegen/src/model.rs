@@ -113,6 +113,8 @@ pub struct BuildStats {
     pub links: LinkStats,
     /// The RFC 9842 deltas built from the deploy history.
     pub deltas: DeltaStats,
+    /// What the image stage made.
+    pub images: ImageStats,
     /// Wall time of the compile, in milliseconds.
     pub wall_time_ms: u64,
 }
@@ -143,6 +145,27 @@ pub struct LinkStats {
     /// `rel=preload` hints written.
     pub preload_hints: usize,
     /// Wall time of the pass, in milliseconds.
+    pub wall_time_ms: u64,
+}
+
+/// What the image stage counted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct ImageStats {
+    /// Images read (PNG, JPEG, not excluded).
+    pub images: usize,
+    /// Of those, made now (the rest came from the cache).
+    pub encoded: usize,
+    /// Their bytes as the sources hold them.
+    pub original_bytes: u64,
+    /// What they serve as themselves (lossless re-encodes kept).
+    pub served_bytes: u64,
+    /// Variants kept, and their bytes.
+    pub variants: usize,
+    /// Their bytes.
+    pub variant_bytes: u64,
+    /// Variants the storage stage left out to fit the budget.
+    pub left_out: usize,
+    /// Milliseconds.
     pub wall_time_ms: u64,
 }
 
@@ -261,6 +284,57 @@ pub struct Asset {
     /// history; empty without one.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub deltas: Vec<Delta>,
+    /// The file in other media types (an image's AVIF and WebP forms), sent to clients whose
+    /// Accept names them; empty for most files.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub variants: Vec<Variant>,
+    /// What the image stage did with this file, when it is an image it read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub image: Option<ImageReport>,
+}
+
+/// The file in another media type, made by the image stage (stored in the identity coding).
+#[derive(Debug, Clone, Serialize)]
+pub struct Variant {
+    /// Its Content-Type: `image/avif`, `image/webp`.
+    pub content_type: &'static str,
+    /// Its bytes, size and ETag.
+    pub representation: Representation,
+    /// Its SSIMULACRA2 score against the original (lossy variants; `None`: lossless, checked
+    /// pixel-identical).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+}
+
+/// What the image stage did with one image: the report's rows.
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
+pub struct ImageReport {
+    /// The source file's size.
+    pub original_bytes: u64,
+    /// Width and height as shown (EXIF orientation applied).
+    pub dimensions: (u32, u32),
+    /// Why the image is served as it is, with no candidate tried (excluded, animated, too large,
+    /// not decodable, ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub left_as_is: Option<String>,
+    /// Every encoding tried, kept or not.
+    pub candidates: Vec<Candidate>,
+}
+
+/// One encoding the image stage tried.
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
+pub struct Candidate {
+    /// What it is: `png (oxipng)`, `webp lossless`, `avif q82`, `webp q85`.
+    pub kind: String,
+    /// Its bytes (0 when it could not be made).
+    pub bytes: u64,
+    /// Its SSIMULACRA2 score against the original (lossy only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+    /// Whether it is served.
+    pub kept: bool,
+    /// Why it was kept or dropped.
+    pub why: String,
 }
 
 /// How the link pass changed a file (see [`Asset::rewritten`]).
@@ -355,7 +429,13 @@ impl Asset {
             .iter()
             .map(Representation::stored_size)
             .chain(deltas)
+            .chain(self.variant_bytes())
             .sum()
+    }
+
+    /// The bytes of each variant (stored in every storage mode).
+    fn variant_bytes(&self) -> impl Iterator<Item = u64> + '_ {
+        self.variants.iter().map(|v| v.representation.size)
     }
 
     /// The bytes this asset would add in compact storage.
@@ -367,6 +447,7 @@ impl Asset {
                 .filter(|r| kept_in_compact(r.coding))
                 .map(|r| r.size)
                 .chain(self.deltas.iter().map(|d| d.representation.size))
+                .chain(self.variant_bytes())
                 .sum(),
             None => self.stored_bytes(),
         }

@@ -86,6 +86,7 @@ pub(crate) fn earlier_candidates<'r>(
 /// Every file of the check site is this one asset: the checks look at statuses and Locations.
 static PLACEHOLDER_ASSET: Asset<'static> = Asset {
     deltas: &[],
+    variants: &[],
     content_type: "text/plain",
     last_modified: "",
     last_modified_unix: 0,
@@ -204,6 +205,7 @@ pub(crate) fn indexed_assets(files: usize) -> Vec<Asset<'static>> {
     (0..files)
         .map(|i| Asset {
             deltas: &[],
+            variants: &[],
             last_modified_unix: i as u64,
             ..PLACEHOLDER_ASSET
         })

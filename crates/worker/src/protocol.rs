@@ -264,6 +264,7 @@ mod tests {
 
     static ASSET: Asset<'static> = Asset {
         deltas: &[],
+        variants: &[],
         content_type: "text/css; charset=utf-8",
         last_modified: "Tue, 14 Nov 2023 22:13:20 GMT",
         last_modified_unix: 1_700_000_000,

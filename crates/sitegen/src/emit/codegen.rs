@@ -173,10 +173,21 @@ fn asset(
             representation(&delta.representation, &content)
         ));
     }
+    let mut variants = Vec::new();
+    for variant in &file.variants {
+        let r = &variant.representation;
+        let content = content(i, r, &source, out_dir, blobs.as_deref_mut(), *id)?;
+        *id += 1;
+        variants.push(format!(
+            "{CORE}::Variant {{ content_type: {:?}, representation: {} }}",
+            variant.content_type,
+            representation(r, &content)
+        ));
+    }
     let _ = writeln!(
         out,
         "static ASSET_{i}: {CORE}::Asset<'static> = {CORE}::Asset {{ content_type: {:?}, \
-         last_modified: {:?}, last_modified_unix: {}, cache_control: {:?}, fingerprint: {:?}, fields: {}, representations: &[{}], deltas: &[{}] }};",
+         last_modified: {:?}, last_modified_unix: {}, cache_control: {:?}, fingerprint: {:?}, fields: {}, representations: &[{}], deltas: &[{}], variants: &[{}] }};",
         file.content_type,
         manifest.last_modified,
         manifest.last_modified_unix,
@@ -184,7 +195,8 @@ fn asset(
         file.fingerprint,
         fields(&file.fields),
         representations.join(", "),
-        deltas.join(", ")
+        deltas.join(", "),
+        variants.join(", ")
     );
     Ok(out)
 }

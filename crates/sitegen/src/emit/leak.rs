@@ -89,7 +89,8 @@ impl Manifest {
     }
 }
 
-/// A file's asset; `id` numbers its representations and deltas in turn, as `codegen` does.
+/// A file's asset; `id` numbers its representations, deltas and variants in turn, as `codegen`
+/// does.
 fn asset(manifest: &Manifest, file: &Asset, id: &mut u32) -> std::io::Result<core::Asset<'static>> {
     let mut source: Option<&'static [u8]> = None;
     let mut representations = Vec::with_capacity(file.representations.len());
@@ -108,6 +109,13 @@ fn asset(manifest: &Manifest, file: &Asset, id: &mut u32) -> std::io::Result<cor
             representation: representation(file, variant, &mut source, id)?,
         });
     }
+    let mut variants = Vec::with_capacity(file.variants.len());
+    for variant in &file.variants {
+        variants.push(edgesite_core::Variant {
+            content_type: variant.content_type,
+            representation: representation(file, &variant.representation, &mut source, id)?,
+        });
+    }
     Ok(core::Asset {
         content_type: file.content_type,
         last_modified: leak_str(&manifest.last_modified),
@@ -117,6 +125,7 @@ fn asset(manifest: &Manifest, file: &Asset, id: &mut u32) -> std::io::Result<cor
         fields: leak_fields(&file.fields),
         representations: leak_slice(representations),
         deltas: leak_slice(deltas),
+        variants: leak_slice(variants),
     })
 }
 

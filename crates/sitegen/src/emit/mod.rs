@@ -106,14 +106,19 @@ impl Manifest {
                 .files
                 .iter()
                 .flat_map(|f| f.deltas.iter().map(|d| &d.representation));
-            for variant in self
+            let variants = self
+                .files
+                .iter()
+                .flat_map(|f| f.variants.iter().map(|v| &v.representation));
+            for representation in self
                 .files
                 .iter()
                 .flat_map(|f| &f.representations)
                 .chain(deltas)
+                .chain(variants)
             {
-                if let Some(bytes) = &variant.bytes {
-                    std::fs::write(encoded.join(&variant.sha256), bytes)?;
+                if let Some(bytes) = &representation.bytes {
+                    std::fs::write(encoded.join(&representation.sha256), bytes)?;
                 }
             }
         }
@@ -122,8 +127,9 @@ impl Manifest {
         std::fs::write(out_dir.join("report.txt"), self.report())
     }
 
-    /// Writes every HTML and CSS file as it is served (the link pass may have rewritten it)
-    /// into `dir`, at its URL path: what tests compare served bodies with.
+    /// Writes every HTML and CSS file as it is served (the link pass may have rewritten it), and
+    /// every other file whose bytes the build changed (a PNG the image stage re-encoded), into
+    /// `dir`, at its URL path: what tests compare served bodies with.
     ///
     /// # Errors
     /// When a file cannot be read or written.
@@ -134,6 +140,7 @@ impl Manifest {
         for file in &self.files {
             if !file.content_type.starts_with("text/html")
                 && !file.content_type.starts_with("text/css")
+                && file.identity_bytes().is_none()
             {
                 continue;
             }

@@ -30,6 +30,68 @@ impl Manifest {
             );
         }
         out.push_str(&self.totals());
+        out.push_str(&self.images());
+        out
+    }
+
+    /// The image stage: per image, every candidate with its bytes, score and fate; then totals
+    /// per format. Empty when the site has no image the stage read.
+    fn images(&self) -> String {
+        let images: Vec<&Asset> = self.files.iter().filter(|f| f.image.is_some()).collect();
+        if images.is_empty() {
+            return String::new();
+        }
+        let s = &self.stats.images;
+        let mut out = format!(
+            "images: {} read ({} made now, the rest from the cache), {} bytes as published, {} as \
+             served; {} variants kept ({} bytes), {} left out to fit the budget; {} ms\n",
+            s.images,
+            s.encoded,
+            s.original_bytes,
+            s.served_bytes,
+            s.variants,
+            s.variant_bytes,
+            s.left_out,
+            s.wall_time_ms
+        );
+        let mut per_format: std::collections::BTreeMap<&str, (usize, u64)> = Default::default();
+        for file in images.iter().take(MAX_ROWS) {
+            let Some(report) = &file.image else { continue };
+            let (w, h) = report.dimensions;
+            let _ = write!(
+                out,
+                "  {} {w}x{h}: {} bytes, served {}",
+                file.path, report.original_bytes, file.size
+            );
+            match &report.left_as_is {
+                Some(why) => {
+                    let _ = writeln!(out, "; {why}");
+                }
+                None => out.push('\n'),
+            }
+            for c in &report.candidates {
+                let score = c.score.map_or(String::new(), |s| format!(", score {s:.1}"));
+                let fate = if c.kept { "kept" } else { "dropped" };
+                let _ = writeln!(
+                    out,
+                    "    {}: {} bytes{score}: {fate}, {}",
+                    c.kind, c.bytes, c.why
+                );
+            }
+        }
+        if images.len() > MAX_ROWS {
+            let _ = writeln!(out, "  ... and {} more images", images.len() - MAX_ROWS);
+        }
+        for file in &images {
+            for variant in &file.variants {
+                let entry = per_format.entry(variant.content_type).or_default();
+                entry.0 += 1;
+                entry.1 += variant.representation.size;
+            }
+        }
+        for (format, (count, bytes)) in per_format {
+            let _ = writeln!(out, "  {format}: {count} variants, {bytes} bytes");
+        }
         out
     }
 

@@ -61,7 +61,7 @@ pub(crate) fn precompress(
                 };
                 if let Some(dir) = cache_dir {
                     // A failed cache write only costs a later re-encode.
-                    let _ = write_atomically(dir, &key, &encoded);
+                    let _ = crate::atomic::write_atomically(dir, &key, &encoded);
                 }
                 encoded
             }
@@ -74,19 +74,6 @@ pub(crate) fn precompress(
         }
     }
     out
-}
-
-/// Writes `dir/name` so that a concurrent reader (host and wasm builds run at once) sees either
-/// nothing or the whole file: a temporary file in the same folder, then a rename.
-fn write_atomically(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
-    std::fs::create_dir_all(dir)?;
-    let tmp = dir.join(format!(
-        "{name}.{}.{:?}.tmp",
-        std::process::id(),
-        std::thread::current().id()
-    ));
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, dir.join(name))
 }
 
 /// The part of a cache key that names the coding and every setting that changes its output;

@@ -9,20 +9,27 @@ use crate::cache;
 use crate::config::Store;
 use crate::error::{read_bytes, Error};
 use crate::etag;
+use crate::images::{Images, Made};
 use crate::links::{self, Links, Rewrite};
 use crate::mime;
 use crate::model::{
-    Asset, Assets, EncodeCounts, Options, Representation, Rewritten, CODE_ESTIMATE_BYTES,
+    Asset, Assets, EncodeCounts, ImageStats, Options, Representation, Rewritten, Variant,
+    CODE_ESTIMATE_BYTES,
 };
+use crate::parallel;
 use crate::sources::{Found, Sources};
 use edgesite_core::ContentCoding;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 /// Encodes every source (the link pass's rewrites in place of their files' bytes), then adds
 /// the pages' preload hints: the site's assets, in the sources' order.
-pub(crate) fn encode(sources: &Sources, links: &Links, options: &Options) -> Result<Assets, Error> {
-    let (mut list, encodings) = encode_all(&sources.files, options, &links.rewrites)?;
+pub(crate) fn encode(
+    sources: &Sources,
+    images: Images,
+    links: &Links,
+    options: &Options,
+) -> Result<Assets, Error> {
+    let (mut list, encodings) = encode_all(&sources.files, options, &links.rewrites, &images)?;
     links::add_preload(&mut list, &links.preload);
     let mut assets = Assets {
         list,
@@ -31,7 +38,29 @@ pub(crate) fn encode(sources: &Sources, links: &Links, options: &Options) -> Res
     assets.stats.files = assets.list.len();
     assets.stats.encodings = encodings;
     assets.stats.links = links.stats;
+    assets.stats.images = image_stats(&assets.list, &images);
     Ok(assets)
+}
+
+/// What the image stage made, counted over the assets.
+fn image_stats(list: &[Asset], images: &Images) -> ImageStats {
+    let mut stats = ImageStats {
+        encoded: images.encoded,
+        wall_time_ms: images.wall_time_ms,
+        ..ImageStats::default()
+    };
+    for asset in list.iter().filter(|a| a.image.is_some()) {
+        stats.images += 1;
+        stats.original_bytes += asset.image.as_ref().map_or(0, |r| r.original_bytes);
+        stats.served_bytes += asset.size;
+        stats.variants += asset.variants.len();
+        stats.variant_bytes += asset
+            .variants
+            .iter()
+            .map(|v| v.representation.size)
+            .sum::<u64>();
+    }
+    stats
 }
 
 /// One file's encoding, with the encodings it computed or found in the cache.
@@ -95,34 +124,24 @@ fn encode_all(
     found: &[Found],
     options: &Options,
     rewrites: &[Option<Rewrite>],
+    images: &Images,
 ) -> Result<(Vec<Asset>, EncodeCounts), Error> {
     let total = found.len();
     let bound = BundleLowerBound::new(found, options);
-    let slots: Vec<Mutex<Option<Encoding>>> = (0..total).map(|_| Mutex::new(None)).collect();
-    let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(total.max(1));
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(file) = found.get(i) else { break };
-                if bound.over.load(Ordering::Relaxed) {
-                    break;
-                }
-                let rewrite = rewrites.get(i).and_then(Option::as_ref);
-                let result = encode_one(file.clone(), options, rewrite);
-                if let Ok((compiled, _)) = &result {
-                    bound.add_file(compiled, options);
-                }
-                *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
-                progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
-            });
+    let results = parallel::map(total, |i| {
+        if bound.over.load(Ordering::Relaxed) {
+            return None;
         }
+        let rewrite = rewrites.get(i).and_then(Option::as_ref);
+        let result = encode_one(found[i].clone(), options, rewrite, images.of(i));
+        if let Ok((compiled, _)) = &result {
+            bound.add_file(compiled, options);
+        }
+        progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
+        Some(result)
     });
-    collect(slots, &bound, options)
+    collect(results, &bound, options)
 }
 
 /// Progress for large sites (build-script stderr: `cargo build -vv` shows it).
@@ -135,20 +154,18 @@ fn progress(finished: usize, total: usize) {
 /// The compiled files in walk order, or the first error, or the budget error when compiling
 /// stopped early.
 fn collect(
-    slots: Vec<Mutex<Option<Encoding>>>,
+    results: Vec<Option<Encoding>>,
     bound: &BundleLowerBound,
     options: &Options,
 ) -> Result<(Vec<Asset>, EncodeCounts), Error> {
-    let mut files = Vec::with_capacity(slots.len());
+    let mut files = Vec::with_capacity(results.len());
     let mut counts = EncodeCounts::default();
-    for slot in slots {
-        // A slot left empty was not compiled: compiling stopped early.
-        if let Some(result) = slot.into_inner().unwrap_or_else(|e| e.into_inner()) {
-            let (file, c) = result?;
-            counts.encoded += c.encoded;
-            counts.cached += c.cached;
-            files.push(file);
-        }
+    // A slot left empty was not compiled: compiling stopped early.
+    for result in results.into_iter().flatten() {
+        let (file, c) = result?;
+        counts.encoded += c.encoded;
+        counts.cached += c.cached;
+        files.push(file);
     }
     if bound.over.load(Ordering::Relaxed) {
         let bytes = bound.bytes.load(Ordering::Relaxed);
@@ -172,17 +189,22 @@ fn collect(
     Ok((files, counts))
 }
 
-/// Reads (or takes the link pass's `rewrite` of), hashes and precompresses one file, and
-/// decides its caching fields.
+/// Reads (or takes the link pass's `rewrite` or the image stage's re-encode of), hashes and
+/// precompresses one file, and decides its caching fields.
 fn encode_one(
     found: Found,
     options: &Options,
     rewrite: Option<&Rewrite>,
+    image: Option<&Made>,
 ) -> Result<(Asset, EncodeCounts), Error> {
-    let bytes = served_bytes(&found, rewrite)?;
+    let optimised = image.and_then(|made| made.optimised.as_ref());
+    let bytes = match optimised {
+        Some(optimised) => optimised.clone(),
+        None => served_bytes(&found, rewrite)?,
+    };
     let digest = etag::sha256(&bytes);
-    // A rewritten file's bytes are not the source's: kept, as the encodings are.
-    let kept = rewrite.map(|r| r.bytes.clone());
+    // A rewritten or re-encoded file's bytes are not the source's: kept, as the encodings are.
+    let kept = rewrite.map(|r| r.bytes.clone()).or(optimised.cloned());
     let identity = Representation::new(ContentCoding::Identity, &digest, bytes.len(), kept);
     let mut counts = EncodeCounts::default();
     let mut representations = vec![identity.clone()];
@@ -194,16 +216,41 @@ fn encode_one(
         &mut counts,
     ));
     let content_type = mime::content_type(&found.url_path);
+    // A file name's hash is checked against the source (the image stage keeps such files' bytes).
+    let source = match optimised {
+        Some(_) => read_bytes(&found.source)?,
+        None => Vec::new(),
+    };
+    let named = if optimised.is_some() { &source } else { &bytes };
     let (cache_control, cache_reason) = cache::cache_control(
         &options.config.cache,
         &found.url_path,
         content_type,
-        &bytes,
-        &digest,
+        named,
+        &etag::sha256(named),
     );
+    // An image's fingerprint covers its variants (images::Made::digest).
+    let fingerprint_digest = image.map_or(&identity.sha256, |made| &made.digest);
     let fingerprint =
-        links::fingerprint_of(&found.url_path, cache_reason, &identity.sha256, options);
+        links::fingerprint_of(&found.url_path, cache_reason, fingerprint_digest, options);
+    let variants = image.map_or_else(Vec::new, |made| {
+        made.variants
+            .iter()
+            .map(|v| Variant {
+                content_type: v.content_type,
+                representation: Representation::new(
+                    ContentCoding::Identity,
+                    &etag::sha256(&v.bytes),
+                    v.bytes.len(),
+                    Some(v.bytes.clone()),
+                ),
+                score: v.score,
+            })
+            .collect()
+    });
     let asset = Asset {
+        variants,
+        image: image.map(|made| made.report.clone()),
         fingerprint: fingerprint.unwrap_or_default().to_string(),
         rewritten: rewrite.map(|r| Rewritten {
             references: r.references,

@@ -5,6 +5,7 @@
 mod headers_file;
 
 use crate::cache::CacheReason;
+use crate::config::SharedCaches;
 use crate::error::{read_text, Error};
 use crate::etag;
 use crate::model::{Asset, Assets, Options, RouteTarget};
@@ -21,6 +22,9 @@ pub(crate) fn apply(
 ) -> Result<Assets, Error> {
     assets.build_id = build_id(&assets.list);
     assets.fields = site_fields(options, &assets.build_id, &mut assets.list);
+    if options.config.images.shared_caches == SharedCaches::Private {
+        keep_variants_from_shared_caches(&mut assets.list);
+    }
     let path = site_dir.join("_headers");
     if path.is_file() {
         let warnings = apply_headers_file(&path, options, &mut assets.list, routing)?;
@@ -49,6 +53,18 @@ fn site_fields(
     fields
 }
 
+/// `CDN-Cache-Control: private` (RFC 9213, RFC 9111 §5.2.2.7) on the responses of every file
+/// with variants, in place of `cache.cdn`: CDNs that ignore `Vary: Accept` (Cloudflare's, below
+/// its "Vary for images") must not hand one client's AVIF to a client that cannot show it.
+/// Browsers cache as `Cache-Control` says (their caches honour Vary). `_headers` may override it.
+fn keep_variants_from_shared_caches(files: &mut [Asset]) {
+    for file in files.iter_mut().filter(|f| !f.variants.is_empty()) {
+        file.fields.retain(|(name, _)| name != "cdn-cache-control");
+        file.fields
+            .push(("cdn-cache-control".to_string(), "private".to_string()));
+    }
+}
+
 /// The build id of `files`: changes exactly when a path or a byte of the site changes.
 fn build_id(files: &[Asset]) -> String {
     let mut listing = String::new();
@@ -56,6 +72,10 @@ fn build_id(files: &[Asset]) -> String {
         listing.push_str(&file.path);
         listing.push('\0');
         listing.push_str(&file.sha256);
+        for variant in &file.variants {
+            listing.push(' ');
+            listing.push_str(&variant.representation.sha256);
+        }
         listing.push('\n');
     }
     etag::hex(&etag::sha256(listing.as_bytes()))[..16].to_string()

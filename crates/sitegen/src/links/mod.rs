@@ -29,6 +29,7 @@ use crate::cache::{self, CacheReason};
 use crate::config::{BrokenLinks, FingerprintMode};
 use crate::error::Error;
 use crate::etag;
+use crate::images::{Images, Made};
 use crate::mime;
 use crate::model::{Asset, LinkStats, Options, Route, RouteTarget};
 use crate::routing::Routing;
@@ -134,6 +135,7 @@ struct Scanned {
 /// earlier deploy's files, kept for skew protection) are served as they were.
 pub(crate) fn pass(
     sources: &Sources,
+    images: &Images,
     routing: &Routing,
     options: &Options,
 ) -> Result<Links, Error> {
@@ -161,7 +163,7 @@ pub(crate) fn pass(
     );
     outcome.stats.files = scanned.len();
     report_broken(found, &scanned, options, &mut outcome)?;
-    let mut hashes = Hashes::new(found, options);
+    let mut hashes = Hashes::new(found, images, options);
     rewrite_in_order(found, &scanned, options, &mut hashes, &mut outcome);
     if options.config.links.preload {
         for file in &scanned {
@@ -360,14 +362,16 @@ fn report_broken(
 /// The fingerprint of each file's bytes as served, computed once.
 struct Hashes<'a> {
     found: &'a [Found],
+    images: &'a Images,
     options: &'a Options,
     known: HashMap<usize, Option<String>>,
 }
 
 impl<'a> Hashes<'a> {
-    fn new(found: &'a [Found], options: &'a Options) -> Self {
+    fn new(found: &'a [Found], images: &'a Images, options: &'a Options) -> Self {
         Hashes {
             found,
+            images,
             options,
             known: HashMap::new(),
         }
@@ -384,7 +388,10 @@ impl<'a> Hashes<'a> {
             Some(rewrite) => rewrite.bytes.clone(),
             None => std::fs::read(&file.source).ok()?,
         };
-        let fingerprint = fingerprint_of_bytes(&file.url_path, &bytes, self.options);
+        let fingerprint = match self.images.of(index) {
+            Some(made) => fingerprint_of_image(&file.url_path, &bytes, made, self.options),
+            None => fingerprint_of_bytes(&file.url_path, &bytes, self.options),
+        };
         self.known.insert(index, fingerprint.clone());
         fingerprint
     }
@@ -400,6 +407,21 @@ pub(crate) fn fingerprint_of_bytes(path: &str, bytes: &[u8], options: &Options) 
     let (_, reason) =
         cache::cache_control(&options.config.cache, path, content_type, bytes, &digest);
     fingerprint_of(path, reason, &etag::hex(&digest), options).map(str::to_string)
+}
+
+/// The `v` of an image the image stage read (`source` its file's bytes): taken from
+/// [`Made::digest`], so that it covers the variants too.
+pub(crate) fn fingerprint_of_image(
+    path: &str,
+    source: &[u8],
+    made: &Made,
+    options: &Options,
+) -> Option<String> {
+    let digest = etag::sha256(source);
+    let content_type = mime::content_type(path);
+    let (_, reason) =
+        cache::cache_control(&options.config.cache, path, content_type, source, &digest);
+    fingerprint_of(path, reason, &made.digest, options).map(str::to_string)
 }
 
 /// The `v` of a file at `path` whose SHA-256 is `sha256` (hex) and whose Cache-Control came

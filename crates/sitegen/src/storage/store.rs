@@ -99,6 +99,8 @@ mod tests {
             etag: String::new(),
             representations: codings.iter().map(|&(c, n)| representation(c, n)).collect(),
             deltas: Vec::new(),
+            variants: Vec::new(),
+            image: None,
         }
     }
 

@@ -13,6 +13,10 @@
 //! # spa_fallback = "/index.html"
 //! ```
 
+mod images;
+
+pub use images::{ImageFormat, ImagesConfig, SharedCaches};
+
 use crate::error::Error;
 use crate::field::check_value;
 use edgesite_core::ContentCoding;
@@ -50,6 +54,9 @@ pub struct Config {
     /// `[history]`
     #[serde(default)]
     pub history: HistoryConfig,
+    /// `[images]`
+    #[serde(default)]
+    pub images: ImagesConfig,
 }
 
 /// `[history]`: the deploy history (what earlier deploys served; see `history.rs`).
@@ -576,6 +583,7 @@ impl Config {
             .or_else(|| self.fingerprint.first_invalid())
             .or_else(|| self.links.first_invalid())
             .or_else(|| self.history.first_invalid())
+            .or_else(|| self.images.first_invalid())
     }
 }
 

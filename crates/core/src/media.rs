@@ -1,0 +1,351 @@
+//! The media type a resource is sent in: its own, or one of its [`Variant`]s (an image's AVIF
+//! or WebP form made at build time), chosen by Accept (RFC 9110 §12.5.1); then the content coding
+//! (§12.5.3, [`negotiate`]).
+//!
+//! The rules edgesite applies:
+//! - a variant is a candidate only for a request whose Accept names its type explicitly with a
+//!   weight above 0 (`image/avif`, not `image/*` or `*/*`): a client that names no format gets
+//!   what the author published, as curl's `*/*` does;
+//! - the resource's own representation (as Accept-Encoding chooses it) weighs what the most
+//!   specific matching range gives its type (0 when none does: a client that lists only
+//!   `image/webp` gets the WebP);
+//! - the highest weight wins, then the fewest bytes, then the resource's own;
+//! - variants are stored in the identity coding: a request whose Accept-Encoding refuses
+//!   identity gets the resource's own;
+//! - no Accept, or a malformed one (ignored as a whole): the resource's own.
+//!
+//! Every response of a resource with variants carries `Vary: accept` ([`Asset::vary`]).
+
+use crate::accept::weigh;
+use crate::coding::ContentCoding;
+use crate::negotiate::{negotiate, AcceptEncoding};
+use crate::site::{Asset, Representation};
+
+/// The representation of `asset` to send, or `None` for 406 (see the module's rules):
+/// [`negotiate`] over its own representations, then its variants weighed by `accept` (the raw
+/// field values, as the request carried them). Allocates nothing.
+///
+/// ```
+/// # use edgesite_core::{choose, Asset, Content, ContentCoding, Representation, Variant};
+/// # static AVIF: [Variant<'static>; 1] = [Variant { content_type: "image/avif",
+/// #     representation: Representation { coding: ContentCoding::Identity, etag: "\"a\"",
+/// #     content_length: "1", content: Content::Bytes(b"a") } }];
+/// # static PNG: [Representation<'static>; 1] = [Representation { coding: ContentCoding::Identity,
+/// #     etag: "\"p\"", content_length: "3", content: Content::Bytes(b"png") }];
+/// # static IMAGE: Asset<'static> = Asset { content_type: "image/png", last_modified: "",
+/// #     last_modified_unix: 0, cache_control: "no-cache", fingerprint: "", fields: &[],
+/// #     representations: &PNG, deltas: &[], variants: &AVIF };
+/// let chromium = b"image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8";
+/// let chosen = |accept: Option<&[u8]>| IMAGE.content_type_of(choose(&IMAGE, accept, None, None).unwrap());
+/// assert_eq!(chosen(Some(chromium)), "image/avif");
+/// assert_eq!(chosen(Some(b"*/*")), "image/png");
+/// assert_eq!(chosen(Some(b"image/avif;q=0, image/*")), "image/png");
+/// assert_eq!(chosen(None), "image/png");
+/// ```
+pub fn choose<'a>(
+    asset: &'a Asset<'a>,
+    accept: Option<&[u8]>,
+    accept_encoding: Option<&[u8]>,
+    available_dictionary: Option<&[u8]>,
+) -> Option<&'a Representation<'a>> {
+    let own = negotiate(asset, accept_encoding, available_dictionary)?;
+    if asset.variants.is_empty() {
+        return Some(own);
+    }
+    let Some(weights) = accept.and_then(|value| weigh(value, asset.content_type, asset.variants))
+    else {
+        return Some(own);
+    };
+    let mut best = (own, weights.own);
+    for (variant, weight) in asset.variants.iter().zip(weights.variants) {
+        let Some(weight) = weight.filter(|&w| w > 0) else {
+            continue;
+        };
+        let smaller = variant.representation.length() < best.0.length();
+        if weight > best.1 || (weight == best.1 && smaller) {
+            best = (&variant.representation, weight);
+        }
+    }
+    if !core::ptr::eq(best.0, own) && !identity_acceptable(accept_encoding) {
+        return Some(own);
+    }
+    Some(best.0)
+}
+
+/// Whether Accept-Encoding lets a variant (identity-coded) be sent: absent, empty or malformed
+/// fields do (identity only), and a field that does not refuse identity.
+fn identity_acceptable(accept_encoding: Option<&[u8]>) -> bool {
+    accept_encoding
+        .and_then(AcceptEncoding::parse)
+        .is_none_or(|ae| ae.quality(ContentCoding::Identity) > 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::site::{Content, Route, Site, Target, Variant};
+    use crate::{respond, Body, RequestHead, Response};
+    use proptest::prelude::*;
+    use std::string::{String, ToString};
+    use std::vec::Vec;
+
+    const AVIF: &[u8] = b"AVIF-bytes";
+    const WEBP: &[u8] = b"WEBP-bytes-longer";
+    const PNG: &[u8] = b"PNG-bytes-the-longest-of-all";
+
+    static IMAGE: Asset<'static> = Asset {
+        content_type: "image/png",
+        last_modified: "Tue, 14 Nov 2023 22:13:20 GMT",
+        last_modified_unix: 1_700_000_000,
+        cache_control: "no-cache",
+        fingerprint: "0123456789",
+        fields: &[("cdn-cache-control", "private")],
+        representations: &[Representation {
+            coding: ContentCoding::Identity,
+            etag: "\"png\"",
+            content_length: "28",
+            content: Content::Bytes(PNG),
+        }],
+        deltas: &[],
+        variants: &[
+            Variant {
+                content_type: "image/avif",
+                representation: Representation {
+                    coding: ContentCoding::Identity,
+                    etag: "\"avif\"",
+                    content_length: "10",
+                    content: Content::Bytes(AVIF),
+                },
+            },
+            Variant {
+                content_type: "image/webp",
+                representation: Representation {
+                    coding: ContentCoding::Identity,
+                    etag: "\"webp\"",
+                    content_length: "17",
+                    content: Content::Bytes(WEBP),
+                },
+            },
+        ],
+    };
+
+    static SITE: Site<'static> = Site {
+        routes: &[Route {
+            path: "/photo.png",
+            target: Target::Asset(&IMAGE),
+        }],
+        ..Site::EMPTY
+    };
+
+    /// What browsers send for `<img>` (Chromium's network stack, Firefox's `image.http.accept`,
+    /// WebKit's CachedResourceLoader), and curl's default.
+    const CHROMIUM: &str = "image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8";
+    const FIREFOX: &str = "image/avif,image/webp,image/png,image/svg+xml,image/*;q=0.8,*/*;q=0.5";
+    const SAFARI: &str = "image/webp,image/avif,image/jxl,image/heic,image/heic-sequence,video/*;q=0.8,image/png,image/svg+xml,image/*;q=0.8,*/*;q=0.5";
+
+    fn chosen(accept: Option<&str>, accept_encoding: Option<&str>) -> Option<&'static str> {
+        let r = choose(
+            &IMAGE,
+            accept.map(str::as_bytes),
+            accept_encoding.map(str::as_bytes),
+            None,
+        )?;
+        Some(IMAGE.content_type_of(r))
+    }
+
+    fn get(fields: &[(&str, &'static str)]) -> Response<'static> {
+        let mut head = RequestHead::new("GET", "/photo.png");
+        for (name, value) in fields {
+            head.set_field(name, value.as_bytes());
+        }
+        respond(&SITE, &head)
+    }
+
+    fn field(response: &Response<'_>, name: &str) -> Option<String> {
+        response.field(name).map(|v| v.to_string())
+    }
+
+    /// RFC 9110 §12.5.1: the variant a client names, the smallest among equal weights.
+    #[test]
+    fn browsers_get_the_smallest_format_they_name() {
+        assert_eq!(chosen(Some(CHROMIUM), None), Some("image/avif"));
+        // Firefox names image/png too, at the same weight: still the smallest.
+        assert_eq!(chosen(Some(FIREFOX), None), Some("image/avif"));
+        assert_eq!(chosen(Some(SAFARI), None), Some("image/avif"));
+        assert_eq!(chosen(Some("image/webp"), None), Some("image/webp"));
+        assert_eq!(chosen(Some("image/webp,*/*"), None), Some("image/webp"));
+    }
+
+    /// A client that names no format gets what the author published.
+    #[test]
+    fn wildcards_absent_and_malformed_fields_get_the_original() {
+        for accept in [
+            Some("*/*"),
+            Some("image/*"),
+            None,
+            Some(""),
+            Some("image/avif;q=2"),
+        ] {
+            assert_eq!(chosen(accept, None), Some("image/png"), "{accept:?}");
+        }
+        // A range with a parameter names a narrower type.
+        assert_eq!(chosen(Some("image/avif;level=1"), None), Some("image/png"));
+    }
+
+    /// q=0 refuses a type (§12.5.1); the highest weight wins before size.
+    #[test]
+    fn weights_are_honoured() {
+        let no_avif = "image/avif;q=0,image/webp,image/*,*/*;q=0.8";
+        assert_eq!(chosen(Some(no_avif), None), Some("image/webp"));
+        assert_eq!(
+            chosen(Some("image/avif;q=0, image/webp;q=0"), None),
+            Some("image/png")
+        );
+        // PNG (by name) over a WebP weighted lower.
+        assert_eq!(
+            chosen(Some("image/webp;q=0.5, image/png"), None),
+            Some("image/png")
+        );
+        // image/* is less specific than image/png, and weighs less than the WebP.
+        let more_webp = "image/webp;q=0.9, image/*;q=0.5, image/png;q=0.1";
+        assert_eq!(chosen(Some(more_webp), None), Some("image/webp"));
+        assert_eq!(
+            chosen(Some("image/avif;q=0.5, image/*;q=0.4"), None),
+            Some("image/avif")
+        );
+        // Equal weights: the smallest; the original only when nothing smaller is named.
+        assert_eq!(
+            chosen(Some("image/png, image/webp"), None),
+            Some("image/webp")
+        );
+    }
+
+    /// Variants are identity-coded: Accept-Encoding that refuses identity cannot get them.
+    #[test]
+    fn a_client_refusing_identity_gets_no_variant() {
+        assert_eq!(chosen(Some(CHROMIUM), Some("br")), Some("image/avif"));
+        assert_eq!(
+            chosen(Some(CHROMIUM), Some("gzip, deflate, br, zstd")),
+            Some("image/avif")
+        );
+        // The original is identity-only too: 406 (§12.5.3).
+        assert_eq!(chosen(Some(CHROMIUM), Some("br, identity;q=0")), None);
+    }
+
+    /// The variant's Content-Type, length and ETag; Vary: accept on every response of the
+    /// resource (§12.5.5), 304, 412 and 416 included; the resource's own fields on each.
+    #[test]
+    fn a_variant_is_a_representation_like_any_other() {
+        let ok = get(&[("accept", CHROMIUM)]);
+        assert_eq!(ok.status, 200);
+        assert_eq!(field(&ok, "content-type").as_deref(), Some("image/avif"));
+        assert_eq!(field(&ok, "content-length").as_deref(), Some("10"));
+        assert_eq!(field(&ok, "etag").as_deref(), Some("\"avif\""));
+        assert_eq!(field(&ok, "vary").as_deref(), Some("accept"));
+        assert_eq!(field(&ok, "cdn-cache-control").as_deref(), Some("private"));
+        assert!(matches!(ok.body, Body::Bytes(AVIF)));
+        let plain = get(&[("accept", "*/*")]);
+        assert_eq!(field(&plain, "content-type").as_deref(), Some("image/png"));
+        assert_eq!(field(&plain, "etag").as_deref(), Some("\"png\""));
+        assert_eq!(field(&plain, "vary").as_deref(), Some("accept"));
+        // §13.1.2: If-None-Match against the variant's own ETag.
+        let not_modified = get(&[("accept", CHROMIUM), ("if-none-match", "\"avif\"")]);
+        assert_eq!(not_modified.status, 304);
+        assert_eq!(field(&not_modified, "etag").as_deref(), Some("\"avif\""));
+        assert_eq!(field(&not_modified, "vary").as_deref(), Some("accept"));
+        // The PNG's ETag does not match the AVIF a Chromium would get.
+        let other = get(&[("accept", CHROMIUM), ("if-none-match", "\"png\"")]);
+        assert_eq!(other.status, 200);
+        // §13.1.1: If-Match with the PNG's ETag fails for the AVIF.
+        let failed = get(&[("accept", CHROMIUM), ("if-match", "\"png\"")]);
+        assert_eq!(failed.status, 412);
+        assert_eq!(field(&failed, "vary").as_deref(), Some("accept"));
+        // §14.2: a range of the variant's bytes; If-Range with its ETag.
+        let range = get(&[
+            ("accept", CHROMIUM),
+            ("range", "bytes=0-3"),
+            ("if-range", "\"avif\""),
+        ]);
+        assert_eq!(range.status, 206);
+        assert_eq!(
+            field(&range, "content-range").as_deref(),
+            Some("bytes 0-3/10")
+        );
+        assert_eq!(field(&range, "content-type").as_deref(), Some("image/avif"));
+        assert!(matches!(range.body, Body::Bytes(b"AVIF")));
+        // If-Range with another representation's ETag: the whole variant.
+        let whole = get(&[
+            ("accept", CHROMIUM),
+            ("range", "bytes=0-3"),
+            ("if-range", "\"png\""),
+        ]);
+        assert_eq!(whole.status, 200);
+        let unsatisfiable = get(&[("accept", "image/webp"), ("range", "bytes=17-")]);
+        assert_eq!(unsatisfiable.status, 416);
+        assert_eq!(
+            field(&unsatisfiable, "content-range").as_deref(),
+            Some("bytes */17")
+        );
+        assert_eq!(field(&unsatisfiable, "vary").as_deref(), Some("accept"));
+        let head = respond(&SITE, &{
+            let mut head = RequestHead::new("HEAD", "/photo.png");
+            head.set_field("accept", b"image/webp");
+            head
+        });
+        assert_eq!(field(&head, "content-length").as_deref(), Some("17"));
+        assert!(matches!(head.body, Body::Empty));
+    }
+
+    /// A multipart/byteranges part names the variant's type (RFC 9110 §14.6).
+    #[test]
+    fn multipart_parts_carry_the_variants_type() {
+        let response = get(&[("accept", "image/webp"), ("range", "bytes=0-1,4-5")]);
+        assert_eq!(response.status, 206);
+        let Body::Multipart(multipart) = response.body else {
+            panic!("{:?}", response.body);
+        };
+        assert_eq!(multipart.content_type, "image/webp");
+    }
+
+    #[test]
+    fn vary_names_what_chooses() {
+        assert_eq!(IMAGE.vary(), Some("accept"));
+        static BOTH: Asset<'static> = Asset {
+            representations: &[
+                Representation {
+                    coding: ContentCoding::Identity,
+                    etag: "\"i\"",
+                    content_length: "28",
+                    content: Content::Bytes(PNG),
+                },
+                Representation {
+                    coding: ContentCoding::Br,
+                    etag: "\"b\"",
+                    content_length: "3",
+                    content: Content::Bytes(b"br!"),
+                },
+            ],
+            ..IMAGE
+        };
+        assert_eq!(BOTH.vary(), Some("accept, accept-encoding"));
+    }
+
+    proptest! {
+        /// Whatever Accept says, a variant goes only to a client that names its type with a
+        /// weight above 0, and nothing panics.
+        #[test]
+        fn a_variant_only_when_named(ranges in prop::collection::vec(
+            (prop::sample::select(&["image/avif", "image/webp", "image/png", "image/*", "*/*", "text/html"][..]),
+             prop::option::of(0u16..=1000)), 0..6)) {
+            let field: Vec<String> = ranges.iter().map(|(kind, q)| match q {
+                Some(q) => std::format!("{kind};q={}.{:03}", q / 1000, q % 1000),
+                None => kind.to_string(),
+            }).collect();
+            let field = field.join(", ");
+            let content_type = chosen(Some(&field), None).unwrap();
+            if content_type != "image/png" {
+                prop_assert!(crate::named_quality(field.as_bytes(), content_type).is_some_and(|q| q > 0), "{}", field);
+            }
+        }
+    }
+}

@@ -1,0 +1,260 @@
+//! The encodings tried for one image, and the checks each must pass to be served:
+//! - lossless (a PNG's oxipng re-encode, its lossless WebP): decoded again, pixel-identical;
+//! - lossy (AVIF, WebP): the lowest quality of a ladder whose SSIMULACRA2 score against the
+//!   decoded original reaches `min_score`, found by binary search (at most three encodes);
+//! - either: at least `min_savings_percent` smaller than what the file serves.
+//!
+//! The codecs and the metric are edgesite-imaging's (SSIMULACRA2; AVIF decoded by libavif's
+//! `avifdec`: where it is missing, no AVIF is served, and the report says so).
+
+use super::inspect::{self, Decoded};
+use super::MadeVariant;
+use crate::cache::is_fingerprinted;
+use crate::config::{ImageFormat, ImagesConfig};
+use crate::etag;
+use crate::model::{Candidate, ImageReport};
+use edgesite_imaging as imaging;
+
+/// The qualities tried, lowest first (each encoder's scale).
+fn ladder(format: ImageFormat) -> &'static [u8] {
+    match format {
+        ImageFormat::Avif => &[60, 70, 76, 80, 84, 88, 92],
+        ImageFormat::Webp => &[70, 78, 85, 88, 91, 94, 97],
+    }
+}
+
+/// What was tried for one image, and what is kept.
+pub(super) struct Tried {
+    pub(super) optimised: Option<Vec<u8>>,
+    pub(super) variants: Vec<MadeVariant>,
+    pub(super) report: ImageReport,
+}
+
+/// Tries every encoding `config` asks for of the image at `path`.
+pub(super) fn try_all(path: &str, bytes: &[u8], config: &ImagesConfig) -> Tried {
+    let is_png = path.to_ascii_lowercase().ends_with(".png");
+    let mut tried = Tried {
+        optimised: None,
+        variants: Vec::new(),
+        report: ImageReport {
+            original_bytes: bytes.len() as u64,
+            dimensions: (0, 0),
+            left_as_is: None,
+            candidates: Vec::new(),
+        },
+    };
+    let decoded = match inspect::decode(bytes, is_png, config.max_pixels) {
+        Ok(decoded) => decoded,
+        Err(why) => {
+            tried.report.left_as_is = Some(why);
+            return tried;
+        }
+    };
+    tried.report.dimensions = (decoded.shown.width(), decoded.shown.height());
+    if is_png && config.lossless {
+        tried.optimised = optimise_png(path, bytes, &decoded, config, &mut tried.report);
+    }
+    let served = tried.optimised.as_ref().map_or(bytes.len(), Vec::len) as u64;
+    if let Err(why) = &decoded.colours {
+        tried.report.left_as_is = Some(format!("no variant: {why}"));
+        return tried;
+    }
+    let mut made = Vec::new();
+    if is_png && config.lossless {
+        made.extend(lossless_webp(&decoded, served, config, &mut tried.report));
+    }
+    if !is_png || config.lossy_png {
+        for &format in &config.formats {
+            made.extend(lossy(format, &decoded, served, config, &mut tried.report));
+        }
+    }
+    tried.variants = smallest_per_type(made, &mut tried.report);
+    tried
+}
+
+/// Whether `bytes` is enough smaller than `served` to be worth storing.
+fn saves(bytes: u64, served: u64, config: &ImagesConfig) -> bool {
+    bytes * 100 <= served * (100 - config.min_savings_percent)
+}
+
+fn candidate(kind: String, bytes: u64, score: Option<f64>, kept: bool, why: String) -> Candidate {
+    Candidate {
+        kind,
+        bytes,
+        score,
+        kept,
+        why,
+    }
+}
+
+/// The PNG re-encoded without loss by oxipng (its safe preset: colour chunks kept), when it is
+/// smaller and decodes to the same pixels. A file whose name carries its hash keeps its bytes.
+fn optimise_png(
+    path: &str,
+    bytes: &[u8],
+    decoded: &Decoded,
+    config: &ImagesConfig,
+    report: &mut ImageReport,
+) -> Option<Vec<u8>> {
+    let kind = "png (oxipng)".to_string();
+    if is_fingerprinted(path, bytes, &etag::sha256(bytes)) {
+        let why = "the file name carries its hash: served as it is".into();
+        report.candidates.push(candidate(kind, 0, None, false, why));
+        return None;
+    }
+    let optimised = match imaging::optimise_png(bytes) {
+        Ok(optimised) => optimised,
+        Err(e) => {
+            report
+                .candidates
+                .push(candidate(kind, 0, None, false, format!("oxipng: {e}")));
+            return None;
+        }
+    };
+    let size = optimised.len() as u64;
+    let identical = imaging::decode(&optimised)
+        .is_some_and(|again| imaging::same_pixels(&again, &decoded.stored));
+    let (kept, why) = if !identical {
+        (false, "not pixel-identical: dropped".to_string())
+    } else if !saves(size, bytes.len() as u64, config) {
+        (false, "not smaller enough".to_string())
+    } else {
+        (true, "pixel-identical, served as the PNG".to_string())
+    };
+    report
+        .candidates
+        .push(candidate(kind, size, None, kept, why));
+    kept.then_some(optimised)
+}
+
+/// A lossless WebP of an 8-bit image (libwebp), kept when it decodes to the same pixels.
+fn lossless_webp(
+    decoded: &Decoded,
+    served: u64,
+    config: &ImagesConfig,
+    report: &mut ImageReport,
+) -> Option<MadeVariant> {
+    let kind = "webp lossless".to_string();
+    if !decoded.eight_bit {
+        let why = "more than 8 bits per channel: a lossless WebP cannot hold it".into();
+        report.candidates.push(candidate(kind, 0, None, false, why));
+        return None;
+    }
+    let shown = decoded.shown.to_rgba8();
+    let bytes = imaging::webp(&shown, imaging::has_alpha(&shown), None);
+    let size = bytes.len() as u64;
+    let identical =
+        imaging::decode_webp(&bytes).is_some_and(|again| imaging::looks_identical(&again, &shown));
+    let (kept, why) = if !identical {
+        (false, "not pixel-identical: dropped".to_string())
+    } else if !saves(size, served, config) {
+        (false, "not smaller enough".to_string())
+    } else {
+        (true, "pixel-identical".to_string())
+    };
+    report
+        .candidates
+        .push(candidate(kind, size, None, kept, why));
+    kept.then(|| MadeVariant {
+        content_type: ImageFormat::Webp.media_type(),
+        bytes,
+        score: None,
+    })
+}
+
+/// The lowest quality of `format`'s ladder that passes the guard, if it saves enough.
+fn lossy(
+    format: ImageFormat,
+    decoded: &Decoded,
+    served: u64,
+    config: &ImagesConfig,
+    report: &mut ImageReport,
+) -> Option<MadeVariant> {
+    if format == ImageFormat::Avif && !imaging::avif_decoder_found() {
+        let why = "avifdec (libavif) not found: the quality guard cannot decode AVIF".into();
+        report
+            .candidates
+            .push(candidate("avif".into(), 0, None, false, why));
+        return None;
+    }
+    let shown = decoded.shown.to_rgba8();
+    let alpha = imaging::has_alpha(&shown);
+    let ladder = ladder(format);
+    // Binary search for the first quality that passes (scores rise with quality).
+    let (mut low, mut high) = (0, ladder.len());
+    let mut passed: Option<(u8, Vec<u8>, f64)> = None;
+    while low < high {
+        let middle = (low + high) / 2;
+        let quality = ladder[middle];
+        let bytes = match format {
+            ImageFormat::Avif => imaging::avif(&shown, alpha, quality, config.speed),
+            ImageFormat::Webp => Some(imaging::webp(&shown, alpha, Some(quality))),
+        };
+        let decoded_again = bytes.as_deref().and_then(|b| match format {
+            ImageFormat::Avif => imaging::decode_avif(b),
+            ImageFormat::Webp => imaging::decode_webp(b),
+        });
+        let score = decoded_again.and_then(|again| imaging::score(&shown, &again, alpha));
+        let kind = format!("{} q{quality}", format.name());
+        let size = bytes.as_ref().map_or(0, |b| b.len() as u64);
+        match (bytes, score) {
+            (Some(bytes), Some(score)) if score >= f64::from(config.min_score) => {
+                let why = "passes the guard; a lower quality passes too".to_string();
+                report
+                    .candidates
+                    .push(candidate(kind, size, Some(score), false, why));
+                passed = Some((quality, bytes, score));
+                high = middle;
+            }
+            (_, score) => {
+                let why = match score {
+                    Some(_) => format!("below the guard ({})", config.min_score),
+                    None => "could not be decoded and scored".into(),
+                };
+                report
+                    .candidates
+                    .push(candidate(kind, size, score, false, why));
+                low = middle + 1;
+            }
+        }
+    }
+    let (quality, bytes, score) = passed?;
+    let size = bytes.len() as u64;
+    let row = report
+        .candidates
+        .iter_mut()
+        .rfind(|c| c.kind == format!("{} q{quality}", format.name()))?;
+    if !saves(size, served, config) {
+        row.why = "passes the guard, not smaller enough".into();
+        return None;
+    }
+    row.kept = true;
+    row.why = "the lowest quality that passes the guard".into();
+    Some(MadeVariant {
+        content_type: format.media_type(),
+        bytes,
+        score: Some(score),
+    })
+}
+
+/// One variant per media type: the smallest.
+fn smallest_per_type(mut made: Vec<MadeVariant>, report: &mut ImageReport) -> Vec<MadeVariant> {
+    made.sort_by_key(|v| (v.content_type, v.bytes.len()));
+    let mut kept: Vec<MadeVariant> = Vec::new();
+    for variant in made {
+        if kept.iter().any(|k| k.content_type == variant.content_type) {
+            let size = variant.bytes.len() as u64;
+            if let Some(row) = report
+                .candidates
+                .iter_mut()
+                .find(|c| c.kept && c.bytes == size)
+            {
+                row.kept = false;
+                row.why = "a smaller one of this type is kept".into();
+            }
+        } else {
+            kept.push(variant);
+        }
+    }
+    kept
+}

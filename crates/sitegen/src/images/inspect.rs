@@ -1,0 +1,112 @@
+//! Reading an image for the stage: its pixels as stored and as shown (EXIF orientation applied,
+//! as browsers apply it), and what decides whether other formats can show it the same: colour
+//! information the variants would not carry, animation, bit depth.
+
+use image::metadata::Orientation;
+use image::{DynamicImage, ImageDecoder, ImageReader};
+use std::io::Cursor;
+
+/// An image, decoded.
+pub(super) struct Decoded {
+    /// As stored (before orientation): what a lossless re-encode must reproduce.
+    pub(super) stored: DynamicImage,
+    /// As shown: what a variant must look like.
+    pub(super) shown: DynamicImage,
+    /// `Err(why)` when the image's colours depend on what a variant would not carry: an ICC
+    /// profile other than sRGB, or PNG gamma or chromaticities without an sRGB chunk.
+    pub(super) colours: Result<(), String>,
+    /// 8 bits per channel (a lossless WebP holds no more).
+    pub(super) eight_bit: bool,
+}
+
+/// Decodes `bytes`; `Err(why it is left as it is)` for an image the stage does not touch.
+pub(super) fn decode(bytes: &[u8], is_png: bool, max_pixels: u64) -> Result<Decoded, String> {
+    if is_png && png_chunk(bytes, b"acTL").is_some() {
+        return Err("animated PNG: served as it is".into());
+    }
+    let reader = ImageReader::new(Cursor::new(bytes))
+        .with_guessed_format()
+        .map_err(|e| format!("cannot read it: {e}"))?;
+    let mut decoder = reader
+        .into_decoder()
+        .map_err(|e| format!("cannot decode it: {e}"))?;
+    let (width, height) = decoder.dimensions();
+    if u64::from(width) * u64::from(height) > max_pixels {
+        return Err(format!(
+            "{width}x{height} is over images.max_pixels: served as it is"
+        ));
+    }
+    let icc = decoder.icc_profile().ok().flatten();
+    let orientation = decoder.orientation().unwrap_or(Orientation::NoTransforms);
+    let stored =
+        DynamicImage::from_decoder(decoder).map_err(|e| format!("cannot decode it: {e}"))?;
+    let mut shown = stored.clone();
+    shown.apply_orientation(orientation);
+    let colours = match icc {
+        Some(profile) if !is_srgb_profile(&profile) => {
+            Err("it has an ICC profile other than sRGB, which the variants would not carry".into())
+        }
+        _ if is_png => png_colours(bytes),
+        _ => Ok(()),
+    };
+    let eight_bit = matches!(
+        stored,
+        DynamicImage::ImageLuma8(_)
+            | DynamicImage::ImageLumaA8(_)
+            | DynamicImage::ImageRgb8(_)
+            | DynamicImage::ImageRgba8(_)
+    );
+    Ok(Decoded {
+        stored,
+        shown,
+        colours,
+        eight_bit,
+    })
+}
+
+/// Whether an ICC profile is an sRGB one (its description names sRGB, as the IEC 61966-2.1
+/// profiles cameras and editors embed do): a variant without it shows the same colours.
+fn is_srgb_profile(profile: &[u8]) -> bool {
+    profile.windows(4).any(|w| w == b"sRGB")
+}
+
+/// PNG colour chunks a variant would not carry: gAMA other than sRGB's 1/2.2, or cHRM, unless
+/// an sRGB chunk says the image is sRGB (PNG 3rd edition §11.3.2: sRGB overrides them).
+fn png_colours(bytes: &[u8]) -> Result<(), String> {
+    if png_chunk(bytes, b"sRGB").is_some() {
+        return Ok(());
+    }
+    if let Some(gamma) = png_chunk(bytes, b"gAMA") {
+        let value = gamma
+            .get(..4)
+            .map_or(0, |g| u32::from_be_bytes([g[0], g[1], g[2], g[3]]));
+        // 45455 is 1/2.2 in units of 1/100000, what sRGB approximates.
+        if !(45000..=46000).contains(&value) {
+            return Err(format!(
+                "its gAMA chunk ({value}) is not sRGB's, and the variants would not carry it"
+            ));
+        }
+    }
+    if png_chunk(bytes, b"cHRM").is_some() {
+        return Err("its cHRM chunk would not be carried by the variants".into());
+    }
+    Ok(())
+}
+
+/// The data of the first chunk of type `kind` before the image data (PNG §5.3), if any.
+pub(super) fn png_chunk<'a>(bytes: &'a [u8], kind: &[u8; 4]) -> Option<&'a [u8]> {
+    let mut rest = bytes.get(8..)?;
+    while rest.len() >= 12 {
+        let len = u32::from_be_bytes([rest[0], rest[1], rest[2], rest[3]]) as usize;
+        let chunk_type = &rest[4..8];
+        if chunk_type == b"IDAT" {
+            return None;
+        }
+        let data = rest.get(8..8 + len)?;
+        if chunk_type == kind {
+            return Some(data);
+        }
+        rest = rest.get(12 + len..)?;
+    }
+    None
+}

@@ -1,0 +1,180 @@
+//! The second stage: images made at build time (`[images]`). Every PNG and JPEG of the site is
+//! read once, on all cores:
+//! - a PNG is re-encoded without loss (oxipng) and served so when smaller, and given a lossless
+//!   WebP; both are decoded again and kept only when pixel-identical to the original;
+//! - a photograph (JPEG; a PNG with `lossy_png`) gets AVIF and WebP variants at the lowest
+//!   quality of a ladder whose SSIMULACRA2 score against the decoded original reaches
+//!   `min_score` (the quality guard); a format that cannot reach it is dropped;
+//! - a variant is kept only when `min_savings_percent` smaller than what the file serves.
+//!
+//! What the viewer sees does not change: EXIF orientation is applied to the variants' pixels (as
+//! browsers apply it to the original); images whose colours depend on what the variants would
+//! not carry (an ICC profile other than sRGB, PNG gamma or chromaticities without sRGB) get no
+//! variant; animated PNGs are left as they are; so are GIFs.
+//!
+//! It runs before the link pass, which fingerprints what is served: a `?v=` covers the file and
+//! its variants ([`Made::digest`]). Results are cached by the source's bytes and the settings.
+//! The files of earlier deploys kept for skew protection are served as they were.
+
+mod candidates;
+mod inspect;
+mod stored;
+
+use crate::error::{read_bytes, Error};
+use crate::etag;
+use crate::model::{ImageReport, Options};
+use crate::parallel;
+use crate::sources::Sources;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// What the stage made of the site's images.
+#[derive(Debug, Default)]
+pub(crate) struct Images {
+    /// Per source, in the sources' order: what was made of it (`None`: not an image the stage
+    /// reads, or the stage is off).
+    made: Vec<Option<Made>>,
+    /// Images read now, and taken from the cache.
+    pub(crate) encoded: usize,
+    /// Taken from the cache.
+    pub(crate) cached: usize,
+    /// Milliseconds.
+    pub(crate) wall_time_ms: u64,
+}
+
+/// What the stage made of one image.
+#[derive(Debug, Clone)]
+pub(crate) struct Made {
+    /// The bytes to serve as the file itself, when the lossless re-encode is kept.
+    pub(crate) optimised: Option<Vec<u8>>,
+    /// The variants kept: media type, bytes, score.
+    pub(crate) variants: Vec<MadeVariant>,
+    /// The report's rows.
+    pub(crate) report: ImageReport,
+    /// What the file's fingerprint (`?v=`) is taken from, so that it changes with any of its
+    /// representations: without variants, the SHA-256 (hex) of what is served as the file; with
+    /// them, the SHA-256 of that hex, then each variant's media type and SHA-256 (hex).
+    pub(crate) digest: String,
+}
+
+/// A variant the stage kept.
+#[derive(Debug, Clone)]
+pub(crate) struct MadeVariant {
+    /// `image/avif` or `image/webp`.
+    pub(crate) content_type: &'static str,
+    /// Its bytes.
+    pub(crate) bytes: Vec<u8>,
+    /// SSIMULACRA2 against the original (lossy only).
+    pub(crate) score: Option<f64>,
+}
+
+impl Images {
+    /// What the stage made of source `index`.
+    pub(crate) fn of(&self, index: usize) -> Option<&Made> {
+        self.made.get(index).and_then(Option::as_ref)
+    }
+}
+
+/// Whether the stage reads the file at `path`: a PNG or JPEG, not excluded.
+fn reads(path: &str, options: &Options) -> bool {
+    let config = &options.config.images;
+    let lower = path.to_ascii_lowercase();
+    config.enabled
+        && [".png", ".jpg", ".jpeg"].iter().any(|e| lower.ends_with(e))
+        && !config.excludes(path)
+}
+
+/// Makes the variants of the site's own images, on all cores.
+pub(crate) fn make(sources: &Sources, options: &Options) -> Result<Images, Error> {
+    let started = Instant::now();
+    let own = &sources.files[..sources.own.min(sources.files.len())];
+    let todo: Vec<usize> = (0..own.len())
+        .filter(|&i| reads(&own[i].url_path, options))
+        .collect();
+    let progress = Progress::new(todo.len());
+    let results = parallel::map(todo.len(), |n| {
+        let file = &own[todo[n]];
+        let result =
+            read_bytes(&file.source).map(|bytes| stored::made(&file.url_path, &bytes, options));
+        progress.one_done();
+        Some(result)
+    });
+    let mut images = Images {
+        made: vec![None; sources.files.len()],
+        ..Images::default()
+    };
+    for (result, i) in results.into_iter().zip(todo) {
+        let Some(result) = result else { continue };
+        let (made, from_cache) = result?;
+        if from_cache {
+            images.cached += 1;
+        } else {
+            images.encoded += 1;
+        }
+        images.made[i] = Some(made);
+    }
+    images.wall_time_ms = started.elapsed().as_millis() as u64;
+    Ok(images)
+}
+
+/// What one image becomes (not cached): its candidates tried, the best of each kind kept.
+fn make_one(path: &str, bytes: &[u8], options: &Options) -> Made {
+    let config = &options.config.images;
+    let made = candidates::try_all(path, bytes, config);
+    let served = etag::hex(&etag::sha256(made.optimised.as_deref().unwrap_or(bytes)));
+    // Without variants, the file's own hash, as any file's; with them, a hash over all.
+    let digest = if made.variants.is_empty() {
+        served
+    } else {
+        let mut input = served;
+        for variant in &made.variants {
+            input.push_str(variant.content_type);
+            input.push_str(&etag::hex(&etag::sha256(&variant.bytes)));
+        }
+        etag::hex(&etag::sha256(input.as_bytes()))
+    };
+    Made {
+        digest,
+        optimised: made.optimised,
+        variants: made.variants,
+        report: made.report,
+    }
+}
+
+/// Progress on stderr for a stage that takes a while (the build script's output: `cargo build
+/// -vv` and `make dev` show it): images done of the total and the time left, at most every
+/// two seconds, after the first two.
+struct Progress {
+    total: usize,
+    done: AtomicUsize,
+    started: Instant,
+    last: Mutex<Instant>,
+}
+
+impl Progress {
+    fn new(total: usize) -> Progress {
+        let now = Instant::now();
+        Progress {
+            total,
+            done: AtomicUsize::new(0),
+            started: now,
+            last: Mutex::new(now),
+        }
+    }
+
+    fn one_done(&self) {
+        let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
+        let elapsed = self.started.elapsed();
+        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        if elapsed.as_secs() < 2 || last.elapsed().as_secs() < 2 {
+            return;
+        }
+        *last = Instant::now();
+        let left = elapsed.as_secs_f64() / done as f64 * (self.total - done) as f64;
+        eprintln!(
+            "edgesite: images {done}/{}, about {left:.0} s left",
+            self.total
+        );
+    }
+}

@@ -1,0 +1,100 @@
+//! The image stage's cache: what one image became, kept under the SHA-256 of its bytes and the
+//! settings (`ImagesConfig::settings_key`, and whether an AVIF decoder was found), so a rebuild
+//! encodes only the images that changed.
+//!
+//! One file per image: a JSON line (the report, and the length and score of each kept output),
+//! then the outputs' bytes one after another.
+
+use super::{make_one, Made, MadeVariant};
+use crate::etag;
+use crate::model::{ImageReport, Options};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// The format of the cache file; a change of what the stage makes bumps it.
+const VERSION: u32 = 1;
+
+/// The JSON line.
+#[derive(Serialize, Deserialize)]
+struct Header {
+    report: ImageReport,
+    optimised: Option<usize>,
+    variants: Vec<(String, usize, Option<f64>)>,
+    digest: String,
+}
+
+/// What `bytes` (the file at `path`) becomes, from the cache when it holds it; and whether it
+/// did.
+pub(super) fn made(path: &str, bytes: &[u8], options: &Options) -> (Made, bool) {
+    let key = format!(
+        "{}.img{VERSION}-{}-d{}",
+        etag::hex(&etag::sha256(bytes)),
+        options.config.images.settings_key(),
+        u8::from(edgesite_imaging::avif_decoder_found())
+    );
+    let dir = options.cache_dir.as_deref();
+    if let Some(made) = dir.and_then(|dir| read(&dir.join(&key))) {
+        return (made, true);
+    }
+    let made = make_one(path, bytes, options);
+    if let Some(dir) = dir {
+        // A failed cache write only costs a later re-encode.
+        let _ = write(dir, &key, &made);
+    }
+    (made, false)
+}
+
+fn read(file: &Path) -> Option<Made> {
+    let data = std::fs::read(file).ok()?;
+    let newline = data.iter().position(|&b| b == b'\n')?;
+    let header: Header = serde_json::from_slice(&data[..newline]).ok()?;
+    let mut rest = &data[newline + 1..];
+    let mut take = |len: usize| -> Option<Vec<u8>> {
+        let (bytes, after) = rest.split_at_checked(len)?;
+        rest = after;
+        Some(bytes.to_vec())
+    };
+    let optimised = match header.optimised {
+        Some(len) => Some(take(len)?),
+        None => None,
+    };
+    let mut variants = Vec::new();
+    for (content_type, len, score) in header.variants {
+        let content_type = match content_type.as_str() {
+            "image/avif" => "image/avif",
+            "image/webp" => "image/webp",
+            _ => return None,
+        };
+        variants.push(MadeVariant {
+            content_type,
+            bytes: take(len)?,
+            score,
+        });
+    }
+    Some(Made {
+        optimised,
+        variants,
+        report: header.report,
+        digest: header.digest,
+    })
+}
+
+fn write(dir: &Path, key: &str, made: &Made) -> std::io::Result<()> {
+    let header = Header {
+        report: made.report.clone(),
+        optimised: made.optimised.as_ref().map(Vec::len),
+        variants: made
+            .variants
+            .iter()
+            .map(|v| (v.content_type.to_string(), v.bytes.len(), v.score))
+            .collect(),
+        digest: made.digest.clone(),
+    };
+    let mut data = serde_json::to_vec(&header).map_err(std::io::Error::other)?;
+    data.push(b'\n');
+    data.extend(made.optimised.iter().flatten());
+    for variant in &made.variants {
+        data.extend(&variant.bytes);
+    }
+    crate::atomic::write_atomically(dir, key, &data)
+}
