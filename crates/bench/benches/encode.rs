@@ -1,7 +1,8 @@
 //! The build-time encoders in MB/s of input, at the default settings, on the demo's
 //! index.html (21 KB of HTML with inline CSS and JS) and its stylesheet, with gzip by both
-//! encoders (libdeflate, the default, and zopfli). This is what a cold
-//! build pays per byte of site; a warm build reads the compression cache instead.
+//! encoders (libdeflate, the default, and zopfli); and the image stage's codecs and metric in
+//! megapixels per second on the demo's photo (600x400) and screenshot (720x450). This is what a
+//! cold build pays per byte of site; a warm build reads the caches instead.
 //! Run with `make bench`.
 #![allow(missing_docs)] // criterion's macros generate undocumented items
 
@@ -35,10 +36,46 @@ fn encoders(c: &mut Criterion) {
     }
 }
 
+/// The image stage's work per image, by format (edgesite-imaging at the stage's settings: AVIF
+/// speed 6; one quality of the ladder each).
+fn images(c: &mut Criterion) {
+    use edgesite_imaging as imaging;
+    let photo = imaging::decode(include_bytes!("../../../public/images/coffee.jpg"))
+        .unwrap()
+        .to_rgba8();
+    let shot_png = include_bytes!("../../../public/images/screenshot.png");
+    let shot = imaging::decode(shot_png).unwrap().to_rgba8();
+    let avif = imaging::avif(&photo, false, 84, 6).unwrap();
+    let mut group = c.benchmark_group("images: coffee.jpg 600x400 (0.24 Mpx)");
+    group.throughput(Throughput::Elements(u64::from(photo.width() * photo.height())));
+    group.bench_function("avif q84 speed 6", |b| {
+        b.iter(|| imaging::avif(black_box(&photo), false, 84, 6).unwrap());
+    });
+    group.bench_function("webp q88", |b| {
+        b.iter(|| imaging::webp(black_box(&photo), false, Some(88)));
+    });
+    let decoded = imaging::decode_avif(&avif);
+    if let Some(decoded) = decoded {
+        group.bench_function("ssimulacra2 score", |b| {
+            b.iter(|| imaging::score(black_box(&photo), &decoded, false).unwrap());
+        });
+    }
+    group.finish();
+    let mut group = c.benchmark_group("images: screenshot.png 720x450 (0.32 Mpx)");
+    group.throughput(Throughput::Elements(u64::from(shot.width() * shot.height())));
+    group.bench_function("png (oxipng preset 2)", |b| {
+        b.iter(|| imaging::optimise_png(black_box(shot_png)).unwrap());
+    });
+    group.bench_function("webp lossless", |b| {
+        b.iter(|| imaging::webp(black_box(&shot), false, None));
+    });
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     // Bounded in time; zopfli and brotli 11 are slow, so few samples suffice.
     config = Criterion::default().sample_size(10).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(3));
-    targets = encoders
+    targets = encoders, images
 }
 criterion_main!(benches);

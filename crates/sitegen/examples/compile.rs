@@ -3,7 +3,8 @@
 //!
 //!     cargo run --release -p edgesite-sitegen --example compile -- SITE [CONFIG] [CACHE_DIR]
 //!
-//! With `EDGESITE_REPORT` set, the build report follows on stderr.
+//! With `EDGESITE_REPORT` set, the build report follows on stderr; with `EDGESITE_MANIFEST`, the
+//! manifest is written to that file.
 
 use edgesite_sitegen::{compile, last_modified, Config, Options};
 use std::path::{Path, PathBuf};
@@ -37,6 +38,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     if std::env::var_os("EDGESITE_REPORT").is_some() {
         eprint!("{}", manifest.report());
+    }
+    if let Some(path) = std::env::var_os("EDGESITE_MANIFEST") {
+        std::fs::write(path, manifest.to_json())?;
     }
     Ok(())
 }
