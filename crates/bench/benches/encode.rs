@@ -47,7 +47,9 @@ fn images(c: &mut Criterion) {
     let shot = imaging::decode(shot_png).unwrap().to_rgba8();
     let avif = imaging::avif(&photo, false, 84, 6).unwrap();
     let mut group = c.benchmark_group("images: coffee.jpg 600x400 (0.24 Mpx)");
-    group.throughput(Throughput::Elements(u64::from(photo.width() * photo.height())));
+    group.throughput(Throughput::Elements(u64::from(
+        photo.width() * photo.height(),
+    )));
     group.bench_function("avif q84 speed 6", |b| {
         b.iter(|| imaging::avif(black_box(&photo), false, 84, 6).unwrap());
     });
@@ -62,7 +64,9 @@ fn images(c: &mut Criterion) {
     }
     group.finish();
     let mut group = c.benchmark_group("images: screenshot.png 720x450 (0.32 Mpx)");
-    group.throughput(Throughput::Elements(u64::from(shot.width() * shot.height())));
+    group.throughput(Throughput::Elements(u64::from(
+        shot.width() * shot.height(),
+    )));
     group.bench_function("png (oxipng preset 2)", |b| {
         b.iter(|| imaging::optimise_png(black_box(shot_png)).unwrap());
     });

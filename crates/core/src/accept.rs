@@ -137,11 +137,17 @@ impl<'a> Iterator for MediaRanges<'a> {
 }
 
 /// Where the element at the start of `s` ends: its first comma outside a quoted string, or the
-/// end of `s`.
+/// end of `s`. Most fields quote nothing: up to the first comma or quote, one plain search.
 fn element_end(s: &[u8]) -> usize {
+    let Some(first) = s.iter().position(|&b| b == b',' || b == b'"') else {
+        return s.len();
+    };
+    if s[first] == b',' {
+        return first;
+    }
     let mut quoted = false;
     let mut escaped = false;
-    for (i, &b) in s.iter().enumerate() {
+    for (i, &b) in s.iter().enumerate().skip(first) {
         match (quoted, escaped, b) {
             (true, true, _) => escaped = false,
             (true, false, b'\\') => escaped = true,

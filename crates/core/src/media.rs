@@ -1,6 +1,6 @@
 //! The media type a resource is sent in: its own, or one of its [`Variant`]s (an image's AVIF
 //! or WebP form made at build time), chosen by Accept (RFC 9110 §12.5.1); then the content coding
-//! (§12.5.3, [`negotiate`]).
+//! (§12.5.3, [`negotiate`](crate::negotiate)).
 //!
 //! The rules edgesite applies:
 //! - a variant is a candidate only for a request whose Accept names its type explicitly with a
@@ -18,11 +18,11 @@
 
 use crate::accept::weigh;
 use crate::coding::ContentCoding;
-use crate::negotiate::{negotiate, AcceptEncoding};
+use crate::negotiate::{negotiate_parsed, parsed};
 use crate::site::{Asset, Representation};
 
 /// The representation of `asset` to send, or `None` for 406 (see the module's rules):
-/// [`negotiate`] over its own representations, then its variants weighed by `accept` (the raw
+/// [`negotiate`](crate::negotiate) over its own representations, then its variants weighed by `accept` (the raw
 /// field values, as the request carried them). Allocates nothing.
 ///
 /// ```
@@ -48,7 +48,8 @@ pub fn choose<'a>(
     accept_encoding: Option<&[u8]>,
     available_dictionary: Option<&[u8]>,
 ) -> Option<&'a Representation<'a>> {
-    let own = negotiate(asset, accept_encoding, available_dictionary)?;
+    let accept_encoding = parsed(accept_encoding);
+    let own = negotiate_parsed(asset, accept_encoding.as_ref(), available_dictionary)?;
     if asset.variants.is_empty() {
         return Some(own);
     }
@@ -66,18 +67,12 @@ pub fn choose<'a>(
             best = (&variant.representation, weight);
         }
     }
-    if !core::ptr::eq(best.0, own) && !identity_acceptable(accept_encoding) {
+    // Absent, empty or malformed Accept-Encoding: identity only, which a variant is.
+    let identity = accept_encoding.is_none_or(|ae| ae.quality(ContentCoding::Identity) > 0);
+    if !core::ptr::eq(best.0, own) && !identity {
         return Some(own);
     }
     Some(best.0)
-}
-
-/// Whether Accept-Encoding lets a variant (identity-coded) be sent: absent, empty or malformed
-/// fields do (identity only), and a field that does not refuse identity.
-fn identity_acceptable(accept_encoding: Option<&[u8]>) -> bool {
-    accept_encoding
-        .and_then(AcceptEncoding::parse)
-        .is_none_or(|ae| ae.quality(ContentCoding::Identity) > 0)
 }
 
 #[cfg(test)]

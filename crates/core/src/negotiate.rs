@@ -96,25 +96,42 @@ pub fn negotiate<'a>(
     accept_encoding: Option<&[u8]>,
     available_dictionary: Option<&[u8]>,
 ) -> Option<&'a Representation<'a>> {
-    let accept = match accept_encoding {
-        // Empty (§12.5.3: wants no coding): identity only.
+    negotiate_parsed(
+        asset,
+        parsed(accept_encoding).as_ref(),
+        available_dictionary,
+    )
+}
+
+/// An Accept-Encoding field as [`negotiate`] reads it: `None` (identity only) when absent, empty
+/// (§12.5.3: wants no coding) or malformed.
+pub(crate) fn parsed(accept_encoding: Option<&[u8]>) -> Option<AcceptEncoding> {
+    match accept_encoding {
         Some(value) if !value.iter().all(|b| matches!(b, b' ' | b'\t')) => {
             AcceptEncoding::parse(value)
         }
         _ => None,
-    };
+    }
+}
+
+/// [`negotiate`] with the field already [`parsed`].
+pub(crate) fn negotiate_parsed<'a>(
+    asset: &'a Asset<'a>,
+    accept: Option<&AcceptEncoding>,
+    available_dictionary: Option<&[u8]>,
+) -> Option<&'a Representation<'a>> {
     // Absent, empty or malformed: identity only.
     let Some(accept) = accept else {
         return Some(asset.identity());
     };
-    let best = best_of(asset.representations.iter(), &accept);
+    let best = best_of(asset.representations.iter(), accept);
     let delta = available_dictionary.and_then(|value| {
         let value = trim(value);
         let matching = asset
             .deltas
             .iter()
             .filter(|d| names(value, d.available_dictionary));
-        best_of(matching.map(|d| &d.representation), &accept)
+        best_of(matching.map(|d| &d.representation), accept)
     });
     match (best, delta) {
         (Some((_, q)), Some((delta, delta_q))) if delta_q >= q => Some(delta),
