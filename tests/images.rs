@@ -11,7 +11,8 @@
 //!   for another); neither on a page;
 //! * per representation: If-None-Match → 304, If-Match with another's ETag → 412, a Range → 206
 //!   of its own bytes, If-Range with another's ETag → the whole representation, HEAD;
-//! * the lossless forms are pixel-identical to the file published (decoded here).
+//! * the lossless forms are pixel-identical to the file published (decoded here);
+//! * an image is never offered as an RFC 9842 dictionary.
 #![cfg(not(target_arch = "wasm32"))]
 
 mod support;
@@ -89,6 +90,8 @@ fn assert_representation(reply: &Reply, path: &str, content_type: &str, what: &s
     }
     assert_eq!(reply.header("vary"), Some("accept"), "{what}");
     assert_eq!(reply.header("cdn-cache-control"), Some("private"), "{what}");
+    // Never an RFC 9842 dictionary: a client would hold one of several representations.
+    assert_eq!(reply.header("use-as-dictionary"), None, "{what}");
 }
 
 #[test]

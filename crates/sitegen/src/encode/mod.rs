@@ -5,7 +5,7 @@
 
 pub(crate) mod compress;
 
-use crate::cache;
+use crate::cache::{self, CacheReason};
 use crate::config::Store;
 use crate::error::{read_bytes, Error};
 use crate::etag;
@@ -216,48 +216,18 @@ fn encode_one(
         &mut counts,
     ));
     let content_type = mime::content_type(&found.url_path);
-    // A file name's hash is checked against the source (the image stage keeps such files' bytes).
-    let source = match optimised {
-        Some(_) => read_bytes(&found.source)?,
-        None => Vec::new(),
-    };
-    let named = if optimised.is_some() { &source } else { &bytes };
-    let (cache_control, cache_reason) = cache::cache_control(
-        &options.config.cache,
-        &found.url_path,
-        content_type,
-        named,
-        &etag::sha256(named),
-    );
-    // An image's fingerprint covers its variants (images::Made::digest).
-    let fingerprint_digest = image.map_or(&identity.sha256, |made| &made.digest);
-    let fingerprint =
-        links::fingerprint_of(&found.url_path, cache_reason, fingerprint_digest, options);
-    let variants = image.map_or_else(Vec::new, |made| {
-        made.variants
-            .iter()
-            .map(|v| Variant {
-                content_type: v.content_type,
-                representation: Representation::new(
-                    ContentCoding::Identity,
-                    &etag::sha256(&v.bytes),
-                    v.bytes.len(),
-                    Some(v.bytes.clone()),
-                ),
-                score: v.score,
-            })
-            .collect()
-    });
+    let (cache_control, cache_reason, fingerprint) =
+        caching(&found, &bytes, &identity, image, options)?;
     let asset = Asset {
-        variants,
+        variants: image.map_or_else(Vec::new, variants),
         image: image.map(|made| made.report.clone()),
-        fingerprint: fingerprint.unwrap_or_default().to_string(),
+        fingerprint,
         rewritten: rewrite.map(|r| Rewritten {
             references: r.references,
             source_sha256: r.source_sha256.clone(),
         }),
         content_type,
-        cache_control: cache_control.to_string(),
+        cache_control,
         cache_reason,
         fields: options.config.default_fields(),
         size: identity.size,
@@ -270,6 +240,56 @@ fn encode_one(
         source: found.source,
     };
     Ok((asset, counts))
+}
+
+/// A file's Cache-Control, why, and its fingerprint (empty: none). A file name's hash is checked
+/// against the source (the image stage keeps such files' bytes); an image's fingerprint covers
+/// its variants ([`Made::digest`]).
+fn caching(
+    found: &Found,
+    bytes: &[u8],
+    identity: &Representation,
+    image: Option<&Made>,
+    options: &Options,
+) -> Result<(String, CacheReason, String), Error> {
+    let re_encoded = image.is_some_and(|made| made.optimised.is_some());
+    let source = if re_encoded {
+        read_bytes(&found.source)?
+    } else {
+        Vec::new()
+    };
+    let named = if re_encoded { &source[..] } else { bytes };
+    let (cache_control, reason) = cache::cache_control(
+        &options.config.cache,
+        &found.url_path,
+        mime::content_type(&found.url_path),
+        named,
+        &etag::sha256(named),
+    );
+    let digest = image.map_or(&identity.sha256, |made| &made.digest);
+    let fingerprint = links::fingerprint_of(&found.url_path, reason, digest, options);
+    Ok((
+        cache_control.to_string(),
+        reason,
+        fingerprint.unwrap_or_default().to_string(),
+    ))
+}
+
+/// The image stage's variants of a file, as identity-coded representations.
+fn variants(made: &Made) -> Vec<Variant> {
+    made.variants
+        .iter()
+        .map(|v| Variant {
+            content_type: v.content_type,
+            representation: Representation::new(
+                ContentCoding::Identity,
+                &etag::sha256(&v.bytes),
+                v.bytes.len(),
+                Some(v.bytes.clone()),
+            ),
+            score: v.score,
+        })
+        .collect()
 }
 
 /// The bytes a file serves: the link pass's rewrite of it, or the source's.

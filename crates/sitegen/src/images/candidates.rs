@@ -177,12 +177,38 @@ fn lossy(
             .push(candidate("avif".into(), 0, None, false, why));
         return None;
     }
+    let (quality, bytes, score) = search(format, decoded, config, report)?;
+    let size = bytes.len() as u64;
+    let row = report
+        .candidates
+        .iter_mut()
+        .rfind(|c| c.kind == format!("{} q{quality}", format.name()))?;
+    if !saves(size, served, config) {
+        row.why = "passes the guard, not smaller enough".into();
+        return None;
+    }
+    row.kept = true;
+    row.why = "the lowest quality that passes the guard".into();
+    Some(MadeVariant {
+        content_type: format.media_type(),
+        bytes,
+        score: Some(score),
+    })
+}
+
+/// Binary search of `format`'s ladder for the first quality that passes the guard (scores rise
+/// with quality): its quality, bytes and score. Every quality tried is a row of the report.
+fn search(
+    format: ImageFormat,
+    decoded: &Decoded,
+    config: &ImagesConfig,
+    report: &mut ImageReport,
+) -> Option<(u8, Vec<u8>, f64)> {
     let shown = decoded.shown.to_rgba8();
     let alpha = imaging::has_alpha(&shown);
     let ladder = ladder(format);
-    // Binary search for the first quality that passes (scores rise with quality).
     let (mut low, mut high) = (0, ladder.len());
-    let mut passed: Option<(u8, Vec<u8>, f64)> = None;
+    let mut passed = None;
     while low < high {
         let middle = (low + high) / 2;
         let quality = ladder[middle];
@@ -218,23 +244,7 @@ fn lossy(
             }
         }
     }
-    let (quality, bytes, score) = passed?;
-    let size = bytes.len() as u64;
-    let row = report
-        .candidates
-        .iter_mut()
-        .rfind(|c| c.kind == format!("{} q{quality}", format.name()))?;
-    if !saves(size, served, config) {
-        row.why = "passes the guard, not smaller enough".into();
-        return None;
-    }
-    row.kept = true;
-    row.why = "the lowest quality that passes the guard".into();
-    Some(MadeVariant {
-        content_type: format.media_type(),
-        bytes,
-        score: Some(score),
-    })
+    passed
 }
 
 /// One variant per media type: the smallest.
