@@ -35,10 +35,8 @@ pub(crate) struct Images {
     /// Per source, in the sources' order: what was made of it (`None`: not an image the stage
     /// reads, or the stage is off).
     made: Vec<Option<Made>>,
-    /// Images read now, and taken from the cache.
+    /// Images made now (the rest came from the cache).
     pub(crate) encoded: usize,
-    /// Taken from the cache.
-    pub(crate) cached: usize,
     /// Milliseconds.
     pub(crate) wall_time_ms: u64,
 }
@@ -107,11 +105,7 @@ pub(crate) fn make(sources: &Sources, options: &Options) -> Result<Images, Error
     for (result, i) in results.into_iter().zip(todo) {
         let Some(result) = result else { continue };
         let (made, from_cache) = result?;
-        if from_cache {
-            images.cached += 1;
-        } else {
-            images.encoded += 1;
-        }
+        images.encoded += usize::from(!from_cache);
         images.made[i] = Some(made);
     }
     images.wall_time_ms = started.elapsed().as_millis() as u64;

@@ -388,17 +388,22 @@ impl<'a> Hashes<'a> {
             Some(rewrite) => rewrite.bytes.clone(),
             None => std::fs::read(&file.source).ok()?,
         };
-        let fingerprint = match self.images.of(index) {
-            Some(made) => fingerprint_of_image(&file.url_path, &bytes, made, self.options),
-            None => fingerprint_of_bytes(&file.url_path, &bytes, self.options),
-        };
+        let image = self.images.of(index);
+        let fingerprint = fingerprint_of_bytes(&file.url_path, &bytes, image, self.options);
         self.known.insert(index, fingerprint.clone());
         fingerprint
     }
 }
 
-/// The `v` of a file at `path` with these bytes (what the encode stage puts in the manifest).
-pub(crate) fn fingerprint_of_bytes(path: &str, bytes: &[u8], options: &Options) -> Option<String> {
+/// The `v` of a file at `path` with these bytes (what the encode stage puts in the manifest);
+/// for an image the image stage read, `bytes` are its source's and the `v` is taken from
+/// [`Made::digest`], so that it covers the variants too.
+pub(crate) fn fingerprint_of_bytes(
+    path: &str,
+    bytes: &[u8],
+    image: Option<&Made>,
+    options: &Options,
+) -> Option<String> {
     if !options.config.fingerprint.covers(path) {
         return None;
     }
@@ -406,22 +411,9 @@ pub(crate) fn fingerprint_of_bytes(path: &str, bytes: &[u8], options: &Options) 
     let content_type = mime::content_type(path);
     let (_, reason) =
         cache::cache_control(&options.config.cache, path, content_type, bytes, &digest);
-    fingerprint_of(path, reason, &etag::hex(&digest), options).map(str::to_string)
-}
-
-/// The `v` of an image the image stage read (`source` its file's bytes): taken from
-/// [`Made::digest`], so that it covers the variants too.
-pub(crate) fn fingerprint_of_image(
-    path: &str,
-    source: &[u8],
-    made: &Made,
-    options: &Options,
-) -> Option<String> {
-    let digest = etag::sha256(source);
-    let content_type = mime::content_type(path);
-    let (_, reason) =
-        cache::cache_control(&options.config.cache, path, content_type, source, &digest);
-    fingerprint_of(path, reason, &made.digest, options).map(str::to_string)
+    let hex = etag::hex(&digest);
+    let digest = image.map_or(&hex, |made| &made.digest);
+    fingerprint_of(path, reason, digest, options).map(str::to_string)
 }
 
 /// The `v` of a file at `path` whose SHA-256 is `sha256` (hex) and whose Cache-Control came
