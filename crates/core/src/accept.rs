@@ -31,46 +31,158 @@ pub(crate) struct Weights {
 /// The [`Weights`] the Accept field `value` gives a resource of media type `own` (parameters
 /// after `;` ignored) with these variants; `None` when the field is malformed.
 pub(crate) fn weigh(value: &[u8], own: &str, variants: &[Variant<'_>]) -> Option<Weights> {
-    let own = trim(own.split(';').next().unwrap_or_default().as_bytes());
-    let own_kind = own.split(|&b| b == b'/').next().unwrap_or_default();
-    // (specificity, weight) of the best range so far for the own type.
-    let mut best: (u8, u16) = (0, 0);
-    let mut named = [None; MAX_VARIANTS];
-    for range in MediaRanges(value) {
-        let range = range?;
-        if !range.plain {
-            continue;
+    let mut weighing = Weighing::new(own, variants);
+    if let Some(ranges) = known(value) {
+        // The known ranges are lowercase: against lowercase types, case needs no folding.
+        weighing.exact = weighing.lowercase();
+        for &(media_type, quality) in ranges {
+            weighing.add(media_type, quality);
         }
-        let specificity = if range.media_type.eq_ignore_ascii_case(own) {
+    } else {
+        for range in MediaRanges(value) {
+            let range = range?;
+            if range.plain {
+                weighing.add(range.media_type, range.quality);
+            }
+        }
+    }
+    Some(weighing.weights)
+}
+
+/// Plain media ranges, parsed: (`type/subtype`, weight in thousandths).
+type Ranges = &'static [(&'static [u8], u16)];
+
+/// The Accept fields browsers send for images (`<img>`, CSS), with their media ranges as
+/// [`MediaRanges`] reads them (each plain: no parameter but the weight). Most image requests
+/// carry one of them byte for byte, and one is weighed without parsing it again: a comparison
+/// instead of a parse of six to ten ranges. The test
+/// `known_fields_are_read_as_the_parser_reads_them` holds every entry to the parser.
+static KNOWN: [(&[u8], Ranges); 3] = [
+    // Chromium's, for images.
+    (
+        b"image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8",
+        &[
+            (b"image/avif", 1000),
+            (b"image/webp", 1000),
+            (b"image/apng", 1000),
+            (b"image/svg+xml", 1000),
+            (b"image/*", 1000),
+            (b"*/*", 800),
+        ],
+    ),
+    // Firefox's (its `image.http.accept` preference).
+    (
+        b"image/avif,image/webp,image/png,image/svg+xml,image/*;q=0.8,*/*;q=0.5",
+        &[
+            (b"image/avif", 1000),
+            (b"image/webp", 1000),
+            (b"image/png", 1000),
+            (b"image/svg+xml", 1000),
+            (b"image/*", 800),
+            (b"*/*", 500),
+        ],
+    ),
+    // Safari's, for images.
+    (
+        b"image/webp,image/avif,image/jxl,image/heic,image/heic-sequence,video/*;q=0.8,image/png,image/svg+xml,image/*;q=0.8,*/*;q=0.5",
+        &[
+            (b"image/webp", 1000),
+            (b"image/avif", 1000),
+            (b"image/jxl", 1000),
+            (b"image/heic", 1000),
+            (b"image/heic-sequence", 1000),
+            (b"video/*", 800),
+            (b"image/png", 1000),
+            (b"image/svg+xml", 1000),
+            (b"image/*", 800),
+            (b"*/*", 500),
+        ],
+    ),
+];
+
+/// The ranges of `value` when it is one of the [`KNOWN`] fields.
+fn known(value: &[u8]) -> Option<Ranges> {
+    KNOWN
+        .iter()
+        .find(|(field, _)| *field == value)
+        .map(|(_, ranges)| *ranges)
+}
+
+/// [`Weights`] being gathered, one plain media range at a time.
+struct Weighing<'a> {
+    own: &'a [u8],
+    own_kind: &'a [u8],
+    variants: &'a [Variant<'a>],
+    /// The specificity of the range that gave `weights.own` (0: none yet).
+    specificity: u8,
+    /// Whether types are compared byte for byte (else ASCII case-insensitively, RFC 9110
+    /// §8.3.1): for lowercase ranges against lowercase types, the same answer.
+    exact: bool,
+    weights: Weights,
+}
+
+impl<'a> Weighing<'a> {
+    fn new(own: &'a str, variants: &'a [Variant<'a>]) -> Weighing<'a> {
+        let own = trim(own.split(';').next().unwrap_or_default().as_bytes());
+        Weighing {
+            own,
+            own_kind: own.split(|&b| b == b'/').next().unwrap_or_default(),
+            variants,
+            specificity: 0,
+            exact: false,
+            weights: Weights {
+                own: 0,
+                variants: [None; MAX_VARIANTS],
+            },
+        }
+    }
+
+    /// Whether the resource's own type and its variants' are lowercase.
+    fn lowercase(&self) -> bool {
+        let lower = |t: &[u8]| !t.iter().any(u8::is_ascii_uppercase);
+        lower(self.own)
+            && self
+                .variants
+                .iter()
+                .all(|v| lower(v.content_type.as_bytes()))
+    }
+
+    /// Whether `range` (a media type of the field) and `name` (the resource's) are the same.
+    fn same(&self, range: &[u8], name: &[u8]) -> bool {
+        if self.exact {
+            range == name
+        } else {
+            range.eq_ignore_ascii_case(name)
+        }
+    }
+
+    /// A plain range (RFC 9110 §12.5.1: `type/subtype` over `type/*` over `*/*`, the first of
+    /// equals; a variant by the first range that names its type).
+    fn add(&mut self, media_type: &[u8], quality: u16) {
+        let specificity = if self.same(media_type, self.own) {
             3
-        } else if range.media_type == b"*/*" {
+        } else if media_type == b"*/*" {
             1
-        } else if range
-            .media_type
+        } else if media_type
             .strip_suffix(b"/*")
-            .is_some_and(|kind| kind.eq_ignore_ascii_case(own_kind))
+            .is_some_and(|kind| self.same(kind, self.own_kind))
         {
             2
         } else {
             0
         };
-        if specificity > best.0 {
-            best = (specificity, range.quality);
+        if specificity > self.specificity {
+            self.specificity = specificity;
+            self.weights.own = quality;
         }
-        for (slot, variant) in named.iter_mut().zip(variants) {
-            if slot.is_none()
-                && range
-                    .media_type
-                    .eq_ignore_ascii_case(variant.content_type.as_bytes())
+        for (i, variant) in self.variants.iter().take(MAX_VARIANTS).enumerate() {
+            if self.weights.variants[i].is_none()
+                && self.same(media_type, variant.content_type.as_bytes())
             {
-                *slot = Some(range.quality);
+                self.weights.variants[i] = Some(quality);
             }
         }
     }
-    Some(Weights {
-        own: best.1,
-        variants: named,
-    })
 }
 
 /// The weight, in thousandths, that the Accept field `value` gives `media_type` (`type/subtype`)
@@ -250,6 +362,64 @@ mod tests {
     use proptest::prelude::*;
     use std::format;
     use std::string::String;
+
+    /// Every known field is read as the parser reads it (so skipping the parse changes
+    /// nothing), and a field that differs by one byte is parsed.
+    #[test]
+    fn known_fields_are_read_as_the_parser_reads_them() {
+        for (field, ranges) in KNOWN {
+            let parsed: std::vec::Vec<(&[u8], u16)> = MediaRanges(field)
+                .map(|r| r.map(|r| (r.plain, r.media_type, r.quality)))
+                .map(|r| {
+                    let (plain, media_type, quality) = r.expect("well-formed");
+                    assert!(plain);
+                    (media_type, quality)
+                })
+                .collect();
+            assert_eq!(&parsed[..], ranges);
+            assert_eq!(known(field), Some(ranges));
+            let mut other = field.to_vec();
+            other.push(b' ');
+            assert_eq!(known(&other), None);
+        }
+    }
+
+    /// A known field weighs a resource as its parse does, whatever the case of the types.
+    #[test]
+    fn known_fields_weigh_as_parsed_fields_do() {
+        use crate::site::{Content, Representation};
+        use crate::ContentCoding;
+        let variant = |content_type| Variant {
+            content_type,
+            representation: Representation {
+                coding: ContentCoding::Identity,
+                etag: "\"v\"",
+                content_length: "1",
+                content: Content::Bytes(b"v"),
+            },
+        };
+        let types = [
+            ("image/jpeg", ["image/avif", "image/webp"]),
+            ("image/png; x=1", ["image/webp", "image/avif"]),
+            ("Image/JPEG", ["image/AVIF", "IMAGE/WEBP"]),
+            ("video/mp4", ["image/avif", "image/heic"]),
+            ("text/html", ["image/webp", "image/jxl"]),
+        ];
+        for (field, _) in KNOWN {
+            // The same field with a space after its last comma is parsed, not looked up.
+            let comma = field.iter().rposition(|&b| b == b',').unwrap();
+            let parsed = [&field[..=comma], b" ", &field[comma + 1..]].concat();
+            assert_eq!(known(&parsed), None);
+            for (own, [a, b]) in types {
+                let variants = [variant(a), variant(b)];
+                assert_eq!(
+                    weigh(field, own, &variants),
+                    weigh(&parsed, own, &variants),
+                    "{own}"
+                );
+            }
+        }
+    }
 
     /// What browsers send for an `<img>` (and curl for anything): RFC 9110 §12.5.1's weights,
     /// only explicit names count.

@@ -304,8 +304,37 @@ pub(crate) fn qvalue(s: &[u8]) -> Option<u16> {
 
 /// tchar (RFC 9110 §5.6.2).
 pub(crate) fn is_tchar(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+    TCHAR[usize::from(b)]
 }
+
+/// `tchar`'s bytes as a table: every field parser checks every byte of a token with it.
+static TCHAR: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = c.is_ascii_alphanumeric()
+            || matches!(
+                c,
+                b'!' | b'#'
+                    | b'$'
+                    | b'%'
+                    | b'&'
+                    | b'\''
+                    | b'*'
+                    | b'+'
+                    | b'-'
+                    | b'.'
+                    | b'^'
+                    | b'_'
+                    | b'`'
+                    | b'|'
+                    | b'~'
+            );
+        b += 1;
+    }
+    table
+};
 
 #[cfg(test)]
 mod tests {
@@ -360,6 +389,15 @@ mod tests {
 
     fn chosen(value: Option<&str>) -> Option<ContentCoding> {
         select(&ASSET, value.map(str::as_bytes)).map(|r| r.coding)
+    }
+
+    /// The table is RFC 9110 §5.6.2's tchar, byte for byte.
+    #[test]
+    fn tchar_is_rfc_9110s() {
+        for b in 0..=255u8 {
+            let rfc = b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
+            assert_eq!(is_tchar(b), rfc, "{b}");
+        }
     }
 
     #[test]
