@@ -398,9 +398,24 @@ if wanted workerd || wanted views; then
   build_step "worker (configured)" scripts/workerd.sh build tests/fixtures/configured.toml
   build_step "worker (compact)" scripts/workerd.sh build tests/fixtures/compact.toml
 fi
+# The example's build shares the deploy bundle's host crates (Cargo.toml's build-dependencies):
+# after that build, it must not compile sitegen and its codecs again (minutes of a cold run).
+example_build() {
+  local before rc=0
+  before=$(mktemp)
+  scripts/build-worker.sh --package edgesite-example-api-worker \
+    --entry examples/api-worker/entry.js examples/api-worker/build || rc=1
+  if [ $rc = 0 ] && built "worker (deploy bundle)" &&
+    find "${CARGO_TARGET_DIR:-target}/worker/deps" -name 'libedgesite_sitegen-*.rlib' -newer "$before" | grep -q .; then
+    echo "the example's build compiled sitegen again: its host crates' features differ from the" \
+      "deploy bundle's (cargo tree -e features -i syn --target wasm32-unknown-unknown)" >&2
+    rc=1
+  fi
+  rm -f "$before"
+  return $rc
+}
 if wanted example; then
-  build_step "worker (example)" scripts/build-worker.sh --package edgesite-example-api-worker \
-    --entry examples/api-worker/entry.js examples/api-worker/build
+  build_step "worker (example)" example_build
 fi
 
 needs() { # build... : fails (the layer) if one of them failed

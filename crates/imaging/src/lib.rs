@@ -5,10 +5,11 @@
 //! profile (the workspace's `Cargo.toml`): the encoders' generic code is instantiated here, and
 //! at opt-level 0 an AVIF encode and its score take a minute instead of a second.
 //!
-//! - lossless PNG re-encoding: oxipng;
-//! - AVIF: rav1e through ravif; decoded for scoring by libavif's `avifdec` where it is installed
-//!   (no AV1 decoder builds here as a maintained crate: dav1d's binding needs a newer libdav1d
-//!   than Debian 12 ships, the pure-Rust ports are unreleased or AGPL);
+//! - lossless re-encoding: PNG by oxipng, JPEG by libjpeg-turbo's `jpegtran` where installed;
+//! - AVIF: libavif's `avifenc` (libaom) and, to score it, `avifdec`, where libavif's tools are
+//!   installed (no AV1 decoder builds here as a maintained crate: dav1d's binding needs a newer
+//!   libdav1d than Debian 12 ships, the pure-Rust ports are unreleased or AGPL; the one encoder
+//!   crate, rav1e, encodes about four times slower and compiles for minutes);
 //! - WebP: libwebp (lossy and lossless; the pure-Rust encoder writes lossless only, larger);
 //! - SSIMULACRA2 (Cloudinary's perceptual metric): 90 is visually lossless in a flicker test,
 //!   80 cannot be told apart side by side at 1:1, 70 shows artefacts only when compared.
@@ -27,14 +28,58 @@ pub fn optimise_png(bytes: &[u8]) -> Result<Vec<u8>, String> {
     oxipng::optimize_from_memory(bytes, &oxipng::Options::from_preset(2)).map_err(|e| e.to_string())
 }
 
+/// A JPEG re-encoded without loss by libjpeg-turbo's `jpegtran`: the same DCT coefficients with
+/// optimised Huffman tables, baseline or progressive (whichever is smaller), every marker kept
+/// (EXIF orientation and ICC profile included). `None` when `jpegtran` is not installed or fails.
+///
+/// A subprocess: no maintained Rust crate transcodes a JPEG without decoding it (mozjpeg's
+/// binding builds libjpeg with nasm, for the same `jpeg_read_coefficients` path).
+pub fn optimise_jpeg(bytes: &[u8]) -> Option<Vec<u8>> {
+    let input = scratch("jpeg").with_extension("jpg");
+    std::fs::write(&input, bytes).ok()?;
+    let run = |progressive: bool| {
+        let mut command = std::process::Command::new("jpegtran");
+        command.args(["-copy", "all", "-optimize"]);
+        if progressive {
+            command.arg("-progressive");
+        }
+        let out = command.arg(&input).output().ok()?;
+        (out.status.success() && !out.stdout.is_empty()).then_some(out.stdout)
+    };
+    let smaller = match (run(false), run(true)) {
+        (Some(a), Some(b)) => Some(if b.len() < a.len() { b } else { a }),
+        (a, b) => a.or(b),
+    };
+    let _ = std::fs::remove_file(&input);
+    smaller
+}
+
+/// Whether libjpeg-turbo's `jpegtran` runs here (looked for once).
+pub fn jpeg_tool_found() -> bool {
+    static FOUND: OnceLock<bool> = OnceLock::new();
+    *FOUND.get_or_init(|| {
+        // jpegtran has no --version: -v prints its version, then waits for a JPEG on stdin.
+        std::process::Command::new("jpegtran")
+            .arg("-v")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .is_ok_and(|out| String::from_utf8_lossy(&out.stderr).contains("libjpeg"))
+    })
+}
+
 /// Decodes an image in any format the stage reads (PNG, JPEG, WebP).
 pub fn decode(bytes: &[u8]) -> Option<DynamicImage> {
     image::load_from_memory(bytes).ok()
 }
 
-/// Whether two decoded images have the same pixels in the same layout and pixel type.
+/// Whether two decoded images show the same pixels, whatever their pixel types: a lossless
+/// re-encoding may store them otherwise (oxipng writes a palette, or RGB for RGBA that is all
+/// opaque, or 8 bits for 16 that hold no more). Compared as 16-bit RGBA, which holds every type
+/// the stage reads without loss.
 pub fn same_pixels(a: &DynamicImage, b: &DynamicImage) -> bool {
-    a.color() == b.color() && a.dimensions() == b.dimensions() && a.as_bytes() == b.as_bytes()
+    a.dimensions() == b.dimensions()
+        && (a.color() == b.color() && a.as_bytes() == b.as_bytes()
+            || a.to_rgba16() == b.to_rgba16())
 }
 
 /// Whether two RGBA images show the same pixels: equal, or both fully transparent (libwebp, like
@@ -68,28 +113,73 @@ pub fn webp(rgba: &RgbaImage, alpha: bool, quality: Option<u8>) -> Vec<u8> {
     }
 }
 
-/// An AVIF of `rgba` (rav1e through ravif) at `quality` (0-100, alpha at the same) and encoder
-/// `speed` (1-10). `None` when the encoder fails.
+/// An AVIF of `rgba` by libavif's `avifenc` (libaom) at `quality` (0-100, alpha at the same)
+/// and encoder `speed` (0-10); without `alpha`, no alpha plane. `None` when `avifenc` is not
+/// installed or fails.
+///
+/// A subprocess rather than a crate: libaom through avifenc encodes a still image about four
+/// times faster than rav1e (the only AV1 encoder that builds here as a crate, and without its
+/// assembly unless nasm is installed) at the same size, and the build compiles no encoder
+/// (docs/benchmarks.md). The stage already needs libavif for `avifdec`, the guard's decoder.
 pub fn avif(rgba: &RgbaImage, alpha: bool, quality: u8, speed: u8) -> Option<Vec<u8>> {
-    let (width, height) = (rgba.width() as usize, rgba.height() as usize);
-    let encoder = ravif::Encoder::new()
-        .with_quality(f32::from(quality))
-        .with_alpha_quality(f32::from(quality))
-        .with_speed(speed);
-    let encoded = if alpha {
-        let pixels: Vec<rgb::RGBA8> = rgba
-            .pixels()
-            .map(|p| rgb::RGBA8::new(p[0], p[1], p[2], p[3]))
-            .collect();
-        encoder.encode_rgba(ravif::Img::new(&pixels[..], width, height))
+    let base = scratch("encode");
+    let (png, avif) = (base.with_extension("png"), base.with_extension("avif"));
+    let encoded = write_png(rgba, alpha, &png).and_then(|()| {
+        // libavif 1.x's `-q` (not in Debian 12's 0.11): quality to a constant-quality level on
+        // AV1's 0-63 quantizer scale, adaptive within the full range.
+        let level = (u32::from(100 - quality.min(100)) * 63 + 50) / 100;
+        let out = std::process::Command::new("avifenc")
+            .args(["--jobs", "1", "--speed", &speed.to_string()])
+            .args([
+                "--min",
+                "0",
+                "--max",
+                "63",
+                "--minalpha",
+                "0",
+                "--maxalpha",
+                "63",
+            ])
+            .args(["-a", "end-usage=q", "-a", &format!("cq-level={level}")])
+            .args(["-a", "tune=ssim"])
+            .arg(&png)
+            .arg(&avif)
+            .output()
+            .ok()?;
+        out.status.success().then_some(())?;
+        std::fs::read(&avif).ok()
+    });
+    let _ = std::fs::remove_file(&png);
+    let _ = std::fs::remove_file(&avif);
+    encoded
+}
+
+/// `rgba` as a PNG at `path`, quickly compressed (it lives for one encode); RGB without `alpha`.
+fn write_png(rgba: &RgbaImage, alpha: bool, path: &std::path::Path) -> Option<()> {
+    use image::codecs::png::{CompressionType, FilterType, PngEncoder};
+    use image::ImageEncoder;
+    let file = std::io::BufWriter::new(std::fs::File::create(path).ok()?);
+    let encoder = PngEncoder::new_with_quality(file, CompressionType::Fast, FilterType::Adaptive);
+    let (width, height) = rgba.dimensions();
+    if alpha {
+        encoder.write_image(
+            rgba.as_raw(),
+            width,
+            height,
+            image::ExtendedColorType::Rgba8,
+        )
     } else {
-        let pixels: Vec<rgb::RGB8> = rgba
-            .pixels()
-            .map(|p| rgb::RGB8::new(p[0], p[1], p[2]))
-            .collect();
-        encoder.encode_rgb(ravif::Img::new(&pixels[..], width, height))
-    };
-    encoded.ok().map(|e| e.avif_file)
+        let rgb = DynamicImage::ImageRgba8(rgba.clone()).to_rgb8();
+        encoder.write_image(rgb.as_raw(), width, height, image::ExtendedColorType::Rgb8)
+    }
+    .ok()
+}
+
+/// A path in the temporary folder no other call of this process uses (`kind` names its use).
+fn scratch(kind: &str) -> std::path::PathBuf {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    std::env::temp_dir().join(format!("edgesite-{kind}-{}-{n}", std::process::id()))
 }
 
 /// A WebP decoded to RGBA.
@@ -99,22 +189,22 @@ pub fn decode_webp(bytes: &[u8]) -> Option<RgbaImage> {
         .map(|i| i.to_rgba8())
 }
 
-/// Whether `avifdec` runs here (looked for once).
-pub fn avif_decoder_found() -> bool {
+/// Whether libavif's `avifenc` and `avifdec` run here (looked for once).
+pub fn avif_tools_found() -> bool {
     static FOUND: OnceLock<bool> = OnceLock::new();
     *FOUND.get_or_init(|| {
-        std::process::Command::new("avifdec")
-            .arg("--version")
-            .output()
-            .is_ok_and(|out| out.status.success())
+        ["avifenc", "avifdec"].iter().all(|tool| {
+            std::process::Command::new(tool)
+                .arg("--version")
+                .output()
+                .is_ok_and(|out| out.status.success())
+        })
     })
 }
 
 /// An AVIF decoded by `avifdec` to a PNG in the temporary folder, then read.
 pub fn decode_avif(bytes: &[u8]) -> Option<RgbaImage> {
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let base = std::env::temp_dir().join(format!("edgesite-guard-{}-{n}", std::process::id()));
+    let base = scratch("guard");
     let (avif, png) = (base.with_extension("avif"), base.with_extension("png"));
     let decoded = std::fs::write(&avif, bytes).ok().and_then(|()| {
         let out = std::process::Command::new("avifdec")
@@ -190,6 +280,19 @@ mod tests {
         // Different sizes cannot be compared.
         let corner = image::imageops::crop_imm(&original, 0, 0, 32, 32).to_image();
         assert_eq!(score(&original, &corner, false), None);
+    }
+
+    #[test]
+    fn the_same_pixels_in_another_pixel_type_are_the_same() {
+        let rgba = DynamicImage::ImageRgba8(picture(255));
+        let rgb = DynamicImage::ImageRgb8(rgba.to_rgb8());
+        let wide = DynamicImage::ImageRgba16(rgba.to_rgba16());
+        assert!(same_pixels(&rgba, &rgb) && same_pixels(&rgba, &wide));
+        let mut other = rgba.to_rgba8();
+        other.get_pixel_mut(3, 4)[1] ^= 1;
+        assert!(!same_pixels(&rgba, &DynamicImage::ImageRgba8(other)));
+        // Transparency is a difference too.
+        assert!(!same_pixels(&rgba, &DynamicImage::ImageRgba8(picture(254))));
     }
 
     #[test]

@@ -34,6 +34,7 @@ mod mime;
 pub mod model;
 mod modified;
 mod parallel;
+mod progress;
 mod rule;
 mod uri;
 // The stages, in order.

@@ -6,7 +6,8 @@
 //! [images]
 //! # The image stage as a whole (default true).
 //! enabled = true
-//! # PNGs re-encoded without loss (oxipng) and given a lossless WebP (default true).
+//! # PNGs and JPEGs re-encoded without loss (oxipng, jpegtran), and PNGs given a lossless WebP
+//! # (default true).
 //! lossless = true
 //! # The lossy variants made of photographs (JPEG), of "avif", "webp" (default both).
 //! formats = ["avif", "webp"]
@@ -17,7 +18,7 @@
 //! min_score = 80
 //! # Keep a variant only when it is at least this many percent smaller (default 10).
 //! min_savings_percent = 10
-//! # AVIF encoder speed, 1 (slowest, smallest) to 10 (default 6).
+//! # AVIF encoder speed (libaom's, through avifenc), 1 (slowest, smallest) to 10 (default 6).
 //! speed = 6
 //! # Images with more pixels are served as they are (default 40 million).
 //! max_pixels = 40000000
@@ -36,7 +37,7 @@ use serde::Deserialize;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ImageFormat {
-    /// AVIF (AV1 still image), `image/avif`: rav1e through ravif.
+    /// AVIF (AV1 still image), `image/avif`: libaom through libavif's `avifenc`.
     Avif,
     /// WebP, `image/webp`: libwebp.
     Webp,
@@ -80,7 +81,7 @@ pub struct ImagesConfig {
     /// The stage as a whole (default true).
     #[serde(default = "yes")]
     pub enabled: bool,
-    /// Lossless optimisation of PNGs and a lossless WebP of them (default true).
+    /// Lossless optimisation of PNGs and JPEGs, and a lossless WebP of PNGs (default true).
     #[serde(default = "yes")]
     pub lossless: bool,
     /// Lossy formats made of photographs (default AVIF and WebP).

@@ -17,9 +17,10 @@ use crate::model::{
     CODE_ESTIMATE_BYTES,
 };
 use crate::parallel;
+use crate::progress::Progress;
 use crate::sources::{Found, Sources};
 use edgesite_core::ContentCoding;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// Encodes every source (the link pass's rewrites in place of their files' bytes), then adds
 /// the pages' preload hints: the site's assets, in the sources' order.
@@ -128,7 +129,7 @@ fn encode_all(
 ) -> Result<(Vec<Asset>, EncodeCounts), Error> {
     let total = found.len();
     let bound = BundleLowerBound::new(found, options);
-    let done = AtomicUsize::new(0);
+    let progress = Progress::new("compress", total);
     let results = parallel::map(total, |i| {
         if bound.over.load(Ordering::Relaxed) {
             return None;
@@ -138,17 +139,10 @@ fn encode_all(
         if let Ok((compiled, _)) = &result {
             bound.add_file(compiled, options);
         }
-        progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
+        progress.one_done(result.as_ref().map_or(0, |(compiled, _)| compiled.size));
         Some(result)
     });
     collect(results, &bound, options)
-}
-
-/// Progress for large sites (build-script stderr: `cargo build -vv` shows it).
-fn progress(finished: usize, total: usize) {
-    if total >= 100 && finished % (total / 10) == 0 {
-        eprintln!("edgesite: compiled {finished}/{total} files");
-    }
 }
 
 /// The compiled files in walk order, or the first error, or the budget error when compiling

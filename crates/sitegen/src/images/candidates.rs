@@ -15,11 +15,12 @@ use crate::etag;
 use crate::model::{Candidate, ImageReport};
 use edgesite_imaging as imaging;
 
-/// The qualities tried, lowest first (each encoder's scale).
+/// The qualities tried, lowest first (each encoder's scale: AVIF's is libavif's `-q`). A photo
+/// passes the default guard in the middle of each (docs/benchmarks.md).
 fn ladder(format: ImageFormat) -> &'static [u8] {
     match format {
-        ImageFormat::Avif => &[60, 70, 76, 80, 84, 88, 92],
-        ImageFormat::Webp => &[70, 78, 85, 88, 91, 94, 97],
+        ImageFormat::Avif => &[45, 52, 58, 64, 70, 76, 84],
+        ImageFormat::Webp => &[60, 70, 78, 85, 90, 94, 97],
     }
 }
 
@@ -51,8 +52,8 @@ pub(super) fn try_all(path: &str, bytes: &[u8], config: &ImagesConfig) -> Tried 
         }
     };
     tried.report.dimensions = (decoded.shown.width(), decoded.shown.height());
-    if is_png && config.lossless {
-        tried.optimised = optimise_png(path, bytes, &decoded, config, &mut tried.report);
+    if config.lossless {
+        tried.optimised = optimise_original(path, bytes, is_png, &decoded, &mut tried.report);
     }
     let served = tried.optimised.as_ref().map_or(bytes.len(), Vec::len) as u64;
     if let Err(why) = &decoded.colours {
@@ -87,27 +88,39 @@ fn candidate(kind: String, bytes: u64, score: Option<f64>, kept: bool, why: Stri
     }
 }
 
-/// The PNG re-encoded without loss by oxipng (its safe preset: colour chunks kept), when it is
-/// smaller and decodes to the same pixels. A file whose name carries its hash keeps its bytes.
-fn optimise_png(
+/// The original re-encoded without loss (a PNG by oxipng, its safe preset keeping the colour
+/// chunks; a JPEG by jpegtran), served in its place when it is smaller by at least 1% (it takes
+/// no more room: it replaces the file) and decodes to the same pixels. A file whose name carries
+/// its hash keeps its bytes.
+fn optimise_original(
     path: &str,
     bytes: &[u8],
+    is_png: bool,
     decoded: &Decoded,
-    config: &ImagesConfig,
     report: &mut ImageReport,
 ) -> Option<Vec<u8>> {
-    let kind = "png (oxipng)".to_string();
+    let kind = if is_png {
+        "png (oxipng)"
+    } else {
+        "jpeg (jpegtran)"
+    }
+    .to_string();
     if is_fingerprinted(path, bytes, &etag::sha256(bytes)) {
         let why = "the file name carries its hash: served as it is".into();
         report.candidates.push(candidate(kind, 0, None, false, why));
         return None;
     }
-    let optimised = match imaging::optimise_png(bytes) {
+    let optimised = if is_png {
+        imaging::optimise_png(bytes).map_err(|e| format!("oxipng: {e}"))
+    } else if imaging::jpeg_tool_found() {
+        imaging::optimise_jpeg(bytes).ok_or_else(|| "jpegtran failed".to_string())
+    } else {
+        Err("jpegtran (libjpeg-turbo) not found: served as it is".to_string())
+    };
+    let optimised = match optimised {
         Ok(optimised) => optimised,
-        Err(e) => {
-            report
-                .candidates
-                .push(candidate(kind, 0, None, false, format!("oxipng: {e}")));
+        Err(why) => {
+            report.candidates.push(candidate(kind, 0, None, false, why));
             return None;
         }
     };
@@ -116,10 +129,16 @@ fn optimise_png(
         .is_some_and(|again| imaging::same_pixels(&again, &decoded.stored));
     let (kept, why) = if !identical {
         (false, "not pixel-identical: dropped".to_string())
-    } else if !saves(size, bytes.len() as u64, config) {
-        (false, "not smaller enough".to_string())
+    } else if size * 100 > bytes.len() as u64 * 99 {
+        (false, "not 1% smaller".to_string())
     } else {
-        (true, "pixel-identical, served as the PNG".to_string())
+        (
+            true,
+            format!(
+                "pixel-identical, served as the {}",
+                if is_png { "PNG" } else { "JPEG" }
+            ),
+        )
     };
     report
         .candidates
@@ -170,8 +189,8 @@ fn lossy(
     config: &ImagesConfig,
     report: &mut ImageReport,
 ) -> Option<MadeVariant> {
-    if format == ImageFormat::Avif && !imaging::avif_decoder_found() {
-        let why = "avifdec (libavif) not found: the quality guard cannot decode AVIF".into();
+    if format == ImageFormat::Avif && !imaging::avif_tools_found() {
+        let why = "avifenc and avifdec (libavif) not found".into();
         report
             .candidates
             .push(candidate("avif".into(), 0, None, false, why));

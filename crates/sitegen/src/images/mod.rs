@@ -24,9 +24,8 @@ use crate::error::{read_bytes, Error};
 use crate::etag;
 use crate::model::{ImageReport, Options};
 use crate::parallel;
+use crate::progress::Progress;
 use crate::sources::Sources;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 use std::time::Instant;
 
 /// What the stage made of the site's images.
@@ -90,12 +89,14 @@ pub(crate) fn make(sources: &Sources, options: &Options) -> Result<Images, Error
     let todo: Vec<usize> = (0..own.len())
         .filter(|&i| reads(&own[i].url_path, options))
         .collect();
-    let progress = Progress::new(todo.len());
+    let progress = Progress::new("images", todo.len());
     let results = parallel::map(todo.len(), |n| {
         let file = &own[todo[n]];
-        let result =
-            read_bytes(&file.source).map(|bytes| stored::made(&file.url_path, &bytes, options));
-        progress.one_done();
+        let result = read_bytes(&file.source).map(|bytes| {
+            let made = stored::made(&file.url_path, &bytes, options);
+            progress.one_done(bytes.len() as u64);
+            made
+        });
         Some(result)
     });
     let mut images = Images {
@@ -133,42 +134,5 @@ fn make_one(path: &str, bytes: &[u8], options: &Options) -> Made {
         optimised: made.optimised,
         variants: made.variants,
         report: made.report,
-    }
-}
-
-/// Progress on stderr for a stage that takes a while (the build script's output: `cargo build
-/// -vv` and `make dev` show it): images done of the total and the time left, at most every
-/// two seconds, after the first two.
-struct Progress {
-    total: usize,
-    done: AtomicUsize,
-    started: Instant,
-    last: Mutex<Instant>,
-}
-
-impl Progress {
-    fn new(total: usize) -> Progress {
-        let now = Instant::now();
-        Progress {
-            total,
-            done: AtomicUsize::new(0),
-            started: now,
-            last: Mutex::new(now),
-        }
-    }
-
-    fn one_done(&self) {
-        let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
-        let elapsed = self.started.elapsed();
-        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
-        if elapsed.as_secs() < 2 || last.elapsed().as_secs() < 2 {
-            return;
-        }
-        *last = Instant::now();
-        let left = elapsed.as_secs_f64() / done as f64 * (self.total - done) as f64;
-        eprintln!(
-            "edgesite: images {done}/{}, about {left:.0} s left",
-            self.total
-        );
     }
 }

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// The format of the cache file; a change of what the stage makes bumps it.
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
 /// The JSON line.
 #[derive(Serialize, Deserialize)]
@@ -27,10 +27,11 @@ struct Header {
 /// did.
 pub(super) fn made(path: &str, bytes: &[u8], options: &Options) -> (Made, bool) {
     let key = format!(
-        "{}.img{VERSION}-{}-d{}",
+        "{}.img{VERSION}-{}-d{}{}",
         etag::hex(&etag::sha256(bytes)),
         options.config.images.settings_key(),
-        u8::from(edgesite_imaging::avif_decoder_found())
+        u8::from(edgesite_imaging::avif_tools_found()),
+        u8::from(edgesite_imaging::jpeg_tool_found())
     );
     let dir = options.cache_dir.as_deref();
     if let Some(made) = dir.and_then(|dir| read(&dir.join(&key))) {

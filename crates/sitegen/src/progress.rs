@@ -1,0 +1,158 @@
+//! Progress of a stage that takes a while (the first compression of a large site, the image
+//! stage's encodes), shown where the user runs the build, once it has run two seconds:
+//! - on a terminal, a bar (indicatif): the stage, files done of the total, bytes, time left. A
+//!   build script's stdout and stderr go to cargo, which shows them only with `-vv`, so the bar
+//!   is drawn on the controlling terminal (`/dev/tty`) when there is one: the terminal of
+//!   `make dev`, `make deploy`, `wrangler dev` or `cargo build`;
+//! - without one (CI logs, a pipe), plain lines on stderr, at most every ten seconds.
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+/// How long a stage runs before its progress shows.
+const QUIET_FOR: Duration = Duration::from_secs(2);
+/// How often a plain line is written.
+const LINE_EVERY: Duration = Duration::from_secs(10);
+
+/// One stage's progress; shared by the threads that do its work.
+pub(crate) struct Progress {
+    stage: &'static str,
+    total: u64,
+    done: AtomicU64,
+    bytes: AtomicU64,
+    started: Instant,
+    /// The bar, made once the stage has run `QUIET_FOR` (`None` inside: no terminal).
+    bar: OnceLock<Option<ProgressBar>>,
+    /// When the last plain line was written (`None`: none yet).
+    last_line: Mutex<Option<Instant>>,
+}
+
+impl Progress {
+    /// A stage of `total` files (`stage` names it: "images", "compress").
+    pub(crate) fn new(stage: &'static str, total: usize) -> Progress {
+        let now = Instant::now();
+        Progress {
+            stage,
+            total: total as u64,
+            done: AtomicU64::new(0),
+            bytes: AtomicU64::new(0),
+            started: now,
+            bar: OnceLock::new(),
+            last_line: Mutex::new(None),
+        }
+    }
+
+    /// One more file done, of `bytes` bytes.
+    pub(crate) fn one_done(&self, bytes: u64) {
+        let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
+        let bytes = self.bytes.fetch_add(bytes, Ordering::Relaxed) + bytes;
+        let elapsed = self.started.elapsed();
+        if elapsed < QUIET_FOR {
+            return;
+        }
+        match self.bar.get_or_init(|| self.terminal_bar()) {
+            Some(bar) => {
+                bar.set_position(done);
+                bar.set_message(format!("{:.1} MB", bytes as f64 / 1e6));
+                if done == self.total {
+                    bar.finish();
+                }
+            }
+            None => {
+                if let Some(line) = self.line(done, bytes, elapsed) {
+                    eprintln!("{line}");
+                }
+            }
+        }
+    }
+
+    /// A bar on the controlling terminal, or `None` when there is none.
+    fn terminal_bar(&self) -> Option<ProgressBar> {
+        let term = terminal()?;
+        let style = ProgressStyle::with_template(
+            "edgesite: {prefix} [{bar:30}] {pos}/{len} files, {msg}, {eta} left",
+        )
+        .ok()?
+        .progress_chars("=> ");
+        let bar =
+            ProgressBar::with_draw_target(Some(self.total), ProgressDrawTarget::term(term, 4))
+                .with_style(style)
+                .with_prefix(self.stage)
+                .with_elapsed(self.started.elapsed());
+        (!bar.is_hidden()).then_some(bar)
+    }
+
+    /// The plain line to write now, if one is due: at most every `LINE_EVERY`, and for the
+    /// last file.
+    fn line(&self, done: u64, bytes: u64, elapsed: Duration) -> Option<String> {
+        let mut last = self.last_line.lock().unwrap_or_else(|e| e.into_inner());
+        if done < self.total && last.is_some_and(|at| at.elapsed() < LINE_EVERY) {
+            return None;
+        }
+        *last = Some(Instant::now());
+        let left = elapsed.as_secs_f64() / done as f64 * (self.total - done) as f64;
+        Some(format!(
+            "edgesite: {} {done}/{} files, {:.1} MB, about {left:.0} s left",
+            self.stage,
+            self.total,
+            bytes as f64 / 1e6
+        ))
+    }
+}
+
+/// The terminal the user runs the build in: stderr when it is one, else the controlling
+/// terminal (a build script's stderr goes to cargo), else `None`.
+fn terminal() -> Option<console::Term> {
+    let stderr = console::Term::stderr();
+    if stderr.is_term() {
+        return Some(stderr);
+    }
+    controlling_terminal()
+}
+
+#[cfg(unix)]
+fn controlling_terminal() -> Option<console::Term> {
+    let open = || {
+        std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open("/dev/tty")
+    };
+    let term = console::Term::read_write_pair(open().ok()?, open().ok()?);
+    term.is_term().then_some(term)
+}
+
+#[cfg(not(unix))]
+fn controlling_terminal() -> Option<console::Term> {
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_lines_say_the_stage_files_bytes_and_time_left_at_most_every_ten_seconds() {
+        let progress = Progress::new("images", 4);
+        let second = Duration::from_secs(1);
+        assert_eq!(
+            progress.line(1, 2_500_000, 3 * second).as_deref(),
+            Some("edgesite: images 1/4 files, 2.5 MB, about 9 s left")
+        );
+        // The next only ten seconds later, but always the last file's.
+        assert_eq!(progress.line(2, 5_000_000, 4 * second), None);
+        assert_eq!(
+            progress.line(4, 9_000_000, 8 * second).as_deref(),
+            Some("edgesite: images 4/4 files, 9.0 MB, about 0 s left")
+        );
+    }
+
+    #[test]
+    fn nothing_shows_in_the_first_two_seconds() {
+        let progress = Progress::new("compress", 2);
+        progress.one_done(10);
+        assert!(progress.bar.get().is_none() && progress.last_line.lock().unwrap().is_none());
+    }
+}
