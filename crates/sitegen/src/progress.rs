@@ -54,8 +54,8 @@ impl Progress {
         }
         match self.bar.get_or_init(|| self.terminal_bar()) {
             Some(bar) => {
-                bar.set_position(done);
                 bar.set_message(format!("{:.1} MB", bytes as f64 / 1e6));
+                bar.set_position(done);
                 if done == self.total {
                     bar.finish();
                 }
@@ -80,6 +80,7 @@ impl Progress {
             ProgressBar::with_draw_target(Some(self.total), ProgressDrawTarget::term(term, 4))
                 .with_style(style)
                 .with_prefix(self.stage)
+                .with_message("0.0 MB")
                 .with_elapsed(self.started.elapsed());
         (!bar.is_hidden()).then_some(bar)
     }
