@@ -14,8 +14,8 @@
 #   3. Node >= 22 and wrangler, esbuild, binaryen (wasm-opt) from package-lock.json (`npm ci`);
 #   4. Debian's chromium + chromium-driver (browser tests), wrk (load tests), zstd (its CLI
 #      decodes the build's dcz deltas in a test: the reference decoder) and libavif-bin (avifenc
-#      and avifdec: the image stage makes its AVIFs with one and scores them through the other)
-#      and libjpeg-turbo-progs (jpegtran: the stage's lossless JPEG optimisation).
+#      and avifdec: the image stage makes its AVIFs with one and scores them through the other),
+#      webp (cwebp: its WebPs) and libjpeg-turbo-progs (jpegtran: its lossless JPEGs).
 # 3 and 4 (downloads) run beside 2 (a compile), and so does `cargo fetch` of the workspace's
 # crates. Each step prints its time ("[setup] time ...").
 set -euo pipefail
@@ -142,7 +142,7 @@ fi
 # The downloads (npm, Debian packages, the workspace's crates) beside the compile of the tools.
 downloads() {
   timed "npm and Node 22" node_tools
-  timed "Debian packages (chromium, chromium-driver, wrk, zstd, libavif-bin, libjpeg-turbo-progs)" apt_install chromium chromium-driver wrk zstd libavif-bin libjpeg-turbo-progs
+  timed "Debian packages (chromium, chromium-driver, wrk, zstd, libavif-bin, webp, libjpeg-turbo-progs)" apt_install chromium chromium-driver wrk zstd libavif-bin webp libjpeg-turbo-progs
   timed "cargo fetch (the workspace's crates)" cargo fetch -q --locked --manifest-path "$ROOT/Cargo.toml"
 }
 

@@ -2,15 +2,16 @@
 //!
 //! The image codecs and the quality metric behind edgesite-sitegen's image stage, as plain
 //! functions over decoded pixels. A crate of its own so that it is compiled optimised in every
-//! profile (the workspace's `Cargo.toml`): the encoders' generic code is instantiated here, and
-//! at opt-level 0 an AVIF encode and its score take a minute instead of a second.
+//! profile (the workspace's `Cargo.toml`): the codecs' and the metric's generic code is
+//! instantiated here, and at opt-level 0 a score takes seconds instead of milliseconds.
 //!
 //! - lossless re-encoding: PNG by oxipng, JPEG by libjpeg-turbo's `jpegtran` where installed;
 //! - AVIF: libavif's `avifenc` (libaom) and, to score it, `avifdec`, where libavif's tools are
 //!   installed (no AV1 decoder builds here as a maintained crate: dav1d's binding needs a newer
 //!   libdav1d than Debian 12 ships, the pure-Rust ports are unreleased or AGPL; the one encoder
 //!   crate, rav1e, encodes about four times slower and compiles for minutes);
-//! - WebP: libwebp (lossy and lossless; the pure-Rust encoder writes lossless only, larger);
+//! - WebP: libwebp's `cwebp` (lossy and lossless; the pure-Rust encoder writes lossless only,
+//!   and larger), decoded by the `image` crate;
 //! - SSIMULACRA2 (Cloudinary's perceptual metric): 90 is visually lossless in a flicker test,
 //!   80 cannot be told apart side by side at 1:1, 70 shows artefacts only when compared.
 
@@ -96,39 +97,56 @@ pub fn has_alpha(rgba: &RgbaImage) -> bool {
     rgba.pixels().any(|p| p[3] != 255)
 }
 
-/// A WebP of `rgba` (libwebp): lossless when `quality` is `None`, else lossy at that quality
-/// (0-100). Without `alpha`, the alpha channel is not written.
-pub fn webp(rgba: &RgbaImage, alpha: bool, quality: Option<u8>) -> Vec<u8> {
-    let (width, height) = rgba.dimensions();
-    let rgb;
-    let encoder = if alpha {
-        webp::Encoder::from_rgba(rgba.as_raw(), width, height)
-    } else {
-        rgb = DynamicImage::ImageRgba8(rgba.clone()).to_rgb8();
-        webp::Encoder::from_rgb(rgb.as_raw(), width, height)
-    };
-    match quality {
-        None => encoder.encode_lossless().to_vec(),
-        Some(q) => encoder.encode(f32::from(q)).to_vec(),
-    }
+/// An image's pixels written once, as a PNG in the temporary folder, for the encoders that run
+/// as tools (`avifenc`, `cwebp`): every encode of the image reads the same file, removed when
+/// this is dropped.
+///
+/// Tools rather than crates: libaom through avifenc encodes a still image about four times
+/// faster than rav1e (the only AV1 encoder that builds here as a crate, and without its
+/// assembly unless nasm is installed) at the same size, and neither AV1 nor libwebp's C is
+/// compiled in every profile of the workspace (docs/benchmarks.md). Debian's `libavif-bin` and
+/// `webp` packages; where one is missing, [`avif_tools_found`] or [`webp_tools_found`] says so.
+pub struct Staged {
+    png: std::path::PathBuf,
 }
 
-/// An AVIF of `rgba` by libavif's `avifenc` (libaom) at `quality` (0-100, alpha at the same)
-/// and encoder `speed` (0-10); without `alpha`, no alpha plane. `None` when `avifenc` is not
-/// installed or fails.
-///
-/// A subprocess rather than a crate: libaom through avifenc encodes a still image about four
-/// times faster than rav1e (the only AV1 encoder that builds here as a crate, and without its
-/// assembly unless nasm is installed) at the same size, and the build compiles no encoder
-/// (docs/benchmarks.md). The stage already needs libavif for `avifdec`, the guard's decoder.
-pub fn avif(rgba: &RgbaImage, alpha: bool, quality: u8, speed: u8) -> Option<Vec<u8>> {
-    let base = scratch("encode");
-    let (png, avif) = (base.with_extension("png"), base.with_extension("avif"));
-    let encoded = write_png(rgba, alpha, &png).and_then(|()| {
-        // libavif 1.x's `-q` (not in Debian 12's 0.11): quality to a constant-quality level on
-        // AV1's 0-63 quantizer scale, adaptive within the full range.
+impl Staged {
+    /// `rgba` staged for the encoders, with its alpha channel when `alpha`, else as RGB; `None`
+    /// when the temporary folder cannot be written.
+    pub fn new(rgba: &RgbaImage, alpha: bool) -> Option<Staged> {
+        use image::codecs::png::{CompressionType, FilterType, PngEncoder};
+        use image::ImageEncoder;
+        let staged = Staged {
+            png: scratch("staged").with_extension("png"),
+        };
+        let file = std::io::BufWriter::new(std::fs::File::create(&staged.png).ok()?);
+        // Quickly compressed: it lives for one image's encodes.
+        let encoder =
+            PngEncoder::new_with_quality(file, CompressionType::Fast, FilterType::Adaptive);
+        let (width, height) = rgba.dimensions();
+        if alpha {
+            encoder.write_image(
+                rgba.as_raw(),
+                width,
+                height,
+                image::ExtendedColorType::Rgba8,
+            )
+        } else {
+            let rgb = DynamicImage::ImageRgba8(rgba.clone()).to_rgb8();
+            encoder.write_image(rgb.as_raw(), width, height, image::ExtendedColorType::Rgb8)
+        }
+        .ok()?;
+        Some(staged)
+    }
+
+    /// An AVIF by `avifenc` (libaom) at `quality` (0-100, libavif's scale; alpha at the same)
+    /// and encoder `speed` (0-10). `None` when `avifenc` is missing or fails.
+    pub fn avif(&self, quality: u8, speed: u8) -> Option<Vec<u8>> {
+        // libavif 1.x's `-q` (Debian 12 has 0.11): quality to a constant-quality level on AV1's
+        // 0-63 quantizer scale, adaptive within the full range.
         let level = (u32::from(100 - quality.min(100)) * 63 + 50) / 100;
-        let out = std::process::Command::new("avifenc")
+        let mut command = std::process::Command::new("avifenc");
+        command
             .args(["--jobs", "1", "--speed", &speed.to_string()])
             .args([
                 "--min",
@@ -142,37 +160,49 @@ pub fn avif(rgba: &RgbaImage, alpha: bool, quality: u8, speed: u8) -> Option<Vec
             ])
             .args(["-a", "end-usage=q", "-a", &format!("cq-level={level}")])
             .args(["-a", "tune=ssim"])
-            .arg(&png)
-            .arg(&avif)
-            .output()
-            .ok()?;
-        out.status.success().then_some(())?;
-        std::fs::read(&avif).ok()
-    });
-    let _ = std::fs::remove_file(&png);
-    let _ = std::fs::remove_file(&avif);
-    encoded
+            .arg(&self.png);
+        run_to_file(command, "avif", |command, out| {
+            command.arg(out);
+        })
+    }
+
+    /// A WebP by `cwebp` (libwebp, its default method): lossless when `quality` is `None`, else
+    /// lossy at that quality (0-100). `None` when `cwebp` is missing or fails.
+    pub fn webp(&self, quality: Option<u8>) -> Option<Vec<u8>> {
+        let mut command = std::process::Command::new("cwebp");
+        command.arg("-quiet");
+        match quality {
+            None => command.arg("-lossless"),
+            Some(q) => command.args(["-q", &q.to_string()]),
+        };
+        command.arg(&self.png);
+        run_to_file(command, "webp", |command, out| {
+            command.arg("-o").arg(out);
+        })
+    }
 }
 
-/// `rgba` as a PNG at `path`, quickly compressed (it lives for one encode); RGB without `alpha`.
-fn write_png(rgba: &RgbaImage, alpha: bool, path: &std::path::Path) -> Option<()> {
-    use image::codecs::png::{CompressionType, FilterType, PngEncoder};
-    use image::ImageEncoder;
-    let file = std::io::BufWriter::new(std::fs::File::create(path).ok()?);
-    let encoder = PngEncoder::new_with_quality(file, CompressionType::Fast, FilterType::Adaptive);
-    let (width, height) = rgba.dimensions();
-    if alpha {
-        encoder.write_image(
-            rgba.as_raw(),
-            width,
-            height,
-            image::ExtendedColorType::Rgba8,
-        )
-    } else {
-        let rgb = DynamicImage::ImageRgba8(rgba.clone()).to_rgb8();
-        encoder.write_image(rgb.as_raw(), width, height, image::ExtendedColorType::Rgb8)
+impl Drop for Staged {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.png);
     }
-    .ok()
+}
+
+/// Runs `command` with an output file of extension `ext` (named by `output`), and reads it.
+fn run_to_file(
+    mut command: std::process::Command,
+    ext: &str,
+    output: impl FnOnce(&mut std::process::Command, &std::path::Path),
+) -> Option<Vec<u8>> {
+    let out = scratch("encoded").with_extension(ext);
+    output(&mut command, &out);
+    let bytes = command
+        .output()
+        .ok()
+        .filter(|run| run.status.success())
+        .and_then(|_| std::fs::read(&out).ok());
+    let _ = std::fs::remove_file(&out);
+    bytes
 }
 
 /// A path in the temporary folder no other call of this process uses (`kind` names its use).
@@ -192,14 +222,21 @@ pub fn decode_webp(bytes: &[u8]) -> Option<RgbaImage> {
 /// Whether libavif's `avifenc` and `avifdec` run here (looked for once).
 pub fn avif_tools_found() -> bool {
     static FOUND: OnceLock<bool> = OnceLock::new();
-    *FOUND.get_or_init(|| {
-        ["avifenc", "avifdec"].iter().all(|tool| {
-            std::process::Command::new(tool)
-                .arg("--version")
-                .output()
-                .is_ok_and(|out| out.status.success())
-        })
-    })
+    *FOUND.get_or_init(|| runs("avifenc", "--version") && runs("avifdec", "--version"))
+}
+
+/// Whether libwebp's `cwebp` runs here (looked for once).
+pub fn webp_tools_found() -> bool {
+    static FOUND: OnceLock<bool> = OnceLock::new();
+    *FOUND.get_or_init(|| runs("cwebp", "-version"))
+}
+
+/// Whether `tool` runs and exits successfully with `arg`.
+fn runs(tool: &str, arg: &str) -> bool {
+    std::process::Command::new(tool)
+        .arg(arg)
+        .output()
+        .is_ok_and(|out| out.status.success())
 }
 
 /// An AVIF decoded by `avifdec` to a PNG in the temporary folder, then read.
@@ -283,6 +320,24 @@ mod tests {
     }
 
     #[test]
+    fn staged_pixels_are_encoded_by_the_tools_and_leave_nothing_behind() {
+        let staged = Staged::new(&picture(255), false).unwrap();
+        let png = staged.png.clone();
+        assert!(png.is_file());
+        let lossy = staged
+            .webp(Some(80))
+            .expect("cwebp (make setup installs webp)");
+        assert_eq!((&lossy[..4], &lossy[8..12]), (&b"RIFF"[..], &b"WEBP"[..]));
+        let avif = staged
+            .avif(60, 8)
+            .expect("avifenc (make setup installs libavif-bin)");
+        assert_eq!(&avif[4..12], b"ftypavif");
+        assert_eq!(decode_avif(&avif).unwrap().dimensions(), (64, 48));
+        drop(staged);
+        assert!(!png.exists());
+    }
+
+    #[test]
     fn the_same_pixels_in_another_pixel_type_are_the_same() {
         let rgba = DynamicImage::ImageRgba8(picture(255));
         let rgb = DynamicImage::ImageRgb8(rgba.to_rgb8());
@@ -298,7 +353,8 @@ mod tests {
     #[test]
     fn lossless_webp_round_trips_and_transparent_colour_does_not_count() {
         let opaque = picture(255);
-        let decoded = decode_webp(&webp(&opaque, false, None)).unwrap();
+        let staged = Staged::new(&opaque, false).unwrap();
+        let decoded = decode_webp(&staged.webp(None).expect("cwebp")).unwrap();
         assert!(looks_identical(&decoded, &opaque));
         let clear = picture(0);
         let mut other = clear.clone();

@@ -60,17 +60,57 @@ pub(super) fn try_all(path: &str, bytes: &[u8], config: &ImagesConfig) -> Tried 
         tried.report.left_as_is = Some(format!("no variant: {why}"));
         return tried;
     }
+    let shown = Shown::new(&decoded);
     let mut made = Vec::new();
     if is_png && config.lossless {
-        made.extend(lossless_webp(&decoded, served, config, &mut tried.report));
+        made.extend(lossless_webp(
+            &decoded,
+            &shown,
+            served,
+            config,
+            &mut tried.report,
+        ));
     }
     if !is_png || config.lossy_png {
         for &format in &config.formats {
-            made.extend(lossy(format, &decoded, served, config, &mut tried.report));
+            made.extend(lossy(format, &shown, served, config, &mut tried.report));
         }
     }
     tried.variants = smallest_per_type(made, &mut tried.report);
     tried
+}
+
+/// The pixels as the viewer sees them (orientation applied), staged once for the encoders that
+/// run as tools.
+struct Shown {
+    rgba: imaging::RgbaImage,
+    alpha: bool,
+    /// `None` when the temporary folder cannot be written: no variant is made.
+    staged: Option<imaging::Staged>,
+}
+
+impl Shown {
+    fn new(decoded: &Decoded) -> Shown {
+        let rgba = decoded.shown.to_rgba8();
+        let alpha = imaging::has_alpha(&rgba);
+        let staged = imaging::Staged::new(&rgba, alpha);
+        Shown {
+            rgba,
+            alpha,
+            staged,
+        }
+    }
+}
+
+/// Whether the tools `format` needs are installed, and if not, what the report says.
+fn missing_tools(format: ImageFormat) -> Option<&'static str> {
+    match format {
+        ImageFormat::Avif if !imaging::avif_tools_found() => {
+            Some("avifenc and avifdec (libavif) not found")
+        }
+        ImageFormat::Webp if !imaging::webp_tools_found() => Some("cwebp (libwebp) not found"),
+        _ => None,
+    }
 }
 
 /// Whether `bytes` is enough smaller than `served` to be worth storing.
@@ -149,21 +189,31 @@ fn optimise_original(
 /// A lossless WebP of an 8-bit image (libwebp), kept when it decodes to the same pixels.
 fn lossless_webp(
     decoded: &Decoded,
+    shown: &Shown,
     served: u64,
     config: &ImagesConfig,
     report: &mut ImageReport,
 ) -> Option<MadeVariant> {
     let kind = "webp lossless".to_string();
-    if !decoded.eight_bit {
-        let why = "more than 8 bits per channel: a lossless WebP cannot hold it".into();
-        report.candidates.push(candidate(kind, 0, None, false, why));
+    let not_made = if !decoded.eight_bit {
+        Some("more than 8 bits per channel: a lossless WebP cannot hold it")
+    } else {
+        missing_tools(ImageFormat::Webp)
+    };
+    if let Some(why) = not_made {
+        report
+            .candidates
+            .push(candidate(kind, 0, None, false, why.into()));
         return None;
     }
-    let shown = decoded.shown.to_rgba8();
-    let bytes = imaging::webp(&shown, imaging::has_alpha(&shown), None);
+    let Some(bytes) = shown.staged.as_ref().and_then(|s| s.webp(None)) else {
+        let why = "cwebp failed".into();
+        report.candidates.push(candidate(kind, 0, None, false, why));
+        return None;
+    };
     let size = bytes.len() as u64;
-    let identical =
-        imaging::decode_webp(&bytes).is_some_and(|again| imaging::looks_identical(&again, &shown));
+    let identical = imaging::decode_webp(&bytes)
+        .is_some_and(|again| imaging::looks_identical(&again, &shown.rgba));
     let (kept, why) = if !identical {
         (false, "not pixel-identical: dropped".to_string())
     } else if !saves(size, served, config) {
@@ -184,19 +234,19 @@ fn lossless_webp(
 /// The lowest quality of `format`'s ladder that passes the guard, if it saves enough.
 fn lossy(
     format: ImageFormat,
-    decoded: &Decoded,
+    shown: &Shown,
     served: u64,
     config: &ImagesConfig,
     report: &mut ImageReport,
 ) -> Option<MadeVariant> {
-    if format == ImageFormat::Avif && !imaging::avif_tools_found() {
-        let why = "avifenc and avifdec (libavif) not found".into();
+    if let Some(why) = missing_tools(format) {
+        let kind = format.name().to_string();
         report
             .candidates
-            .push(candidate("avif".into(), 0, None, false, why));
+            .push(candidate(kind, 0, None, false, why.into()));
         return None;
     }
-    let (quality, bytes, score) = search(format, decoded, config, report)?;
+    let (quality, bytes, score) = search(format, shown, config, report)?;
     let size = bytes.len() as u64;
     let row = report
         .candidates
@@ -219,27 +269,26 @@ fn lossy(
 /// with quality): its quality, bytes and score. Every quality tried is a row of the report.
 fn search(
     format: ImageFormat,
-    decoded: &Decoded,
+    shown: &Shown,
     config: &ImagesConfig,
     report: &mut ImageReport,
 ) -> Option<(u8, Vec<u8>, f64)> {
-    let shown = decoded.shown.to_rgba8();
-    let alpha = imaging::has_alpha(&shown);
     let ladder = ladder(format);
     let (mut low, mut high) = (0, ladder.len());
     let mut passed = None;
     while low < high {
         let middle = (low + high) / 2;
         let quality = ladder[middle];
-        let bytes = match format {
-            ImageFormat::Avif => imaging::avif(&shown, alpha, quality, config.speed),
-            ImageFormat::Webp => Some(imaging::webp(&shown, alpha, Some(quality))),
-        };
+        let bytes = shown.staged.as_ref().and_then(|staged| match format {
+            ImageFormat::Avif => staged.avif(quality, config.speed),
+            ImageFormat::Webp => staged.webp(Some(quality)),
+        });
         let decoded_again = bytes.as_deref().and_then(|b| match format {
             ImageFormat::Avif => imaging::decode_avif(b),
             ImageFormat::Webp => imaging::decode_webp(b),
         });
-        let score = decoded_again.and_then(|again| imaging::score(&shown, &again, alpha));
+        let score =
+            decoded_again.and_then(|again| imaging::score(&shown.rgba, &again, shown.alpha));
         let kind = format!("{} q{quality}", format.name());
         let size = bytes.as_ref().map_or(0, |b| b.len() as u64);
         match (bytes, score) {

@@ -27,10 +27,12 @@ struct Header {
 /// did.
 pub(super) fn made(path: &str, bytes: &[u8], options: &Options) -> (Made, bool) {
     let key = format!(
-        "{}.img{VERSION}-{}-d{}{}",
+        "{}.img{VERSION}-{}-t{}{}{}",
         etag::hex(&etag::sha256(bytes)),
         options.config.images.settings_key(),
+        // Which tools were found: installing one makes what it makes.
         u8::from(edgesite_imaging::avif_tools_found()),
+        u8::from(edgesite_imaging::webp_tools_found()),
         u8::from(edgesite_imaging::jpeg_tool_found())
     );
     let dir = options.cache_dir.as_deref();
