@@ -11,6 +11,8 @@
 //! * `?v=` covers the variants (a setting that changes them changes it); a rebuild from the
 //!   cache encodes nothing; `store = "auto"` leaves variants out, fewest savings first, to fit
 //!   the budget, and says so;
+//! * a hashed image an earlier deploy served, kept for skew protection, keeps its bytes and
+//!   gets its variants again (from the cache);
 //! * `[images]` values out of range fail the build naming the key and line.
 
 use edgesite_sitegen::{compile, Asset, Config, Manifest, Options};
@@ -302,6 +304,54 @@ fn auto_storage_leaves_out_the_variants_that_save_least() {
         fitted.warnings
     );
     assert!(edgesite_sitegen::bundle_bytes(&fitted.files) < bundle);
+}
+
+#[test]
+fn a_kept_image_of_an_earlier_deploy_keeps_its_bytes_and_gets_its_variants() {
+    use edgesite_sitegen::history::History;
+    use sha2::Digest;
+    let (site_dir, history, cache) = (
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+    );
+    let mut options = options("", Some(cache.path().to_path_buf()));
+    options.history_dir = Some(history.path().to_path_buf());
+    let hex = |bytes: &[u8]| -> String {
+        sha2::Sha256::digest(bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    };
+    let hashed = |bytes: &[u8]| format!("photo.{}.jpg", &hex(bytes)[..10]);
+    // Deploy 1 serves a photo under a name that carries its hash; deploy 2 replaces it.
+    let (old, new) = (fixture("chelsea.jpg"), fixture("coffee.jpg"));
+    let old_name = hashed(&old);
+    std::fs::write(site_dir.path().join("index.html"), "<p>photos</p>").unwrap();
+    std::fs::write(site_dir.path().join(&old_name), &old).unwrap();
+    let first = compile(site_dir.path(), &options).unwrap();
+    History::open(history.path())
+        .unwrap()
+        .record(&first, 3)
+        .unwrap();
+    std::fs::remove_file(site_dir.path().join(&old_name)).unwrap();
+    std::fs::write(site_dir.path().join(hashed(&new)), &new).unwrap();
+    let second = compile(site_dir.path(), &options).unwrap();
+    let path = format!("/{old_name}");
+    let (then, now) = (file(&first, &path), file(&second, &path));
+    assert_eq!(now.sha256, hex(&old), "the name names these bytes");
+    for media_type in ["image/avif", "image/webp"] {
+        let (a, b) = (
+            variant(then, media_type).unwrap(),
+            variant(now, media_type).unwrap(),
+        );
+        assert_eq!(
+            bytes_of(a),
+            bytes_of(b),
+            "{media_type}: the same variant as then"
+        );
+        assert_eq!(a.representation.etag, b.representation.etag);
+    }
 }
 
 #[test]

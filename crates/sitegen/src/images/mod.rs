@@ -14,7 +14,9 @@
 //!
 //! It runs before the link pass, which fingerprints what is served: a `?v=` covers the file and
 //! its variants ([`Made::digest`]). Results are cached by the source's bytes and the settings.
-//! The files of earlier deploys kept for skew protection are served as they were.
+//! The files of earlier deploys kept for skew protection (their names carry their hashes) keep
+//! their bytes and get their variants again, from the cache when an earlier build made them:
+//! a page of an earlier deploy still open in a browser gets the same AVIF it got then.
 
 mod candidates;
 mod inspect;
@@ -82,16 +84,16 @@ fn reads(path: &str, options: &Options) -> bool {
         && !config.excludes(path)
 }
 
-/// Makes the variants of the site's own images, on all cores.
+/// Makes the variants of the site's images (its own and the kept ones), on all cores.
 pub(crate) fn make(sources: &Sources, options: &Options) -> Result<Images, Error> {
     let started = Instant::now();
-    let own = &sources.files[..sources.own.min(sources.files.len())];
-    let todo: Vec<usize> = (0..own.len())
-        .filter(|&i| reads(&own[i].url_path, options))
+    let files = &sources.files;
+    let todo: Vec<usize> = (0..files.len())
+        .filter(|&i| reads(&files[i].url_path, options))
         .collect();
     let progress = Progress::new("images", todo.len());
     let results = parallel::map(todo.len(), |n| {
-        let file = &own[todo[n]];
+        let file = &files[todo[n]];
         let result = read_bytes(&file.source).map(|bytes| {
             let made = stored::made(&file.url_path, &bytes, options);
             progress.one_done(bytes.len() as u64);
