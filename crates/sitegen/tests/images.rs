@@ -6,6 +6,8 @@
 //!   the quality guard (SSIMULACRA2 against the decoded original); the report lists every
 //!   candidate with its bytes, score and fate;
 //! * a screenshot is served as a smaller, pixel-identical PNG and gets a pixel-identical WebP;
+//! * a static GIF keeps its bytes and gets a pixel-identical lossless WebP; an animated one is
+//!   left as it is;
 //! * a guard no variant can pass ships none; an ICC profile other than sRGB gets no variant; an
 //!   EXIF-rotated photo's variants are rotated as browsers show the original;
 //! * `?v=` covers the variants (a setting that changes them changes it); a rebuild from the
@@ -180,6 +182,52 @@ fn a_png_stored_in_a_smaller_pixel_type_is_still_pixel_identical() {
     let png = image::load_from_memory(served).unwrap();
     assert_ne!(png.color(), rgba.color(), "stored in another pixel type");
     assert!(png.to_rgba16() == rgba.to_rgba16(), "the same pixels");
+}
+
+/// A GIF of `frames` (RGBA), as the `image` crate writes one.
+fn gif(frames: &[image::RgbaImage]) -> Vec<u8> {
+    let mut out = Vec::new();
+    {
+        let mut encoder = image::codecs::gif::GifEncoder::new(&mut out);
+        encoder
+            .encode_frames(frames.iter().map(|f| image::Frame::new(f.clone())))
+            .unwrap();
+    }
+    out
+}
+
+#[test]
+fn a_static_gif_gets_a_lossless_webp_and_an_animated_one_is_left_as_it_is() {
+    // A screenshot's corner: few colours, as a GIF holds them (GIF's palette quantises).
+    let shot = image::load_from_memory(&fixture("screenshot.png")).unwrap();
+    let corner = shot.crop_imm(0, 0, 200, 120).to_rgba8();
+    let still = gif(std::slice::from_ref(&corner));
+    let mut second = corner.clone();
+    image::imageops::invert(&mut second);
+    let animated = gif(&[corner, second]);
+    let dir = site(&[
+        ("still.gif", still.clone()),
+        ("moving.gif", animated.clone()),
+    ]);
+    let manifest = build(dir.path(), "");
+    let still_file = file(&manifest, "/still.gif");
+    assert_eq!(
+        still_file.size,
+        still.len() as u64,
+        "the GIF keeps its bytes"
+    );
+    let webp = variant(still_file, "image/webp").expect("a lossless WebP");
+    assert!(webp.representation.size < still.len() as u64);
+    let published = image::load_from_memory(&still).unwrap().to_rgba8();
+    let decoded = image::load_from_memory(bytes_of(webp)).unwrap().to_rgba8();
+    assert!(decoded == published, "pixel-identical");
+    let moving = file(&manifest, "/moving.gif");
+    assert!(moving.variants.is_empty());
+    assert_eq!(
+        moving.image.as_ref().unwrap().left_as_is.as_deref(),
+        Some("animated GIF: served as it is")
+    );
+    assert_eq!(moving.size, animated.len() as u64);
 }
 
 #[test]

@@ -6,8 +6,8 @@
 //! [images]
 //! # The image stage as a whole (default true).
 //! enabled = true
-//! # PNGs and JPEGs re-encoded without loss (oxipng, jpegtran), and PNGs given a lossless WebP
-//! # (default true).
+//! # PNGs and JPEGs re-encoded without loss (oxipng, jpegtran), and PNGs and static GIFs given
+//! # a lossless WebP (default true).
 //! lossless = true
 //! # The lossy variants made of photographs (JPEG), of "avif", "webp" (default both).
 //! formats = ["avif", "webp"]
@@ -81,7 +81,8 @@ pub struct ImagesConfig {
     /// The stage as a whole (default true).
     #[serde(default = "yes")]
     pub enabled: bool,
-    /// Lossless optimisation of PNGs and JPEGs, and a lossless WebP of PNGs (default true).
+    /// Lossless optimisation of PNGs and JPEGs, and a lossless WebP of PNGs and static GIFs
+    /// (default true).
     #[serde(default = "yes")]
     pub lossless: bool,
     /// Lossy formats made of photographs (default AVIF and WebP).

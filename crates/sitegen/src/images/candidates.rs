@@ -33,7 +33,8 @@ pub(super) struct Tried {
 
 /// Tries every encoding `config` asks for of the image at `path`.
 pub(super) fn try_all(path: &str, bytes: &[u8], config: &ImagesConfig) -> Tried {
-    let is_png = path.to_ascii_lowercase().ends_with(".png");
+    let lower = path.to_ascii_lowercase();
+    let (is_png, is_gif) = (lower.ends_with(".png"), lower.ends_with(".gif"));
     let mut tried = Tried {
         optimised: None,
         variants: Vec::new(),
@@ -52,7 +53,9 @@ pub(super) fn try_all(path: &str, bytes: &[u8], config: &ImagesConfig) -> Tried 
         }
     };
     tried.report.dimensions = (decoded.shown.width(), decoded.shown.height());
-    if config.lossless {
+    // A static GIF keeps its bytes (no maintained lossless GIF optimiser builds here) and gets
+    // the lossless WebP a PNG gets.
+    if config.lossless && !is_gif {
         tried.optimised = optimise_original(path, bytes, is_png, &decoded, &mut tried.report);
     }
     let served = tried.optimised.as_ref().map_or(bytes.len(), Vec::len) as u64;
@@ -62,7 +65,7 @@ pub(super) fn try_all(path: &str, bytes: &[u8], config: &ImagesConfig) -> Tried 
     }
     let shown = Shown::new(&decoded);
     let mut made = Vec::new();
-    if is_png && config.lossless {
+    if (is_png || is_gif) && config.lossless {
         made.extend(lossless_webp(
             &decoded,
             &shown,
@@ -71,7 +74,7 @@ pub(super) fn try_all(path: &str, bytes: &[u8], config: &ImagesConfig) -> Tried 
             &mut tried.report,
         ));
     }
-    if !is_png || config.lossy_png {
+    if !(is_png || is_gif) || (is_png && config.lossy_png) {
         for &format in &config.formats {
             made.extend(lossy(format, &shown, served, config, &mut tried.report));
         }

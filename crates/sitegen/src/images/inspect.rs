@@ -1,6 +1,7 @@
 //! Reading an image for the stage: its pixels as stored and as shown (EXIF orientation applied,
 //! as browsers apply it), and what decides whether other formats can show it the same: colour
-//! information the variants would not carry, animation, bit depth.
+//! information the variants would not carry, animation (an animated PNG or GIF is left as it is),
+//! bit depth.
 
 use image::metadata::Orientation;
 use image::{DynamicImage, ImageDecoder, ImageReader};
@@ -23,6 +24,9 @@ pub(super) struct Decoded {
 pub(super) fn decode(bytes: &[u8], is_png: bool, max_pixels: u64) -> Result<Decoded, String> {
     if is_png && png_chunk(bytes, b"acTL").is_some() {
         return Err("animated PNG: served as it is".into());
+    }
+    if bytes.starts_with(b"GIF8") && gif_frames(bytes) != 1 {
+        return Err("animated GIF: served as it is".into());
     }
     let reader = ImageReader::new(Cursor::new(bytes))
         .with_guessed_format()
@@ -62,6 +66,13 @@ pub(super) fn decode(bytes: &[u8], is_png: bool, max_pixels: u64) -> Result<Deco
         colours,
         eight_bit,
     })
+}
+
+/// How many frames a GIF has, reading at most two (0 when it cannot be read).
+fn gif_frames(bytes: &[u8]) -> usize {
+    use image::AnimationDecoder;
+    image::codecs::gif::GifDecoder::new(Cursor::new(bytes))
+        .map_or(0, |gif| gif.into_frames().take(2).count())
 }
 
 /// Whether an ICC profile is an sRGB one (its description names sRGB, as the IEC 61966-2.1

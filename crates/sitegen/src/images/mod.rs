@@ -1,7 +1,8 @@
-//! The second stage: images made at build time (`[images]`). Every PNG and JPEG of the site is
-//! read once, on all cores:
-//! - a PNG is re-encoded without loss (oxipng) and served so when smaller, and given a lossless
-//!   WebP; both are decoded again and kept only when pixel-identical to the original;
+//! The second stage: images made at build time (`[images]`). Every PNG, JPEG and GIF of the site
+//! is read once, on all cores:
+//! - a PNG is re-encoded without loss (oxipng), a JPEG too (jpegtran), each served so when
+//!   smaller; a PNG and a static GIF are given a lossless WebP; each is decoded again and kept
+//!   only when pixel-identical to the original;
 //! - a photograph (JPEG; a PNG with `lossy_png`) gets AVIF and WebP variants at the lowest
 //!   quality of a ladder whose SSIMULACRA2 score against the decoded original reaches
 //!   `min_score` (the quality guard); a format that cannot reach it is dropped;
@@ -10,7 +11,7 @@
 //! What the viewer sees does not change: EXIF orientation is applied to the variants' pixels (as
 //! browsers apply it to the original); images whose colours depend on what the variants would
 //! not carry (an ICC profile other than sRGB, PNG gamma or chromaticities without sRGB) get no
-//! variant; animated PNGs are left as they are; so are GIFs.
+//! variant; animated PNGs and GIFs are left as they are; a static GIF gets a lossless WebP.
 //!
 //! It runs before the link pass, which fingerprints what is served: a `?v=` covers the file and
 //! its variants ([`Made::digest`]). Results are cached by the source's bytes and the settings.
@@ -80,7 +81,9 @@ fn reads(path: &str, options: &Options) -> bool {
     let config = &options.config.images;
     let lower = path.to_ascii_lowercase();
     config.enabled
-        && [".png", ".jpg", ".jpeg"].iter().any(|e| lower.ends_with(e))
+        && [".png", ".jpg", ".jpeg", ".gif"]
+            .iter()
+            .any(|e| lower.ends_with(e))
         && !config.excludes(path)
 }
 
