@@ -68,7 +68,7 @@ pub fn jpeg_tool_found() -> bool {
     })
 }
 
-/// Decodes an image in any format the stage reads (PNG, JPEG, WebP).
+/// Decodes an image in any format the stage reads (PNG, JPEG, GIF, WebP).
 pub fn decode(bytes: &[u8]) -> Option<DynamicImage> {
     image::load_from_memory(bytes).ok()
 }
