@@ -11,7 +11,6 @@ use super::inspect::{self, Decoded};
 use super::MadeVariant;
 use crate::cache::is_fingerprinted;
 use crate::config::{ImageFormat, ImagesConfig};
-use crate::etag;
 use crate::model::{Candidate, ImageReport};
 use edgesite_imaging as imaging;
 
@@ -31,10 +30,33 @@ pub(super) struct Tried {
     pub(super) report: ImageReport,
 }
 
-/// Tries every encoding `config` asks for of the image at `path`.
-pub(super) fn try_all(path: &str, bytes: &[u8], config: &ImagesConfig) -> Tried {
-    let lower = path.to_ascii_lowercase();
-    let (is_png, is_gif) = (lower.ends_with(".png"), lower.ends_with(".gif"));
+/// The kinds of image the stage reads, by file name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Kind {
+    Png,
+    Jpeg,
+    Gif,
+}
+
+impl Kind {
+    /// The kind of the file at `path` (by its extension, in any case), if the stage reads it.
+    pub(super) fn of(path: &str) -> Option<Kind> {
+        let lower = path.to_ascii_lowercase();
+        let extension = lower.rsplit_once('.')?.1;
+        match extension {
+            "png" => Some(Kind::Png),
+            "jpg" | "jpeg" => Some(Kind::Jpeg),
+            "gif" => Some(Kind::Gif),
+            _ => None,
+        }
+    }
+}
+
+/// Tries every encoding `config` asks for of the image at `path` (`digest`: the SHA-256 of
+/// `bytes`).
+pub(super) fn try_all(path: &str, bytes: &[u8], digest: &[u8; 32], config: &ImagesConfig) -> Tried {
+    let kind = Kind::of(path);
+    let (is_png, is_gif) = (kind == Some(Kind::Png), kind == Some(Kind::Gif));
     let mut tried = Tried {
         optimised: None,
         variants: Vec::new(),
@@ -56,7 +78,8 @@ pub(super) fn try_all(path: &str, bytes: &[u8], config: &ImagesConfig) -> Tried 
     // A static GIF keeps its bytes (no maintained lossless GIF optimiser builds here) and gets
     // the lossless WebP a PNG gets.
     if config.lossless && !is_gif {
-        tried.optimised = optimise_original(path, bytes, is_png, &decoded, &mut tried.report);
+        tried.optimised =
+            optimise_original(path, bytes, digest, is_png, &decoded, &mut tried.report);
     }
     let served = tried.optimised.as_ref().map_or(bytes.len(), Vec::len) as u64;
     if let Err(why) = &decoded.colours {
@@ -138,6 +161,7 @@ fn candidate(kind: String, bytes: u64, score: Option<f64>, kept: bool, why: Stri
 fn optimise_original(
     path: &str,
     bytes: &[u8],
+    digest: &[u8; 32],
     is_png: bool,
     decoded: &Decoded,
     report: &mut ImageReport,
@@ -148,7 +172,7 @@ fn optimise_original(
         "jpeg (jpegtran)"
     }
     .to_string();
-    if is_fingerprinted(path, bytes, &etag::sha256(bytes)) {
+    if is_fingerprinted(path, bytes, digest) {
         let why = "the file name carries its hash: served as it is".into();
         report.candidates.push(candidate(kind, 0, None, false, why));
         return None;
@@ -338,4 +362,20 @@ fn smallest_per_type(mut made: Vec<MadeVariant>, report: &mut ImageReport) -> Ve
         }
     }
     kept
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Kind;
+
+    #[test]
+    fn the_kind_is_the_extension_in_any_case() {
+        assert_eq!(Kind::of("/a/Photo.JPG"), Some(Kind::Jpeg));
+        assert_eq!(Kind::of("/a/b.jpeg"), Some(Kind::Jpeg));
+        assert_eq!(Kind::of("/shot.png"), Some(Kind::Png));
+        assert_eq!(Kind::of("/anim.Gif"), Some(Kind::Gif));
+        assert_eq!(Kind::of("/icon.svg"), None);
+        assert_eq!(Kind::of("/dir.png/file"), None);
+        assert_eq!(Kind::of("/png"), None);
+    }
 }

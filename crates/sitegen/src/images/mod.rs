@@ -76,15 +76,10 @@ impl Images {
     }
 }
 
-/// Whether the stage reads the file at `path`: a PNG or JPEG, not excluded.
+/// Whether the stage reads the file at `path`: a PNG, JPEG or GIF, not excluded.
 fn reads(path: &str, options: &Options) -> bool {
     let config = &options.config.images;
-    let lower = path.to_ascii_lowercase();
-    config.enabled
-        && [".png", ".jpg", ".jpeg", ".gif"]
-            .iter()
-            .any(|e| lower.ends_with(e))
-        && !config.excludes(path)
+    config.enabled && candidates::Kind::of(path).is_some() && !config.excludes(path)
 }
 
 /// Makes the variants of the site's images (its own and the kept ones), on all cores.
@@ -119,10 +114,11 @@ pub(crate) fn make(sources: &Sources, options: &Options) -> Result<Images, Error
 }
 
 /// What one image becomes (not cached): its candidates tried, the best of each kind kept.
-fn make_one(path: &str, bytes: &[u8], options: &Options) -> Made {
+/// `digest` is the SHA-256 of `bytes`.
+fn make_one(path: &str, bytes: &[u8], digest: &[u8; 32], options: &Options) -> Made {
     let config = &options.config.images;
-    let made = candidates::try_all(path, bytes, config);
-    let served = etag::hex(&etag::sha256(made.optimised.as_deref().unwrap_or(bytes)));
+    let made = candidates::try_all(path, bytes, digest, config);
+    let served = etag::hex(&made.optimised.as_deref().map_or(*digest, etag::sha256));
     // Without variants, the file's own hash, as any file's; with them, a hash over all.
     let digest = if made.variants.is_empty() {
         served

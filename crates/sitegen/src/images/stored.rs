@@ -26,9 +26,10 @@ struct Header {
 /// What `bytes` (the file at `path`) becomes, from the cache when it holds it; and whether it
 /// did.
 pub(super) fn made(path: &str, bytes: &[u8], options: &Options) -> (Made, bool) {
+    let digest = etag::sha256(bytes);
     let key = format!(
         "{}.img{VERSION}-{}-t{}{}{}",
-        etag::hex(&etag::sha256(bytes)),
+        etag::hex(&digest),
         options.config.images.settings_key(),
         // Which tools were found: installing one makes what it makes.
         u8::from(edgesite_imaging::avif_tools_found()),
@@ -39,7 +40,7 @@ pub(super) fn made(path: &str, bytes: &[u8], options: &Options) -> (Made, bool) 
     if let Some(made) = dir.and_then(|dir| read(&dir.join(&key))) {
         return (made, true);
     }
-    let made = make_one(path, bytes, options);
+    let made = make_one(path, bytes, &digest, options);
     if let Some(dir) = dir {
         // A failed cache write only costs a later re-encode.
         let _ = write(dir, &key, &made);
