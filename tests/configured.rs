@@ -217,3 +217,11 @@ fn the_build_id_is_on_every_response() {
         );
     }
 }
+
+#[test]
+fn speculation_rules_name_the_pages_at_their_configured_urls() {
+    // trailing_slash = "never": /docs, not /docs/ (a redirect). With the SPA fallback, a
+    // navigation to any extension-less path is answered 200, but the rules name only the
+    // site's own pages: /, /docs and /docs/page.
+    assert_eq!(support::walk_speculation_rules("/docs/page"), 3);
+}

@@ -515,3 +515,16 @@ fn pages_name_their_subresources_by_version_and_preload_their_stylesheet() {
     // The index has no external stylesheet: no hint.
     assert_eq!(get("/").header("link"), None);
 }
+
+#[test]
+fn every_page_announces_speculation_rules_that_name_only_its_pages() {
+    // WICG nav-speculation (issue 23): the demo's pages, and nothing else, are what a hover
+    // may prefetch: /, /about, /guide/ and /photos (not the 404 pages, the `_redirects`
+    // sources or the ignored /does-not-exist).
+    for page in ["/", "/about", "/guide/", "/photos"] {
+        assert_eq!(support::walk_speculation_rules(page), 4, "{page}");
+    }
+    // Not on what is not HTML, nor on a 404 (which carries the site's fields, not its page's).
+    assert_eq!(get("/style.css").header("speculation-rules"), None);
+    assert_eq!(get("/guide/missing").header("speculation-rules"), None);
+}

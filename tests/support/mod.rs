@@ -336,3 +336,51 @@ pub fn file_as_served(
         .or_else(|_| std::fs::read(site_dir.join(file)))
         .unwrap_or_else(|e| panic!("{path}: {e}"))
 }
+
+/// Speculation Rules (WICG nav-speculation; `[links] speculation`) walked over HTTP: `page`
+/// names the rules by a `Speculation-Rules` field (a list of one structured-field string,
+/// RFC 8941 §3.3.3); the file is `application/speculationrules+json` and `immutable` at that
+/// URL; every URL its rules list is a page this server serves to a navigation (200,
+/// `text/html`, no redirect), so a speculation never fetches anything else. Returns how many.
+pub fn walk_speculation_rules(page: &str) -> usize {
+    let reply = request("GET", page, &[("Sec-Fetch-Mode", "navigate")]);
+    let field = reply
+        .header("speculation-rules")
+        .unwrap_or_else(|| panic!("{page}: no Speculation-Rules"));
+    let url = field
+        .strip_prefix('"')
+        .and_then(|f| f.strip_suffix('"'))
+        .unwrap_or_else(|| panic!("{page}: Speculation-Rules {field:?} is not one string"));
+    let rules = get(url);
+    assert_eq!(rules.status, 200, "{url}");
+    assert_eq!(
+        rules.header("content-type"),
+        Some("application/speculationrules+json"),
+        "{url}"
+    );
+    let cache_control = rules.header("cache-control").unwrap_or_default();
+    assert!(
+        cache_control.contains("immutable"),
+        "{url}: {cache_control}"
+    );
+    let rules: serde_json::Value = serde_json::from_slice(&rules.body).expect("JSON rules");
+    let mut walked = 0;
+    for (action, list) in rules.as_object().expect("an object of actions") {
+        assert!(action == "prefetch" || action == "prerender", "{action}");
+        for rule in list.as_array().expect("a list of rules") {
+            assert_eq!(rule["source"], "list", "{rule}");
+            for target in rule["urls"].as_array().expect("urls") {
+                let target = target.as_str().expect("a URL string");
+                let page = request("GET", target, &[("Sec-Fetch-Mode", "navigate")]);
+                assert_eq!(page.status, 200, "{target}, named by the rules");
+                let content_type = page.header("content-type").unwrap_or_default();
+                assert!(
+                    content_type.starts_with("text/html"),
+                    "{target}: {content_type}"
+                );
+                walked += 1;
+            }
+        }
+    }
+    walked
+}

@@ -12,7 +12,7 @@
 //! A name that looks hashed but does not verify (e.g. a bundler that hashes something other than
 //! the output bytes) is not trusted; a `[[cache.rules]]` entry can opt such a folder in.
 
-use crate::config::CacheConfig;
+use crate::config::{CacheConfig, FingerprintConfig};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use md5::Md5;
@@ -56,6 +56,18 @@ pub(crate) fn cache_control<'c>(
         return (&config.html, CacheReason::Html);
     }
     (&config.default, CacheReason::Default)
+}
+
+/// The `v` of a file at `path` whose SHA-256 is `sha256` (hex) and whose Cache-Control came
+/// from `reason`: its first 10 hex digits, unless `[fingerprint]` does not cover the file or
+/// its name already carries a verified hash. The one rule for references and for the core.
+pub(crate) fn fingerprint_of<'s>(
+    path: &str,
+    reason: CacheReason,
+    sha256: &'s str,
+    fingerprint: &FingerprintConfig,
+) -> Option<&'s str> {
+    (reason != CacheReason::Fingerprinted && fingerprint.covers(path)).then(|| &sha256[..10])
 }
 
 /// Whether the file name carries a hash of `bytes` (see the module docs); `sha256` is theirs.

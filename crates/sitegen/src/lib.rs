@@ -8,7 +8,7 @@
 //!
 //! A compile is a row of stages, each a module that takes the previous stages' output and
 //! returns its own, over the types of [`model`]; this file only wires them (docs/design.md):
-//! sources → images → routing → links → encode → delta → storage → fields → emit.
+//! sources → routing → speculation → images → links → encode → delta → storage → fields → emit.
 //!
 //! ```no_run
 //! use edgesite_sitegen::{compile, last_modified, Options};
@@ -35,6 +35,7 @@ pub mod model;
 mod modified;
 mod parallel;
 mod progress;
+mod resolve;
 mod rule;
 mod uri;
 // The stages, in order.
@@ -46,6 +47,7 @@ mod images;
 mod links;
 mod routing;
 mod sources;
+mod speculation;
 mod storage;
 // What a build.rs calls.
 pub mod build_script;
@@ -53,12 +55,14 @@ pub mod build_script;
 pub use cache::CacheReason;
 pub use config::{
     BrokenLinks, BudgetConfig, CacheConfig, CacheRule, CompatConfig, CompressionConfig, Config,
-    FingerprintConfig, FingerprintMode, GzipEncoder, HeadersConfig, HistoryConfig, ImageFormat,
-    ImagesConfig, LinksConfig, SharedCaches, SiteConfig, Store, TrailingSlash,
+    Eagerness, FingerprintConfig, FingerprintMode, GzipEncoder, HeadersConfig, HistoryConfig,
+    ImageFormat, ImagesConfig, LinksConfig, SharedCaches, SiteConfig, SpeculationAction, Store,
+    TrailingSlash,
 };
 pub use emit::codegen::Bodies;
 pub use encode::compress::encode;
 pub use error::Error;
+pub use mime::SPECULATION_RULES_PATH;
 pub use model::{
     Asset, BuildStats, Candidate, Delta, DeltaStats, DestinationPart, EncodeCounts, ImageReport,
     ImageStats, Kept, LinkStats, Manifest, Options, PatternSegment, RedirectRule, Representation,
@@ -79,14 +83,15 @@ use std::time::Instant;
 /// `_headers` or `_redirects` file, or a bundle over its budget (see [`Error`]).
 pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
     let started = Instant::now();
-    let sources = sources::read(site_dir, options)?;
+    let mut sources = sources::read(site_dir, options)?;
+    let mut routing = routing::route(site_dir, options, &sources)?;
+    let speculation = speculation::add(&mut sources, &mut routing, options)?;
     let images = images::make(&sources, options)?;
-    let routing = routing::route(site_dir, options, &sources)?;
     let links = links::pass(&sources, &images, &routing, options)?;
     let assets = encode::encode(&sources, images, &links, options)?;
     let assets = delta::add(assets, &sources, options)?;
     let assets = storage::store(assets, options)?;
-    let assets = fields::apply(assets, site_dir, &routing, options)?;
+    let assets = fields::apply(assets, site_dir, &routing, speculation.as_ref(), options)?;
     let stages = (sources, routing, links);
     Ok(emit::manifest(site_dir, options, stages, assets, started))
 }

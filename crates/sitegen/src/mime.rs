@@ -4,8 +4,18 @@
 //! sniffing differs by type); the site's text files are served as written, which sitegen takes
 //! to be UTF-8.
 
+/// The URL path of the site's speculation rules, which the build writes (speculation.rs).
+pub const SPECULATION_RULES_PATH: &str = "/_edgesite/speculation-rules.json";
+
+/// Their media type (WICG nav-speculation, "The Speculation-Rules header").
+pub(crate) const SPECULATION_RULES_TYPE: &str = "application/speculationrules+json";
+
 /// The Content-Type field value for a file name; `application/octet-stream` when unknown.
 pub(crate) fn content_type(file_name: &str) -> &'static str {
+    // The one file of the build whose type its extension does not say.
+    if file_name == SPECULATION_RULES_PATH {
+        return SPECULATION_RULES_TYPE;
+    }
     let ext = file_name
         .rsplit_once('.')
         .map(|(_, ext)| ext.to_ascii_lowercase())

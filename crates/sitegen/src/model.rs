@@ -138,6 +138,8 @@ pub struct LinkStats {
     /// References given a `v` (or replaced by where their redirect leads).
     #[serde(rename = "versioned")]
     pub fingerprinted: usize,
+    /// Links to pages made to name the page's own URL, not a permanent redirect to it.
+    pub navigations: usize,
     /// Files whose bytes changed.
     pub rewritten_files: usize,
     /// Local references that lead nowhere.

@@ -16,7 +16,7 @@
 
 use edgesite_core::RedirectStatus;
 use edgesite_sitegen::{
-    compile, last_modified, Bodies, Error, Manifest, Options, RouteTarget, Store,
+    compile, last_modified, Bodies, Error, Manifest, Options, RouteTarget, SpeculationAction, Store,
 };
 use std::fs;
 use std::os::unix::fs::symlink;
@@ -65,6 +65,8 @@ fn the_walk_is_sorted_and_skips_dotfiles_but_keeps_well_known() {
             "/docs/page.html",
             "/hello.txt",
             "/index.html",
+            // Generated: the speculation rules of its pages (speculation.rs).
+            "/_edgesite/speculation-rules.json",
         ]
     );
 }
@@ -365,6 +367,8 @@ fn a_rebuild_after_touching_one_file_encodes_only_that_file() {
     options.cache_dir = Some(cache.path().to_path_buf());
     // Light settings keep the test fast; the cache does not depend on them.
     options.config.compression.brotli_quality = 5;
+    // The site's files alone (not the speculation rules, a file of the build's own).
+    options.config.links.speculation = SpeculationAction::Off;
     let cold = compile(site.path(), &options).unwrap();
     assert_eq!(
         (cold.stats.encodings.encoded, cold.stats.encodings.cached),
@@ -715,7 +719,9 @@ fn external_bodies_are_packed_into_blobs_once() {
     fs::write(site.path().join("a.html"), &page).unwrap();
     fs::write(site.path().join("b.html"), &page).unwrap();
     fs::write(site.path().join("c.txt"), "tiny").unwrap();
-    let manifest = compile_ok(site.path());
+    let mut options = options();
+    options.config.links.speculation = SpeculationAction::Off;
+    let manifest = compile(site.path(), &options).unwrap();
     let out = tempfile::tempdir().unwrap();
     manifest
         .write_rust_with(out.path(), Bodies::External)

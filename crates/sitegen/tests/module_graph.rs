@@ -13,8 +13,17 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// The stages, in the order `compile` runs them.
-const STAGES: [&str; 9] = [
-    "sources", "images", "routing", "links", "encode", "delta", "storage", "fields", "emit",
+const STAGES: [&str; 10] = [
+    "sources",
+    "routing",
+    "speculation",
+    "images",
+    "links",
+    "encode",
+    "delta",
+    "storage",
+    "fields",
+    "emit",
 ];
 
 /// Above the stages: they call `compile` and write what it made.

@@ -261,7 +261,8 @@ fn caching(
         &etag::sha256(named),
     );
     let digest = image.map_or(&identity.sha256, |made| &made.digest);
-    let fingerprint = links::fingerprint_of(&found.url_path, reason, digest, options);
+    let fingerprint =
+        cache::fingerprint_of(&found.url_path, reason, digest, &options.config.fingerprint);
     Ok((
         cache_control.to_string(),
         reason,

@@ -1,6 +1,6 @@
 //! The seventh stage: the fields of every response. The build id (`X-Edgesite-Build`, when
-//! `[headers] build_id` asks for it), the fields sent on every answer, and the site's `_headers`
-//! file applied to each asset at the URLs it is served at.
+//! `[headers] build_id` asks for it), the fields sent on every answer, `Speculation-Rules` on
+//! every page, and the site's `_headers` file applied to each asset at the URLs it is served at.
 
 mod headers_file;
 
@@ -10,18 +10,24 @@ use crate::error::{read_text, Error};
 use crate::etag;
 use crate::model::{Asset, Assets, Options, RouteTarget};
 use crate::routing::Routing;
+use crate::speculation::Speculation;
 use std::path::Path;
 
-/// Adds the build id and the fields of every response, then applies `_headers` (which may
-/// remove either for some files); `_headers`, when the site has one, is read and tracked.
+/// Adds the build id, the fields of every response and the speculation rules' field, then
+/// applies `_headers` (which may remove any of them for some files); `_headers`, when the site
+/// has one, is read and tracked.
 pub(crate) fn apply(
     mut assets: Assets,
     site_dir: &Path,
     routing: &Routing,
+    speculation: Option<&Speculation>,
     options: &Options,
 ) -> Result<Assets, Error> {
     assets.build_id = build_id(&assets.list);
     assets.fields = site_fields(options, &assets.build_id, &mut assets.list);
+    if let Some(speculation) = speculation {
+        announce(speculation, &mut assets.list);
+    }
     if options.config.images.shared_caches == SharedCaches::Private {
         keep_variants_from_shared_caches(&mut assets.list);
     }
@@ -51,6 +57,19 @@ fn site_fields(
         fields.push(("x-edgesite-build", build_id.to_string()));
     }
     fields
+}
+
+/// `Speculation-Rules: "<the rules' URL>"` on every HTML file (nav-speculation, "The
+/// Speculation-Rules header"): its 200s and 304s (a 404 carries the site's fields, not its
+/// page's).
+fn announce(speculation: &Speculation, files: &mut [Asset]) {
+    for file in files
+        .iter_mut()
+        .filter(|f| f.content_type.starts_with("text/html"))
+    {
+        file.fields
+            .push(("speculation-rules".to_string(), speculation.field.clone()));
+    }
 }
 
 /// `CDN-Cache-Control: private` (RFC 9213, RFC 9111 §5.2.2.7) on the responses of every file

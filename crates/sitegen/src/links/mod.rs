@@ -14,7 +14,11 @@
 //! 4. **Preload**: each page's render-blocking stylesheets, synchronous head scripts and
 //!    preloaded fonts become one `Link` field (RFC 8288) of `rel=preload` hints.
 //!
-//! Not rewritten: navigations (links between pages), module scripts and `modulepreload`
+//! 5. **Navigate**: a link to a page that the site reaches only through permanent redirects (a
+//!    clean URL's or a folder's canonical 308, a `_redirects` 301) names the page's URL instead:
+//!    a click costs no redirect, and the speculation rules (which name pages) match it.
+//!
+//! Not rewritten: other navigations (links between pages), module scripts and `modulepreload`
 //! (a module is keyed by its URL), `<meta>` URLs (checked only), references with escapes or character references other
 //! than `&amp;` in their text, files some page loads with `integrity` (their bytes must stay),
 //! and files already named by their hash or excluded by `[fingerprint] exclude`.
@@ -22,20 +26,19 @@
 mod css;
 mod graph;
 mod html;
-mod resolve;
 mod url;
 
-use crate::cache::{self, CacheReason};
+use crate::cache;
 use crate::config::{BrokenLinks, FingerprintMode};
 use crate::error::Error;
 use crate::etag;
 use crate::images::{Images, Made};
 use crate::mime;
 use crate::model::{Asset, LinkStats, Options, Route, RouteTarget};
+use crate::resolve::{self, Resolved};
 use crate::routing::Routing;
 use crate::rule::{indexed_assets, with_core_site_of};
 use crate::sources::{Found, Sources};
-use resolve::Resolved;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -100,6 +103,8 @@ impl Hint {
 pub(crate) struct Rewrite {
     pub bytes: Vec<u8>,
     pub references: usize,
+    /// Of them, links to pages made to name the page's URL (not a redirect to it).
+    pub navigations: usize,
     pub source_sha256: String,
 }
 
@@ -413,20 +418,7 @@ pub(crate) fn fingerprint_of_bytes(
         cache::cache_control(&options.config.cache, path, content_type, bytes, &digest);
     let hex = etag::hex(&digest);
     let digest = image.map_or(&hex, |made| &made.digest);
-    fingerprint_of(path, reason, digest, options).map(str::to_string)
-}
-
-/// The `v` of a file at `path` whose SHA-256 is `sha256` (hex) and whose Cache-Control came
-/// from `reason`: its first 10 hex digits, unless `[fingerprint]` does not cover the file or
-/// its name already carries a verified hash. The one rule for references and for the core.
-pub(crate) fn fingerprint_of<'s>(
-    path: &str,
-    reason: CacheReason,
-    sha256: &'s str,
-    options: &Options,
-) -> Option<&'s str> {
-    (reason != CacheReason::Fingerprinted && options.config.fingerprint.covers(path))
-        .then(|| &sha256[..10])
+    cache::fingerprint_of(path, reason, digest, &options.config.fingerprint).map(str::to_string)
 }
 
 /// Rewrites the scanned files, each after the files it references.
@@ -475,7 +467,8 @@ fn rewrite_in_order(
             };
             let rewrite = rewrite(file, hashes, &cyclic, outcome);
             if let Some(rewrite) = rewrite {
-                outcome.stats.fingerprinted += rewrite.references;
+                outcome.stats.fingerprinted += rewrite.references - rewrite.navigations;
+                outcome.stats.navigations += rewrite.navigations;
                 outcome.stats.rewritten_files += 1;
                 outcome.rewrites[file.index] = Some(rewrite);
             }
@@ -526,9 +519,12 @@ fn rewrite(
             edits.push((reference.span.clone(), text));
         }
     }
+    let fingerprinted = edits.len();
+    edits.extend(canonical_navigations(file));
     if edits.is_empty() {
         return None;
     }
+    let navigations = edits.len() - fingerprinted;
     edits.sort_by_key(|(span, _)| span.start);
     let mut bytes = Vec::with_capacity(file.text.len() + edits.len() * 14);
     let mut at = 0;
@@ -541,8 +537,41 @@ fn rewrite(
     Some(Rewrite {
         bytes,
         references: edits.len(),
+        navigations,
         source_sha256: file.sha256.clone(),
     })
+}
+
+/// The edits that make each link to a page that the site reaches through permanent redirects
+/// (a clean URL's or a folder's canonical 308, a `_redirects` 301) name the page's own URL:
+/// a click then costs no redirect, and the page's speculation rules, which name pages by
+/// their URL, match the link. The fragment stays.
+fn canonical_navigations(file: &Scanned) -> Vec<(Range<usize>, String)> {
+    file.refs
+        .iter()
+        .zip(&file.resolved)
+        .filter(|(r, _)| r.verbatim && r.role == Role::Navigation)
+        .filter_map(|(reference, resolved)| match resolved {
+            Some((
+                _,
+                Resolved::File {
+                    redirected_to: Some(to),
+                    permanent: true,
+                    ..
+                },
+            )) => {
+                let raw = &file.text[reference.span.clone()];
+                let fragment = raw.find('#').map_or("", |at| &raw[at..]);
+                let to = if reference.amp {
+                    to.replace('&', "&amp;")
+                } else {
+                    to.clone()
+                };
+                Some((reference.span.clone(), format!("{to}{fragment}")))
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 /// The text of a reference (`raw`) naming version `v`: `v=` added to its query (before its
@@ -594,6 +623,7 @@ fn preload(
                 Resolved::File {
                     index,
                     redirected_to,
+                    ..
                 },
             )),
         ) = (reference.hint, resolved)

@@ -11,10 +11,12 @@ const MAX_REDIRECTS: usize = 10;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Resolved {
     /// The file with this index; `redirected_to`: the local target that served it, when the
-    /// request was redirected there.
+    /// request was redirected there; `permanent`: every redirect on the way was permanent
+    /// (301 or 308, RFC 9110 §15.4.2, §15.4.9: links may name where it leads).
     File {
         index: usize,
         redirected_to: Option<String>,
+        permanent: bool,
     },
     /// A redirect to another site (not followed).
     Elsewhere,
@@ -26,6 +28,7 @@ pub(crate) enum Resolved {
 /// `navigation` sends `Sec-Fetch-Mode: navigate` (what the SPA fallback answers).
 pub(crate) fn resolve(site: &Site<'_>, target: &str, navigation: bool) -> Resolved {
     let mut current = target.to_string();
+    let mut permanent = true;
     for hop in 0..=MAX_REDIRECTS {
         let mut request = RequestHead::new("GET", &current);
         if navigation {
@@ -37,12 +40,14 @@ pub(crate) fn resolve(site: &Site<'_>, target: &str, navigation: bool) -> Resolv
             return Resolved::File {
                 index: asset.last_modified_unix as usize,
                 redirected_to: (hop > 0).then(|| current.clone()),
+                permanent,
             };
         }
         let response = respond(site, &request);
         if !(300..400).contains(&response.status) {
             return Resolved::Missing;
         }
+        permanent &= matches!(response.status, 301 | 308);
         let Some(location) = response.field("location").map(|l| l.to_string()) else {
             return Resolved::Missing;
         };
