@@ -29,7 +29,9 @@
 #   8. views       repeat views in headless Chromium (the DevTools network log): one request for
 #                  a page seen again, on the demo (the native and workerd layers' servers) and on
 #                  a generated docs-style site; RFC 9842 deltas decoded by Chromium; the demo's
-#                  photos arrive as AVIF and WebP and render at their published size
+#                  photos arrive as AVIF and WebP and render at their published size; a hover
+#                  on a link prefetches the page its speculation rules name, and the click is
+#                  served from the prefetch (demo on native and workerd, the docs-style site)
 # LAYERS="workerd site" runs only those layers (and the builds they need); by default, all.
 # The suites check the demo site, so EDGESITE_SITE is ignored here.
 set -uo pipefail
@@ -368,6 +370,12 @@ repeat_views() {
       "http://127.0.0.1:${WORKERD_PORTS[0]}" /about /guide/ \
       "http://127.0.0.1:$port" /docs/page-0001 /docs/page-0002 \
       "http://127.0.0.1:$port" / /docs/page-0003; } || rc=1
+  # Speculation Rules (issue 23): every URL the rules name is a page; hovering a link
+  # prefetches it, and the click is served from the prefetch.
+  step "views: speculation_in_browser.py (demo on native and workerd, generated docs site)" \
+    python3 tests/browser/speculation_in_browser.py "http://127.0.0.1:$NATIVE_PORT" / /about \
+    "http://127.0.0.1:${WORKERD_PORTS[0]}" /about /guide/ \
+    "http://127.0.0.1:$port" /docs/page-0001 - "http://127.0.0.1:$port" / - || rc=1
   stop_server serve-site
   # Image variants (issue 22): the demo's /photos page arrives as AVIF and WebP, rendered at the
   # published size, with at least 30% fewer image bytes than with `Accept: */*`.

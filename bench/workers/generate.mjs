@@ -3,7 +3,9 @@
 //   floor.mjs     the workerd floor: answers every request with one prebuilt response (status,
 //                 fields and body given as a JSON file: exactly what edgesite sent)
 //   inmemory.mjs  a small site server: every file in a Map with its identity and brotli bodies
-//                 and strong ETags, If-None-Match -> 304, Accept-Encoding with br -> br
+//                 and strong ETags, If-None-Match -> 304, Accept-Encoding with br -> br, the
+//                 Content-Type of its extension, /dir/ -> /dir/index.html and /page ->
+//                 /page.html (what a plain JS worker serving a static site does)
 import { readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { createHash } from "node:crypto";
@@ -29,6 +31,13 @@ export default {
 };
 `);
 } else if (mode === "inmemory") {
+  const TYPES = {
+    html: "text/html; charset=utf-8", css: "text/css; charset=utf-8",
+    js: "text/javascript; charset=utf-8", json: "application/json", svg: "image/svg+xml",
+    png: "image/png", jpg: "image/jpeg", jpeg: "image/jpeg", gif: "image/gif", webp: "image/webp",
+    avif: "image/avif", ico: "image/x-icon", woff2: "font/woff2", woff: "font/woff",
+    txt: "text/plain; charset=utf-8", xml: "application/xml",
+  };
   // input: the site folder
   const files = {};
   const walk = (dir) => {
@@ -40,7 +49,7 @@ export default {
         const br = brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } });
         const tag = (b) => `"${createHash("sha256").update(b).digest("base64url").slice(0, 22)}"`;
         files["/" + relative(process.argv[3], path)] = {
-          type: name.endsWith(".html") ? "text/html; charset=utf-8" : name.endsWith(".js") ? "text/javascript; charset=utf-8" : "application/octet-stream",
+          type: TYPES[name.split(".").pop()] || "application/octet-stream",
           identity: bytes.toString("base64"), identityTag: tag(bytes),
           br: br.length < bytes.length ? br.toString("base64") : null, brTag: tag(br),
         };
@@ -57,7 +66,8 @@ site.set("/", site.get("/index.html"));
 export default {
   fetch(request) {
     const url = new URL(request.url);
-    const file = site.get(url.pathname);
+    const path = url.pathname;
+    const file = site.get(path) || site.get(path + ".html") || site.get(path + "index.html");
     if (!file) return new Response("404 Not Found\\n", { status: 404 });
     const ae = request.headers.get("accept-encoding") || "";
     const br = file.br && ae.includes("br");

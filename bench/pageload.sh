@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# `make pageload`: what a visitor waits for (issue 23), measured in headless Chromium
+# (bench/pageload.py: first view, repeat view, and a hover-then-click navigation, each with LCP,
+# load, requests and bytes, on DevTools' Slow 4G and Fast 4G presets and unthrottled; medians
+# of RUNS runs, default 3). Two sites: a generated docs-style site (bench/gensite.py --style
+# docs, PAGES pages, default 200) and the demo (public/). Each served, side by side in one run:
+#   edgesite           edgesite-native (examples/serve_site, release build: the site compiled
+#                      when it starts, as a build would compile it)
+#   edgesite-nospec    the same with `[links] speculation = "off"` (what the rules buy)
+#   nginx              nginx 1.22 (Debian) with a common production configuration: gzip on for
+#                      text types, its default caching (ETag and Last-Modified, no
+#                      Cache-Control), `try_files $uri $uri.html $uri/` for clean URLs
+#   js-worker          the JS in-memory Worker under bare workerd (bench/workers/generate.mjs:
+#                      brotli, strong ETags, no Cache-Control)
+# Then Lighthouse's performance score for the first view of each (LIGHTHOUSE=0 skips it).
+# Figures: docs/benchmarks.md ("Page loads").
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/env.sh
+. "$ROOT/scripts/env.sh"
+# shellcheck source=scripts/lib.sh
+. "$ROOT/scripts/lib.sh"
+cd "$ROOT"
+PAGES=${PAGES:-200}
+RUNS=${RUNS:-3}
+PRESETS=${PRESETS:-slow-4g,fast-4g,none}
+LIGHTHOUSE=${LIGHTHOUSE:-1}
+WORK="$ROOT/target/pageload"
+trap 'stop_all_servers; [ -f "$WORK/nginx.pid" ] && kill "$(cat "$WORK/nginx.pid")" 2>/dev/null; true' EXIT
+rm -rf "$WORK" && mkdir -p "$WORK"
+
+if ! command -v nginx >/dev/null; then
+  echo "[pageload] installing nginx (Debian)"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nginx >/dev/null
+fi
+cargo build -q --release -p edgesite-native --example serve_site
+python3 bench/gensite.py "$WORK/docs" --pages "$PAGES" --page-kb 20 --images 40 --image-kb 20 \
+  --style docs >/dev/null
+printf '[links]\nspeculation = "off"\n' >"$WORK/nospec.toml"
+
+# nginx for every site at once: one server block per port.
+nginx_conf() { # port root [port root]...
+  {
+    echo "pid $WORK/nginx.pid; error_log $WORK/nginx-error.log; daemon on; worker_processes 1;"
+    echo "events {} http { include /etc/nginx/mime.types; access_log off; sendfile on;"
+    echo "  gzip on; gzip_types text/css application/javascript text/javascript image/svg+xml application/json;"
+    while [ $# -ge 2 ]; do
+      echo "  server { listen 127.0.0.1:$1; root $2; index index.html;"
+      echo "    location / { try_files \$uri \$uri.html \$uri/ =404; } error_page 404 /404.html; }"
+      shift 2
+    done
+    echo "}"
+  } >"$WORK/nginx.conf"
+}
+
+# The servers of one site, started; LAST_SERVERS: their NAME=BASE_URL words for pageload.py.
+NGINX_SITES=""
+serve() { # name site-dir
+  local name=$1 dir=$2 p1 p2 p3 p4
+  p1=$(free_port) && p2=$((p1 + 1)) && p3=$((p1 + 2)) && p4=$((p1 + 3))
+  start_server "$name-edgesite" 120 "$p1" target/release/examples/serve_site \
+    --listen "127.0.0.1:$p1" --site "$dir" >/dev/null
+  start_server "$name-nospec" 120 "$p2" target/release/examples/serve_site \
+    --listen "127.0.0.1:$p2" --site "$dir" --config "$WORK/nospec.toml" >/dev/null
+  mkdir -p "$WORK/$name-js"
+  node bench/workers/generate.mjs inmemory "$dir" "$WORK/$name-js/worker.mjs"
+  workerd_config "$WORK/$name-js/worker.capnp" "$p4" "$WORK/$name-js" worker.mjs
+  start_server "$name-js" 60 "$p4" workerd serve "$WORK/$name-js/worker.capnp" >/dev/null
+  NGINX_SITES="$NGINX_SITES $p3 $dir"
+  LAST_SERVERS="edgesite=http://127.0.0.1:$p1 edgesite-nospec=http://127.0.0.1:$p2 nginx=http://127.0.0.1:$p3 js-worker=http://127.0.0.1:$p4"
+}
+
+serve docs "$WORK/docs"
+DOCS_SERVERS=$LAST_SERVERS
+serve demo "$ROOT/public"
+DEMO_SERVERS=$LAST_SERVERS
+# shellcheck disable=SC2086
+nginx_conf $NGINX_SITES
+nginx -c "$WORK/nginx.conf"
+sleep 0.5
+
+echo "== page loads: $RUNS runs per server, presets $PRESETS, $(date -u +%F), $(nproc) cores"
+# shellcheck disable=SC2086
+python3 bench/pageload.py --runs "$RUNS" --presets "$PRESETS" --json "$WORK/pageload.json" \
+  docs /docs/page-0001 $DOCS_SERVERS -- demo /about $DEMO_SERVERS
+
+if [ "$LIGHTHOUSE" = 1 ]; then
+  # Lighthouse from npm (offline once installed), pinned for the system's Node 20.
+  LH="$ROOT/target/tools/lighthouse"
+  if [ ! -x "$LH/node_modules/.bin/lighthouse" ]; then
+    echo "[pageload] installing lighthouse 12.2.3 (npm)"
+    mkdir -p "$LH" && (cd "$LH" && PATH=/usr/bin:$PATH npm install -s --no-audit --no-fund lighthouse@12.2.3 >/dev/null)
+  fi
+  echo "== Lighthouse performance score, first view (mobile preset, simulated Slow 4G)"
+  for pair in "docs /docs/page-0001 $DOCS_SERVERS" "demo /about $DEMO_SERVERS"; do
+    # shellcheck disable=SC2086
+    set -- $pair
+    site=$1 page=$2
+    shift 2
+    for server in "$@"; do
+      name=${server%%=*} base=${server#*=}
+      score=$(PATH=/usr/bin:$PATH "$LH/node_modules/.bin/lighthouse" "$base$page" --quiet \
+        --only-categories=performance --output=json --output-path=stdout \
+        --chrome-flags="--headless=new --no-sandbox --disable-gpu" 2>/dev/null |
+        python3 -c 'import json,sys; r=json.load(sys.stdin); print(round(r["categories"]["performance"]["score"]*100), round(r["audits"]["largest-contentful-paint"]["numericValue"]))' ||
+        echo "failed")
+      printf '%-6s %-16s score, LCP ms: %s\n' "$site" "$name" "$score"
+    done
+  done
+fi
