@@ -4,7 +4,7 @@ ENV := . scripts/env.sh &&
 PORT ?= 8787
 LISTEN ?= 127.0.0.1:8080
 
-.PHONY: setup dev native example test lint bench loadtest coldstart memory bigsite devloop fuzz soak size views images dictbench deploy clean
+.PHONY: setup dev native example test lint bench loadtest coldstart memory bigsite devloop fuzz soak size views pageload images dictbench deploy clean
 
 ## Install the toolchain and tools (idempotent; seconds when done).
 setup:
@@ -41,6 +41,11 @@ loadtest: setup
 ## Repeat views in headless Chromium with and without fingerprints, and the link pass's build cost.
 views: setup
 	@bench/views.sh
+
+## What a visitor waits for: page loads in headless Chromium (Slow 4G, Fast 4G, none), first view,
+## repeat view and hover-then-click navigation, edgesite vs nginx vs the JS Worker; Lighthouse.
+pageload: setup
+	@bench/pageload.sh
 
 ## The image stage on real photos and screenshots (COUNT=2000 files): bytes per format, cold build, rebuild.
 images: setup

@@ -2,7 +2,7 @@
 """What a visitor waits for: page loads in headless Chromium, on throttled networks.
 
     bench/pageload.py [--runs N] [--presets slow-4g,fast-4g,none] [--json FILE]
-                      SITE PAGE NAME=BASE_URL [NAME=BASE_URL...] [-- SITE PAGE NAME=BASE_URL...]
+                      SITE PAGE NAME=BASE_URL [NAME=BASE_URL...] [:: SITE PAGE NAME=BASE_URL...]
 
 For each site, each server (NAME=BASE_URL, all serving the same site), each network preset
 (Chrome DevTools' "Slow 4G" and "Fast 4G" presets through the DevTools protocol's
@@ -200,8 +200,8 @@ def main():
     ap.add_argument("groups", nargs="+", metavar="SITE PAGE NAME=BASE_URL...")
     args = ap.parse_args()
     groups, current = [], []
-    for arg in args.groups + ["--"]:
-        if arg == "--":
+    for arg in args.groups + ["::"]:
+        if arg == "::":
             if current:
                 groups.append(current)
             current = []

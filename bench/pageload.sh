@@ -3,7 +3,10 @@
 # (bench/pageload.py: first view, repeat view, and a hover-then-click navigation, each with LCP,
 # load, requests and bytes, on DevTools' Slow 4G and Fast 4G presets and unthrottled; medians
 # of RUNS runs, default 3). Two sites: a generated docs-style site (bench/gensite.py --style
-# docs, PAGES pages, default 200) and the demo (public/). Each served, side by side in one run:
+# docs, PAGES pages, default 200) and the demo (public/, copied as a deploy writes it: its
+# files' modification times are the deploy's, which nginx's Last-Modified carries and a
+# browser's heuristic freshness, RFC 9111 §4.2.2, is computed from). Each served, side by side
+# in one run:
 #   edgesite           edgesite-native (examples/serve_site, release build: the site compiled
 #                      when it starts, as a build would compile it)
 #   edgesite-nospec    the same with `[links] speculation = "off"` (what the rules buy)
@@ -72,7 +75,8 @@ serve() { # name site-dir
 
 serve docs "$WORK/docs"
 DOCS_SERVERS=$LAST_SERVERS
-serve demo "$ROOT/public"
+cp -r "$ROOT/public" "$WORK/demo"
+serve demo "$WORK/demo"
 DEMO_SERVERS=$LAST_SERVERS
 # shellcheck disable=SC2086
 nginx_conf $NGINX_SITES
@@ -82,14 +86,16 @@ sleep 0.5
 echo "== page loads: $RUNS runs per server, presets $PRESETS, $(date -u +%F), $(nproc) cores"
 # shellcheck disable=SC2086
 python3 bench/pageload.py --runs "$RUNS" --presets "$PRESETS" --json "$WORK/pageload.json" \
-  docs /docs/page-0001 $DOCS_SERVERS -- demo /about $DEMO_SERVERS
+  docs /docs/page-0001 $DOCS_SERVERS :: demo /about $DEMO_SERVERS
 
 if [ "$LIGHTHOUSE" = 1 ]; then
   # Lighthouse from npm (offline once installed), pinned for the system's Node 20.
   LH="$ROOT/target/tools/lighthouse"
   if [ ! -x "$LH/node_modules/.bin/lighthouse" ]; then
     echo "[pageload] installing lighthouse 12.2.3 (npm)"
-    mkdir -p "$LH" && (cd "$LH" && PATH=/usr/bin:$PATH npm install -s --no-audit --no-fund lighthouse@12.2.3 >/dev/null)
+    # A package.json of its own, so that npm does not walk up to the project's.
+    mkdir -p "$LH" && echo '{"private": true}' >"$LH/package.json"
+    (cd "$LH" && PATH=/usr/bin:$PATH npm install -s --no-audit --no-fund lighthouse@12.2.3 >/dev/null)
   fi
   echo "== Lighthouse performance score, first view (mobile preset, simulated Slow 4G)"
   for pair in "docs /docs/page-0001 $DOCS_SERVERS" "demo /about $DEMO_SERVERS"; do
