@@ -48,10 +48,14 @@ new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) window.__lcp = entry.startTime;
 }).observe({type: 'largest-contentful-paint', buffered: true});
 """
+# A prerendered page's times start when it was prerendered: what the visitor waited for starts
+# at its activation (the click), as web-vitals counts it.
 READ = """
 const n = performance.getEntriesByType('navigation')[0];
-return {lcp: window.__lcp || null, load: n ? n.loadEventEnd : null,
-        delivery: n ? n.deliveryType : null};
+const from = (n && n.activationStart) || 0;
+const since = (t) => t ? Math.max(0, t - from) : null;
+return {lcp: since(window.__lcp), load: n ? since(n.loadEventEnd) : null,
+        delivery: n ? n.deliveryType : null, activated: from > 0};
 """
 
 
@@ -87,7 +91,9 @@ def network(driver, origin, events=None):
         elif method == "Network.loadingFinished":
             sizes[rid] = params.get("encodedDataLength", 0)
     ours = [r for r, u in urls.items() if u.startswith(origin) and r not in cached]
-    prefetches = [r for r in ours if kinds.get(r) == "Prefetch" and r in sizes]
+    # A prerender's document is a Document request of another frame tree: count the page's
+    # own speculative fetches as prefetches either way.
+    prefetches = [r for r in ours if kinds.get(r) in ("Prefetch", "Document") and r in sizes]
     return len(ours), sum(sizes.get(r, 0) for r in ours), prefetches
 
 

@@ -10,6 +10,7 @@
 #   edgesite           edgesite-native (examples/serve_site, release build: the site compiled
 #                      when it starts, as a build would compile it)
 #   edgesite-nospec    the same with `[links] speculation = "off"` (what the rules buy)
+#   edgesite-prerender the same with `[links] speculation = "prerender"` (opt-in)
 #   nginx              nginx 1.22 (Debian) with a common production configuration: gzip on for
 #                      text types, its default caching (ETag and Last-Modified, no
 #                      Cache-Control), `try_files $uri $uri.html $uri/` for clean URLs
@@ -40,6 +41,7 @@ cargo build -q --release -p edgesite-native --example serve_site
 python3 bench/gensite.py "$WORK/docs" --pages "$PAGES" --page-kb 20 --images 40 --image-kb 20 \
   --style docs >/dev/null
 printf '[links]\nspeculation = "off"\n' >"$WORK/nospec.toml"
+printf '[links]\nspeculation = "prerender"\n' >"$WORK/prerender.toml"
 
 # nginx for every site at once: one server block per port.
 nginx_conf() { # port root [port root]...
@@ -59,18 +61,20 @@ nginx_conf() { # port root [port root]...
 # The servers of one site, started; LAST_SERVERS: their NAME=BASE_URL words for pageload.py.
 NGINX_SITES=""
 serve() { # name site-dir
-  local name=$1 dir=$2 p1 p2 p3 p4
-  p1=$(free_port) && p2=$((p1 + 1)) && p3=$((p1 + 2)) && p4=$((p1 + 3))
+  local name=$1 dir=$2 p1 p2 p3 p4 p5
+  p1=$(free_port) && p2=$((p1 + 1)) && p3=$((p1 + 2)) && p4=$((p1 + 3)) && p5=$((p1 + 4))
   start_server "$name-edgesite" 120 "$p1" target/release/examples/serve_site \
     --listen "127.0.0.1:$p1" --site "$dir" >/dev/null
   start_server "$name-nospec" 120 "$p2" target/release/examples/serve_site \
     --listen "127.0.0.1:$p2" --site "$dir" --config "$WORK/nospec.toml" >/dev/null
+  start_server "$name-prerender" 120 "$p5" target/release/examples/serve_site \
+    --listen "127.0.0.1:$p5" --site "$dir" --config "$WORK/prerender.toml" >/dev/null
   mkdir -p "$WORK/$name-js"
   node bench/workers/generate.mjs inmemory "$dir" "$WORK/$name-js/worker.mjs"
   workerd_config "$WORK/$name-js/worker.capnp" "$p4" "$WORK/$name-js" worker.mjs
   start_server "$name-js" 60 "$p4" workerd serve "$WORK/$name-js/worker.capnp" >/dev/null
   NGINX_SITES="$NGINX_SITES $p3 $dir"
-  LAST_SERVERS="edgesite=http://127.0.0.1:$p1 edgesite-nospec=http://127.0.0.1:$p2 nginx=http://127.0.0.1:$p3 js-worker=http://127.0.0.1:$p4"
+  LAST_SERVERS="edgesite=http://127.0.0.1:$p1 edgesite-nospec=http://127.0.0.1:$p2 nginx=http://127.0.0.1:$p3 js-worker=http://127.0.0.1:$p4 edgesite-prerender=http://127.0.0.1:$p5"
 }
 
 serve docs "$WORK/docs"
