@@ -4,7 +4,7 @@ ENV := . scripts/env.sh &&
 PORT ?= 8787
 LISTEN ?= 127.0.0.1:8080
 
-.PHONY: setup dev native example test lint bench loadtest coldstart memory bigsite devloop fuzz soak size views pageload images dictbench deploy clean
+.PHONY: setup dev native example test lint bench loadtest coldstart memory bigsite devloop fuzz soak size views pageload report images dictbench deploy clean
 
 ## Install the toolchain and tools (idempotent; seconds when done).
 setup:
@@ -46,6 +46,12 @@ views: setup
 ## repeat view and hover-then-click navigation, edgesite vs nginx vs the JS Worker; Lighthouse.
 pageload: setup
 	@bench/pageload.sh
+
+## Build the site and print where its HTML report is (opened too where a desktop is present).
+report: setup
+	@$(ENV) cargo build -q -p edgesite && echo "$(CURDIR)/target/edgesite/report.html" && \
+	  { [ -z "$$DISPLAY$$WAYLAND_DISPLAY" ] || ! command -v xdg-open >/dev/null || \
+	    xdg-open target/edgesite/report.html >/dev/null 2>&1 & }
 
 ## The image stage on real photos and screenshots (COUNT=2000 files): bytes per format, cold build, rebuild.
 images: setup

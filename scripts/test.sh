@@ -318,6 +318,25 @@ recorded_deploy() {
   return $rc
 }
 
+# A large site's first build, as a user runs it in a terminal (`script`: a pseudo-terminal):
+# the build script draws the compression's progress bar on it (issue 24). A new seed each run,
+# so that nothing comes from the encoding cache.
+build_progress() {
+  local site log rc=0
+  site=$(mktemp -d)
+  log=$(mktemp)
+  python3 bench/gensite.py "$site" --pages 400 --page-kb 24 --images 1 --image-kb 1 \
+    --seed "$RANDOM$RANDOM" >/dev/null
+  EDGESITE_SITE=$site script -qec "${NATIVE_BUILD[*]}" "$log" >/dev/null 2>&1 || rc=1
+  if ! grep -q "edgesite: compress" "$log"; then
+    echo "the build's terminal shows no progress bar; its end:" >&2
+    tail -c 1500 "$log" >&2
+    rc=1
+  fi
+  rm -rf "$site" "$log"
+  return $rc
+}
+
 site_override() {
   local site port rc=0
   site=$(mktemp -d)
@@ -348,6 +367,7 @@ site_override() {
   expect_build_error 'tests/fixtures/bad.toml:3: unknown field `cleanurls`' EDGESITE_CONFIG=tests/fixtures/bad.toml || rc=1
   expect_build_error 'tests/fixtures/bad-value.toml:4: headers.content_security_policy: the value contains' \
     EDGESITE_CONFIG=tests/fixtures/bad-value.toml || rc=1
+  step "site: a large site's first build shows its progress on the terminal" build_progress || rc=1
   # Back to the demo, so the next `make test` finds its build as it left it.
   step "cargo build (the demo again)" "${NATIVE_BUILD[@]}" || rc=1
   rm -rf "$site"
@@ -391,6 +411,9 @@ repeat_views() {
   # arrives as a delta against the first's, and runs.
   step "views: dictionary_transport.py" python3 tests/browser/dictionary_transport.py target/test-bin/delta || rc=1
   step "views: deltas_in_browser.py" python3 tests/browser/deltas_in_browser.py "$(free_port)" || rc=1
+  # report.html (issue 24): `make report` names it; Chromium opens it from file://.
+  step "views: make report, report_in_browser.py" \
+    bash -c 'path=$(make -s report | tail -n 1) && python3 tests/browser/report_in_browser.py "$(dirname "$path")"' || rc=1
   return $rc
 }
 

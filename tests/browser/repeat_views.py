@@ -54,7 +54,7 @@ class WebDriver:
         capabilities = {"capabilities": {"alwaysMatch": {
             "browserName": "chrome",
             "goog:chromeOptions": options,
-            "goog:loggingPrefs": {"performance": "ALL"},
+            "goog:loggingPrefs": {"performance": "ALL", "browser": "ALL"},
         }}}
         self.session = self.call("POST", "/session", capabilities)["sessionId"]
 

@@ -229,7 +229,8 @@ fn report(manifest: &Manifest, out_dir: &Path) {
     let report = manifest.report();
     let written = std::fs::create_dir_all(&dir)
         .and_then(|()| std::fs::write(dir.join("manifest.json"), manifest.to_json()))
-        .and_then(|()| std::fs::write(dir.join("report.txt"), &report));
+        .and_then(|()| std::fs::write(dir.join("report.txt"), &report))
+        .and_then(|()| std::fs::write(dir.join("report.html"), manifest.report_html()));
     for line in report.lines() {
         println!("cargo:warning={line}");
     }
@@ -241,7 +242,7 @@ fn report(manifest: &Manifest, out_dir: &Path) {
     }
     match written {
         Ok(()) => println!(
-            "cargo:warning=manifest.json and report.txt in {}",
+            "cargo:warning=manifest.json, report.txt and report.html in {}",
             dir.display()
         ),
         Err(e) => println!("cargo:warning=cannot write {}: {e}", dir.display()),

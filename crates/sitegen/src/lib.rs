@@ -83,15 +83,38 @@ use std::time::Instant;
 /// `_headers` or `_redirects` file, or a bundle over its budget (see [`Error`]).
 pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
     let started = Instant::now();
-    let mut sources = sources::read(site_dir, options)?;
-    let mut routing = routing::route(site_dir, options, &sources)?;
-    let speculation = speculation::add(&mut sources, &mut routing, options)?;
-    let images = images::make(&sources, options)?;
-    let links = links::pass(&sources, &images, &routing, options)?;
-    let assets = encode::encode(&sources, images, &links, options)?;
-    let assets = delta::add(assets, &sources, options)?;
-    let assets = storage::store(assets, options)?;
-    let assets = fields::apply(assets, site_dir, &routing, speculation.as_ref(), options)?;
+    let mut clock = Stages::default();
+    let mut sources = clock.time("sources", || sources::read(site_dir, options))?;
+    let mut routing = clock.time("routing", || routing::route(site_dir, options, &sources))?;
+    let speculation = clock.time("speculation", || {
+        speculation::add(&mut sources, &mut routing, options)
+    })?;
+    let images = clock.time("images", || images::make(&sources, options))?;
+    let links = clock.time("links", || {
+        links::pass(&sources, &images, &routing, options)
+    })?;
+    let assets = clock.time("encode", || {
+        encode::encode(&sources, images, &links, options)
+    })?;
+    let assets = clock.time("delta", || delta::add(assets, &sources, options))?;
+    let assets = clock.time("storage", || storage::store(assets, options))?;
+    let mut assets = clock.time("fields", || {
+        fields::apply(assets, site_dir, &routing, speculation.as_ref(), options)
+    })?;
+    assets.stats.stages = clock.0;
     let stages = (sources, routing, links);
     Ok(emit::manifest(site_dir, options, stages, assets, started))
+}
+
+/// The wall time of each stage, in milliseconds (the report shows them).
+#[derive(Default)]
+struct Stages(Vec<(&'static str, u64)>);
+
+impl Stages {
+    fn time<T>(&mut self, stage: &'static str, run: impl FnOnce() -> T) -> T {
+        let started = Instant::now();
+        let out = run();
+        self.0.push((stage, started.elapsed().as_millis() as u64));
+        out
+    }
 }

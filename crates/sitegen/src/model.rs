@@ -103,7 +103,7 @@ pub struct Manifest {
 }
 
 /// What one compile did, stage by stage.
-#[derive(Debug, Clone, Copy, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct BuildStats {
     /// Files compiled.
     pub files: usize,
@@ -117,6 +117,8 @@ pub struct BuildStats {
     pub images: ImageStats,
     /// Wall time of the compile, in milliseconds.
     pub wall_time_ms: u64,
+    /// Wall time of each stage, in milliseconds, in the order they ran.
+    pub stages: Vec<(&'static str, u64)>,
 }
 
 /// How many encodings were computed, and how many came from the cache.

@@ -464,6 +464,71 @@ fn the_manifest_lists_sizes_etags_and_sri_and_the_report_has_a_row_per_file() {
     assert!(report.contains("bundle estimate"), "{report}");
 }
 
+/// The figure with this `id` in report.html (its `data-n`).
+fn figure(html: &str, id: &str) -> u64 {
+    let at = html
+        .find(&format!("id=\"{id}\" data-n=\""))
+        .unwrap_or_else(|| panic!("no figure {id}"));
+    let rest = &html[at + id.len() + 14..];
+    rest[..rest.find('"').unwrap()].parse().unwrap()
+}
+
+#[test]
+fn the_html_report_is_self_contained_and_says_what_the_manifest_and_report_say() {
+    let manifest = compile_ok(Path::new(FIXTURE_SITE));
+    let html = manifest.report_html();
+    let report = manifest.report();
+    // Nothing to fetch: no URL of any scheme in an attribute, no external script or style.
+    for needle in ["src=", "href=", "http://", "https://", "url(", "@import"] {
+        assert!(!html.contains(needle), "{needle} in report.html");
+    }
+    let bundle = edgesite_sitegen::bundle_bytes(&manifest.files);
+    assert_eq!(figure(&html, "bundle-bytes"), bundle);
+    assert!(report.contains(&format!("bundle estimate {bundle} bytes")));
+    assert_eq!(figure(&html, "files"), manifest.files.len() as u64);
+    let stored: Vec<u64> = manifest.files.iter().map(|f| f.stored_bytes()).collect();
+    assert_eq!(
+        figure(&html, "site-bytes"),
+        stored.iter().sum::<u64>(),
+        "the treemap holds every stored byte"
+    );
+    // One rectangle per file with bytes, each with the file's stored bytes.
+    for (file, bytes) in manifest.files.iter().zip(&stored) {
+        let rect = format!("data-path=\"{}\" data-n=\"{bytes}\"", file.path);
+        assert_eq!(
+            html.matches(&rect).count(),
+            usize::from(*bytes > 0),
+            "{rect}"
+        );
+    }
+    // Each stage's time, as report.txt says it.
+    for (stage, ms) in &manifest.stats.stages {
+        assert!(report.contains(&format!("{stage} {ms} ms")), "{stage}");
+        assert!(html.contains(&format!(
+            "data-stage=\"{stage}\"><td>{stage}</td><td class=\"n\" data-n=\"{ms}\""
+        )));
+    }
+    assert_eq!(
+        manifest
+            .stats
+            .stages
+            .iter()
+            .map(|(s, _)| *s)
+            .collect::<Vec<_>>(),
+        [
+            "sources",
+            "routing",
+            "speculation",
+            "images",
+            "links",
+            "encode",
+            "delta",
+            "storage",
+            "fields"
+        ]
+    );
+}
+
 #[test]
 fn headers_file_rules_apply_at_build_time() {
     let manifest = compile_ok(Path::new(FIXTURE_SITE));

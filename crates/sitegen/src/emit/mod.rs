@@ -1,11 +1,14 @@
 //! The last stage: the compile as a [`Manifest`], and what a build writes of it: `site.rs`
-//! (`codegen`), `manifest.json`, `report.txt` (`report`), the served copy of the site's pages;
+//! (`codegen`), `manifest.json`, `report.txt` (`report`), `report.html` (`html`, its treemap
+//! laid out by `treemap`), the served copy of the site's pages;
 //! and the compile served from memory (`leak`).
 
 mod boundary;
 pub(crate) mod codegen;
+mod html;
 mod leak;
 mod report;
+mod treemap;
 
 use crate::links::Links;
 use crate::model::{Asset, Assets, Manifest, Options};
@@ -86,7 +89,7 @@ fn not_found_pages(files: &[Asset]) -> Vec<(String, usize)> {
 
 impl Manifest {
     /// Writes `site.rs` with the bytes embedded ([`Bodies::Embedded`]; the encoded ones in
-    /// `encoded/<sha256>`), `manifest.json` and `report.txt` into `out_dir`.
+    /// `encoded/<sha256>`), `manifest.json`, `report.txt` and `report.html` into `out_dir`.
     ///
     /// # Errors
     /// When a file cannot be written.
@@ -124,7 +127,8 @@ impl Manifest {
         }
         codegen::write(self, out_dir, bodies)?;
         std::fs::write(out_dir.join("manifest.json"), self.to_json())?;
-        std::fs::write(out_dir.join("report.txt"), self.report())
+        std::fs::write(out_dir.join("report.txt"), self.report())?;
+        std::fs::write(out_dir.join("report.html"), self.report_html())
     }
 
     /// Writes every HTML and CSS file as it is served (the link pass may have rewritten it), and

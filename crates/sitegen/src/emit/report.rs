@@ -30,8 +30,20 @@ impl Manifest {
             );
         }
         out.push_str(&self.totals());
+        out.push_str(&self.stage_times());
         out.push_str(&self.images());
         out
+    }
+
+    /// One line: each stage's wall time.
+    fn stage_times(&self) -> String {
+        let stages: Vec<String> = self
+            .stats
+            .stages
+            .iter()
+            .map(|(stage, ms)| format!("{stage} {ms} ms"))
+            .collect();
+        format!("stages: {}\n", stages.join(", "))
     }
 
     /// The image stage: per image, every candidate with its bytes, score and fate; then totals

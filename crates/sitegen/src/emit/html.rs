@@ -1,0 +1,435 @@
+//! `report.html`: the build report as one self-contained page (no request when opened, works
+//! from `file://`): the bundle as a treemap against the budget, savings by content type and by
+//! encoding, the cache policy, links, deltas and kept deploys, and each stage's time. Every
+//! figure is computed here from the same [`Manifest`] that `manifest.json` and `report.txt`
+//! are written from, and the raw number sits in a `data-n` attribute beside the one shown
+//! (the views layer compares them in Chromium).
+
+use super::treemap::{self, Rect};
+use crate::cache::CacheReason;
+use crate::model::{Asset, Manifest, CODE_ESTIMATE_BYTES};
+use crate::storage;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// The treemap's drawing area, in SVG units.
+const MAP: Rect = Rect {
+    x: 0.0,
+    y: 0.0,
+    w: 1000.0,
+    h: 520.0,
+};
+
+/// The most rows of the per-page tables.
+const MAX_ROWS: usize = 50;
+
+impl Manifest {
+    /// The report as a self-contained HTML page.
+    pub fn report_html(&self) -> String {
+        let mut out = String::with_capacity(64 * 1024);
+        out.push_str(HEAD);
+        let _ = write!(
+            out,
+            "<h1>edgesite build <code id=\"build-id\">{}</code></h1>\n<p>{} files from <code>{}</code>, compiled in {} ms.</p>\n",
+            esc(&self.build_id),
+            n("files", self.files.len() as u64),
+            esc(&self.site_dir.display().to_string()),
+            n("wall-time-ms", self.stats.wall_time_ms),
+        );
+        out.push_str(&self.budget_section());
+        out.push_str(&self.treemap_section());
+        out.push_str(&self.savings_section());
+        out.push_str(&self.cache_section());
+        out.push_str(&self.links_section());
+        out.push_str(&self.deltas_section());
+        out.push_str(&self.stages_section());
+        out.push_str(SCRIPT);
+        out.push_str("</body>\n</html>\n");
+        out
+    }
+
+    fn budget_section(&self) -> String {
+        let bundle = storage::bundle_bytes(&self.files);
+        let limit = self.budget.max_bundle_bytes.max(1);
+        let percent = bundle * 100 / limit;
+        format!(
+            "<section id=\"budget\"><h2>Budget</h2>\n<div class=\"bar\"><div style=\"width:{:.2}%\"></div></div>\n\
+             <p>{} bytes of the {}-byte limit ({}%: the site's stored bytes and {} bytes of code), \
+             stored <b id=\"store\">{:?}</b>: {}</p></section>\n",
+            (bundle as f64 * 100.0 / limit as f64).min(100.0),
+            n("bundle-bytes", bundle),
+            n("budget-bytes", limit),
+            n("budget-percent", percent),
+            CODE_ESTIMATE_BYTES,
+            self.store.store,
+            esc(&self.store.reason),
+        )
+    }
+
+    fn treemap_section(&self) -> String {
+        let sizes: Vec<(&str, u64)> = self
+            .files
+            .iter()
+            .map(|f| (f.path.as_str(), f.stored_bytes()))
+            .collect();
+        let root = treemap::tree(&sizes);
+        let mut rects = Vec::new();
+        treemap::layout(&root, MAP, &mut rects);
+        let mut svg = format!(
+            "<svg id=\"treemap\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"stored bytes by folder and file\">\n",
+            MAP.w, MAP.h
+        );
+        for (rect, node) in &rects {
+            let (class, title, attrs) = match node.file {
+                Some(i) => {
+                    let file = &self.files[i];
+                    let title = format!(
+                        "{} ({}): {} bytes",
+                        file.path, file.content_type, node.bytes
+                    );
+                    let attrs = format!(
+                        " data-path=\"{}\" data-n=\"{}\"",
+                        esc(&file.path),
+                        node.bytes
+                    );
+                    (family(file.content_type), title, attrs)
+                }
+                None => (
+                    "folder",
+                    format!("{}/: {} bytes", node.name, node.bytes),
+                    String::new(),
+                ),
+            };
+            let _ = writeln!(
+                svg,
+                "<rect class=\"{class}\" x=\"{:.2}\" y=\"{:.2}\" width=\"{:.2}\" height=\"{:.2}\"{attrs}><title>{}</title></rect>",
+                rect.x, rect.y, rect.w, rect.h, esc(&title)
+            );
+            if node.file.is_some() && rect.w > 60.0 && rect.h > 14.0 {
+                let _ = writeln!(
+                    svg,
+                    "<text x=\"{:.2}\" y=\"{:.2}\">{}</text>",
+                    rect.x + 3.0,
+                    rect.y + 12.0,
+                    esc(&node.name)
+                );
+            }
+        }
+        svg.push_str("</svg>\n");
+        let legend: String = ["html", "css", "js", "image", "font", "other"]
+            .iter()
+            .map(|c| format!("<span class=\"key {c}\"></span>{c} "))
+            .collect();
+        format!(
+            "<section><h2>The bundle: {} bytes stored, by folder and file</h2>\n<p>Area is stored bytes (every representation kept); colour is the content type: {legend}</p>\n{svg}</section>\n",
+            n("site-bytes", root.bytes)
+        )
+    }
+
+    fn savings_section(&self) -> String {
+        // Per content type: files, identity bytes, stored bytes, the smallest a client gets.
+        let mut by_type: BTreeMap<&str, [u64; 4]> = BTreeMap::new();
+        // Per encoding: representations and bytes, and the identity bytes of those files.
+        let mut by_coding: BTreeMap<String, [u64; 3]> = BTreeMap::new();
+        for file in &self.files {
+            let row = by_type.entry(file.content_type).or_default();
+            row[0] += 1;
+            row[1] += file.size;
+            row[2] += file.stored_bytes();
+            row[3] += smallest(file);
+            let encoded = file
+                .representations
+                .iter()
+                .map(|r| (r.coding.token().to_string(), r.size))
+                .chain(file.deltas.iter().map(|d| {
+                    (
+                        format!("delta {}", d.representation.coding.token()),
+                        d.representation.size,
+                    )
+                }))
+                .chain(
+                    file.variants
+                        .iter()
+                        .map(|v| (format!("variant {}", v.content_type), v.representation.size)),
+                );
+            for (coding, size) in encoded {
+                let row = by_coding.entry(coding).or_default();
+                row[0] += 1;
+                row[1] += size;
+                row[2] += file.size;
+            }
+        }
+        let mut out = String::from(
+            "<section id=\"savings\"><h2>Savings</h2>\n<table class=\"sortable\" id=\"by-type\"><thead><tr><th>content type</th><th>files</th><th>identity bytes</th><th>stored bytes</th><th>smallest encoding</th><th>bytes saved</th></tr></thead><tbody>\n",
+        );
+        for (kind, [files, identity, stored, best]) in &by_type {
+            let _ = writeln!(
+                out,
+                "<tr data-type=\"{}\"><td>{}</td>{}{}{}{}{}</tr>",
+                esc(kind),
+                esc(kind),
+                td(*files),
+                td(*identity),
+                td(*stored),
+                td(*best),
+                td(identity - best.min(identity))
+            );
+        }
+        out.push_str("</tbody></table>\n<table class=\"sortable\" id=\"by-coding\"><thead><tr><th>encoding</th><th>representations</th><th>bytes</th><th>identity bytes of those files</th><th>bytes saved</th></tr></thead><tbody>\n");
+        for (coding, [count, bytes, identity]) in &by_coding {
+            let _ = writeln!(
+                out,
+                "<tr data-coding=\"{}\"><td>{}</td>{}{}{}{}</tr>",
+                esc(coding),
+                esc(coding),
+                td(*count),
+                td(*bytes),
+                td(*identity),
+                td(identity.saturating_sub(*bytes))
+            );
+        }
+        out.push_str("</tbody></table></section>\n");
+        out
+    }
+
+    fn cache_section(&self) -> String {
+        let mut groups: BTreeMap<&str, Vec<&Asset>> = BTreeMap::new();
+        for file in &self.files {
+            let group = match (file.cache_reason, file.fingerprint.is_empty()) {
+                (CacheReason::Fingerprinted, _) => "immutable: the name carries its verified hash",
+                (_, false) => "immutable at its ?v= URL, revalidated at its plain URL",
+                (CacheReason::Rule, true) => "set by a rule ([[cache.rules]] or _headers)",
+                (CacheReason::Html, true) => "revalidated: a page",
+                (CacheReason::Default, true) => "revalidated: the default",
+            };
+            groups.entry(group).or_default().push(file);
+        }
+        let mut out = String::from("<section id=\"cache\"><h2>Cache policy</h2>\n");
+        for (i, (group, files)) in groups.iter().enumerate() {
+            let _ = write!(
+                out,
+                "<details><summary>{}: {} files</summary><ul>",
+                esc(group),
+                n(&format!("cache-{i}"), files.len() as u64)
+            );
+            for file in files.iter().take(MAX_ROWS * 4) {
+                let _ = write!(
+                    out,
+                    "<li><code>{}</code>: {}</li>",
+                    esc(&file.path),
+                    esc(&file.cache_control)
+                );
+            }
+            out.push_str("</ul></details>\n");
+        }
+        out.push_str("</section>\n");
+        out
+    }
+
+    fn links_section(&self) -> String {
+        let broken: Vec<&String> = self
+            .warnings
+            .iter()
+            .filter(|w| w.contains(": broken link "))
+            .collect();
+        let mut out = format!(
+            "<section id=\"links\"><h2>Links</h2>\n<p>{} local references in {} HTML and CSS files; {} given <code>?v=</code>; {} links to pages led past a redirect; {} broken; {} preload hints.</p>\n<ul id=\"broken\">",
+            n("references", self.stats.links.references as u64),
+            self.stats.links.files,
+            n("fingerprinted", self.stats.links.fingerprinted as u64),
+            self.stats.links.navigations,
+            n("broken", self.stats.links.broken as u64),
+            n("preload-hints", self.stats.links.preload_hints as u64),
+        );
+        for warning in &broken {
+            let _ = write!(out, "<li><code>{}</code></li>", esc(warning));
+        }
+        out.push_str("</ul>\n<table class=\"sortable\" id=\"blocking\"><thead><tr><th>page</th><th>render-blocking resources preloaded</th><th>the Link field</th></tr></thead><tbody>\n");
+        let mut pages: Vec<(&Asset, usize, &str)> = self
+            .files
+            .iter()
+            .filter_map(|f| {
+                let link = f.fields.iter().find(|(k, _)| k == "link")?;
+                let hints = link.1.matches("rel=preload").count();
+                (hints > 0).then_some((f, hints, link.1.as_str()))
+            })
+            .collect();
+        pages.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.path.cmp(&b.0.path)));
+        for (file, hints, link) in pages.iter().take(MAX_ROWS) {
+            let _ = writeln!(
+                out,
+                "<tr><td><code>{}</code></td>{}<td><code>{}</code></td></tr>",
+                esc(&file.path),
+                td(*hints as u64),
+                esc(link)
+            );
+        }
+        out.push_str("</tbody></table></section>\n");
+        out
+    }
+
+    fn deltas_section(&self) -> String {
+        let d = &self.stats.deltas;
+        let mut out = format!(
+            "<section id=\"deltas\"><h2>Deltas and kept deploys</h2>\n<p>{} deltas in {} files ({} bytes) against {} earlier deploys; {} files of earlier deploys kept ({} bytes).</p>\n\
+             <table class=\"sortable\"><thead><tr><th>file</th><th>br bytes</th><th>smallest delta bytes</th><th>bytes saved</th></tr></thead><tbody>\n",
+            n("deltas", d.deltas as u64),
+            d.files,
+            n("delta-bytes", d.bytes),
+            d.deploys,
+            n("kept-files", d.kept.files as u64),
+            d.kept.bytes,
+        );
+        for file in self
+            .files
+            .iter()
+            .filter(|f| !f.deltas.is_empty())
+            .take(MAX_ROWS * 4)
+        {
+            let br = file
+                .representations
+                .iter()
+                .find(|r| r.coding.token() == "br")
+                .map_or(file.size, |r| r.size);
+            let delta = file
+                .deltas
+                .iter()
+                .map(|d| d.representation.size)
+                .min()
+                .unwrap_or(br);
+            let _ = writeln!(
+                out,
+                "<tr><td><code>{}</code></td>{}{}{}</tr>",
+                esc(&file.path),
+                td(br),
+                td(delta),
+                td(br.saturating_sub(delta))
+            );
+        }
+        out.push_str("</tbody></table></section>\n");
+        out
+    }
+
+    fn stages_section(&self) -> String {
+        let total: u64 = self
+            .stats
+            .stages
+            .iter()
+            .map(|(_, ms)| ms)
+            .sum::<u64>()
+            .max(1);
+        let mut out =
+            String::from("<section id=\"stages\"><h2>Build time by stage</h2>\n<table><tbody>\n");
+        for (stage, ms) in &self.stats.stages {
+            let _ = writeln!(
+                out,
+                "<tr data-stage=\"{stage}\"><td>{stage}</td><td class=\"n\" data-n=\"{ms}\">{ms} ms</td><td><div class=\"bar small\"><div style=\"width:{}%\"></div></div></td></tr>",
+                ms * 100 / total
+            );
+        }
+        out.push_str("</tbody></table></section>\n");
+        out
+    }
+}
+
+/// The smallest representation a client can get (identity included).
+fn smallest(file: &Asset) -> u64 {
+    file.representations
+        .iter()
+        .map(|r| r.size)
+        .min()
+        .unwrap_or(file.size)
+}
+
+/// The colour class of a content type.
+fn family(content_type: &str) -> &'static str {
+    match content_type.split(';').next().unwrap_or_default() {
+        "text/html" => "html",
+        "text/css" => "css",
+        "text/javascript" | "application/javascript" | "application/wasm" => "js",
+        t if t.starts_with("image/") => "image",
+        t if t.starts_with("font/") => "font",
+        _ => "other",
+    }
+}
+
+/// A figure: shown with thousands separators, the raw number in `data-n`, found by `id`.
+fn n(id: &str, value: u64) -> String {
+    format!(
+        "<span id=\"{id}\" data-n=\"{value}\">{}</span>",
+        grouped(value)
+    )
+}
+
+/// A table cell holding a figure (sorted by its raw number).
+fn td(value: u64) -> String {
+    format!("<td class=\"n\" data-n=\"{value}\">{}</td>", grouped(value))
+}
+
+/// 1234567 as "1,234,567".
+fn grouped(value: u64) -> String {
+    let digits = value.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// HTML text and attribute escaping.
+fn esc(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+const HEAD: &str = r#"<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
+<title>edgesite build report</title>
+<style>
+body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em auto; max-width: 1100px; padding: 0 1em; color: #222; }
+h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 1.6em; }
+table { border-collapse: collapse; margin: .5em 0 1em; }
+th, td { padding: .2em .6em; border-bottom: 1px solid #ddd; text-align: left; vertical-align: top; }
+th { cursor: pointer; background: #f4f4f4; } td.n { text-align: right; font-variant-numeric: tabular-nums; }
+.bar { background: #eee; height: 14px; width: 100%; border-radius: 3px; overflow: hidden; }
+.bar > div { background: #4e79a7; height: 100%; } .bar.small { width: 200px; height: 10px; }
+svg { width: 100%; height: auto; border: 1px solid #ccc; }
+rect { stroke: #fff; stroke-width: .6; } rect.folder { fill: none; stroke: #333; stroke-width: 1.2; }
+text { font-size: 10px; pointer-events: none; fill: #111; }
+.html { fill: #4e79a7; background: #4e79a7; } .css { fill: #f28e2b; background: #f28e2b; }
+.js { fill: #e15759; background: #e15759; } .image { fill: #76b7b2; background: #76b7b2; }
+.font { fill: #59a14f; background: #59a14f; } .other { fill: #bab0ac; background: #bab0ac; }
+.key { display: inline-block; width: .9em; height: .9em; margin: 0 .2em 0 .6em; vertical-align: middle; }
+code { font-size: 12px; word-break: break-all; }
+</style>
+</head>
+<body>
+"#;
+
+/// Sorts a table by the column whose header is clicked (numbers by `data-n`), again to reverse.
+const SCRIPT: &str = r#"<script>
+for (const table of document.querySelectorAll("table.sortable")) {
+  table.querySelectorAll("th").forEach((th, column) => th.addEventListener("click", () => {
+    const body = table.tBodies[0];
+    const key = (row) => {
+      const cell = row.cells[column];
+      return cell.dataset.n !== undefined ? Number(cell.dataset.n) : cell.textContent;
+    };
+    const down = th.dataset.order !== "down";
+    th.dataset.order = down ? "down" : "up";
+    const rows = [...body.rows].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+    if (down) rows.reverse();
+    rows.forEach((row) => body.appendChild(row));
+  }));
+}
+</script>
+"#;
