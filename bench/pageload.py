@@ -233,7 +233,26 @@ def main():
     if args.json:
         with open(args.json, "w") as f:
             json.dump(everything, f, indent=1)
+    markdown(everything)
     return 0
+
+
+def markdown(everything):
+    """The medians as the Markdown tables of docs/benchmarks.md, one per site and view."""
+    cell = lambda v: "-" if v is None else f"{v:,.0f}"  # noqa: E731
+    for site in dict.fromkeys(e["site"] for e in everything):
+        for kind in ("first", "repeat", "navigation"):
+            rows = [e for e in everything if e["site"] == site]
+            names = list(rows[0]["runs"])
+            print(f"\n{site}, {kind} view: LCP ms / load ms / requests / bytes (medians)\n")
+            print("| server | " + " | ".join(r["preset"] for r in rows) + " |")
+            print("| --- |" + " --- |" * len(rows))
+            for name in names:
+                cells = []
+                for r in rows:
+                    m = r["medians"][f"{name}/{kind}"]
+                    cells.append(" / ".join(cell(m[k]) for k in ("lcp", "load", "requests", "bytes")))
+                print(f"| {name} | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":

@@ -325,10 +325,11 @@ build_progress() {
   local site log rc=0
   site=$(mktemp -d)
   log=$(mktemp)
-  python3 bench/gensite.py "$site" --pages 400 --page-kb 24 --images 1 --image-kb 1 \
+  python3 bench/gensite.py "$site" --pages 160 --page-kb 24 --images 1 --image-kb 1 \
     --seed "$RANDOM$RANDOM" >/dev/null
   EDGESITE_SITE=$site script -qec "${NATIVE_BUILD[*]}" "$log" >/dev/null 2>&1 || rc=1
-  if ! grep -q "edgesite: compress" "$log"; then
+  # The stage, the bar, files done of the total, megabytes, time left.
+  if ! grep -aqE "edgesite: compress \[[=> ]+\] [0-9]+/[0-9]+ files, [0-9.]+ MB, [0-9]+s left" "$log"; then
     echo "the build's terminal shows no progress bar; its end:" >&2
     tail -c 1500 "$log" >&2
     rc=1
