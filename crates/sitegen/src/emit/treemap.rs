@@ -56,7 +56,7 @@ pub(crate) fn tree(files: &[(&str, u64)]) -> Node {
 }
 
 fn sort(node: &mut Node) {
-    node.children.sort_by(|a, b| b.bytes.cmp(&a.bytes));
+    node.children.sort_by_key(|c| std::cmp::Reverse(c.bytes));
     node.children.iter_mut().for_each(sort);
 }
 
