@@ -127,40 +127,25 @@ impl Manifest {
     }
 
     fn savings_section(&self) -> String {
-        // Per content type: files, identity bytes, stored bytes, the smallest a client gets.
+        format!(
+            "<section id=\"savings\"><h2>Savings</h2>\n{}{}</section>\n",
+            self.savings_by_type(),
+            self.savings_by_coding()
+        )
+    }
+
+    /// Per content type: files, identity bytes, stored bytes, the smallest encoding, saved.
+    fn savings_by_type(&self) -> String {
         let mut by_type: BTreeMap<&str, [u64; 4]> = BTreeMap::new();
-        // Per encoding: representations and bytes, and the identity bytes of those files.
-        let mut by_coding: BTreeMap<String, [u64; 3]> = BTreeMap::new();
         for file in &self.files {
             let row = by_type.entry(file.content_type).or_default();
             row[0] += 1;
             row[1] += file.size;
             row[2] += file.stored_bytes();
             row[3] += smallest(file);
-            let encoded = file
-                .representations
-                .iter()
-                .map(|r| (r.coding.token().to_string(), r.size))
-                .chain(file.deltas.iter().map(|d| {
-                    (
-                        format!("delta {}", d.representation.coding.token()),
-                        d.representation.size,
-                    )
-                }))
-                .chain(
-                    file.variants
-                        .iter()
-                        .map(|v| (format!("variant {}", v.content_type), v.representation.size)),
-                );
-            for (coding, size) in encoded {
-                let row = by_coding.entry(coding).or_default();
-                row[0] += 1;
-                row[1] += size;
-                row[2] += file.size;
-            }
         }
         let mut out = String::from(
-            "<section id=\"savings\"><h2>Savings</h2>\n<table class=\"sortable\" id=\"by-type\"><thead><tr><th>content type</th><th>files</th><th>identity bytes</th><th>stored bytes</th><th>smallest encoding</th><th>bytes saved</th></tr></thead><tbody>\n",
+            "<table class=\"sortable\" id=\"by-type\"><thead><tr><th>content type</th><th>files</th><th>identity bytes</th><th>stored bytes</th><th>smallest encoding</th><th>bytes saved</th></tr></thead><tbody>\n",
         );
         for (kind, [files, identity, stored, best]) in &by_type {
             let _ = writeln!(
@@ -175,7 +160,37 @@ impl Manifest {
                 td(identity - best.min(identity))
             );
         }
-        out.push_str("</tbody></table>\n<table class=\"sortable\" id=\"by-coding\"><thead><tr><th>encoding</th><th>representations</th><th>bytes</th><th>identity bytes of those files</th><th>bytes saved</th></tr></thead><tbody>\n");
+        out.push_str("</tbody></table>\n");
+        out
+    }
+
+    /// Per encoding, delta coding and variant type: representations, their bytes, the identity
+    /// bytes of their files, saved.
+    fn savings_by_coding(&self) -> String {
+        let mut by_coding: BTreeMap<String, [u64; 3]> = BTreeMap::new();
+        for file in &self.files {
+            let deltas = file.deltas.iter().map(|d| {
+                let r = &d.representation;
+                (format!("delta {}", r.coding.token()), r.size)
+            });
+            let variants = file
+                .variants
+                .iter()
+                .map(|v| (format!("variant {}", v.content_type), v.representation.size));
+            let all = file
+                .representations
+                .iter()
+                .map(|r| (r.coding.token().to_string(), r.size))
+                .chain(deltas)
+                .chain(variants);
+            for (coding, size) in all {
+                let row = by_coding.entry(coding).or_default();
+                row[0] += 1;
+                row[1] += size;
+                row[2] += file.size;
+            }
+        }
+        let mut out = String::from("<table class=\"sortable\" id=\"by-coding\"><thead><tr><th>encoding</th><th>representations</th><th>bytes</th><th>identity bytes of those files</th><th>bytes saved</th></tr></thead><tbody>\n");
         for (coding, [count, bytes, identity]) in &by_coding {
             let _ = writeln!(
                 out,
@@ -188,7 +203,7 @@ impl Manifest {
                 td(identity.saturating_sub(*bytes))
             );
         }
-        out.push_str("</tbody></table></section>\n");
+        out.push_str("</tbody></table>\n");
         out
     }
 
@@ -387,49 +402,16 @@ fn esc(text: &str) -> String {
         .replace('"', "&quot;")
 }
 
-const HEAD: &str = r#"<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
-<title>edgesite build report</title>
-<style>
-body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em auto; max-width: 1100px; padding: 0 1em; color: #222; }
-h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 1.6em; }
-table { border-collapse: collapse; margin: .5em 0 1em; }
-th, td { padding: .2em .6em; border-bottom: 1px solid #ddd; text-align: left; vertical-align: top; }
-th { cursor: pointer; background: #f4f4f4; } td.n { text-align: right; font-variant-numeric: tabular-nums; }
-.bar { background: #eee; height: 14px; width: 100%; border-radius: 3px; overflow: hidden; }
-.bar > div { background: #4e79a7; height: 100%; } .bar.small { width: 200px; height: 10px; }
-svg { width: 100%; height: auto; border: 1px solid #ccc; }
-rect { stroke: #fff; stroke-width: .6; } rect.folder { fill: none; stroke: #333; stroke-width: 1.2; }
-text { font-size: 10px; pointer-events: none; fill: #111; }
-.html { fill: #4e79a7; background: #4e79a7; } .css { fill: #f28e2b; background: #f28e2b; }
-.js { fill: #e15759; background: #e15759; } .image { fill: #76b7b2; background: #76b7b2; }
-.font { fill: #59a14f; background: #59a14f; } .other { fill: #bab0ac; background: #bab0ac; }
-.key { display: inline-block; width: .9em; height: .9em; margin: 0 .2em 0 .6em; vertical-align: middle; }
-code { font-size: 12px; word-break: break-all; }
-</style>
-</head>
-<body>
-"#;
+/// The page's head: no request allowed (its Content-Security-Policy), the style inline.
+const HEAD: &str = concat!(
+    "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
+    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
+    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; ",
+    "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n",
+    "<title>edgesite build report</title>\n<style>\n",
+    include_str!("report.css"),
+    "</style>\n</head>\n<body>\n"
+);
 
 /// Sorts a table by the column whose header is clicked (numbers by `data-n`), again to reverse.
-const SCRIPT: &str = r#"<script>
-for (const table of document.querySelectorAll("table.sortable")) {
-  table.querySelectorAll("th").forEach((th, column) => th.addEventListener("click", () => {
-    const body = table.tBodies[0];
-    const key = (row) => {
-      const cell = row.cells[column];
-      return cell.dataset.n !== undefined ? Number(cell.dataset.n) : cell.textContent;
-    };
-    const down = th.dataset.order !== "down";
-    th.dataset.order = down ? "down" : "up";
-    const rows = [...body.rows].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
-    if (down) rows.reverse();
-    rows.forEach((row) => body.appendChild(row));
-  }));
-}
-</script>
-"#;
+const SCRIPT: &str = concat!("<script>\n", include_str!("report.js"), "</script>\n");
