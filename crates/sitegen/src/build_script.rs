@@ -249,16 +249,28 @@ fn report(manifest: &Manifest, out_dir: &Path) {
     }
 }
 
-/// `target/edgesite`: the target directory is the outermost ancestor of OUT_DIR holding
-/// CACHEDIR.TAG (cargo writes one there, and another in each `target/<triple>/`, which must not
-/// split host and wasm32 builds); OUT_DIR itself if none does.
+/// `target/edgesite`, shared by host and wasm32 builds. OUT_DIR is
+/// `<target>[/<triple>]/<profile>/build/<package>-<hash>/out`; the triple's folder is there when
+/// the build names its target (`--target`, cargo's TARGET). Not CACHEDIR.TAG: cargo writes none
+/// in a target folder that already existed (a fresh clone whose setup logged into `target/`
+/// first), which put the report in OUT_DIR and split the encoding cache. OUT_DIR itself when
+/// the layout is not cargo's.
 fn edgesite_dir(out_dir: &Path) -> PathBuf {
-    let target = out_dir
+    target_dir(out_dir, env::var("TARGET").ok().as_deref())
+        .unwrap_or(out_dir)
+        .join("edgesite")
+}
+
+/// The target folder of an OUT_DIR built for `triple` (see [`edgesite_dir`]).
+fn target_dir<'p>(out_dir: &'p Path, triple: Option<&str>) -> Option<&'p Path> {
+    let build = out_dir
         .ancestors()
-        .filter(|dir| dir.join("CACHEDIR.TAG").is_file())
-        .last()
-        .unwrap_or(out_dir);
-    target.join("edgesite")
+        .find(|dir| dir.file_name().is_some_and(|name| name == "build"))?;
+    let above_profile = build.parent()?.parent()?;
+    match (above_profile.file_name(), triple) {
+        (Some(name), Some(triple)) if name == triple => above_profile.parent(),
+        _ => Some(above_profile),
+    }
 }
 
 /// Where the report and manifest go: `target/edgesite/` for edgesite's own Worker,
@@ -268,5 +280,32 @@ fn report_dir(out_dir: &Path) -> PathBuf {
     match env::var("CARGO_PKG_NAME") {
         Ok(name) if name != "edgesite" => dir.join(name),
         _ => dir,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::target_dir;
+    use std::path::Path;
+
+    #[test]
+    fn the_target_folder_is_found_above_the_profile_and_the_triple() {
+        let host = Path::new("/w/target/debug/build/edgesite-0123/out");
+        assert_eq!(
+            target_dir(host, Some("x86_64-unknown-linux-gnu")),
+            Some(Path::new("/w/target"))
+        );
+        let wasm = Path::new("/w/target/wasm32-unknown-unknown/worker/build/edgesite-4567/out");
+        assert_eq!(
+            target_dir(wasm, Some("wasm32-unknown-unknown")),
+            Some(Path::new("/w/target"))
+        );
+        // Another build's TARGET does not name this layout's folder.
+        let other = Path::new("/w/target/wasm32-unknown-unknown/debug/build/p-1/out");
+        assert_eq!(
+            target_dir(other, Some("x86_64-unknown-linux-gnu")),
+            Some(Path::new("/w/target/wasm32-unknown-unknown"))
+        );
+        assert_eq!(target_dir(Path::new("/tmp/out"), None), None);
     }
 }
