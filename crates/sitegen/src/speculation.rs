@@ -145,18 +145,17 @@ fn fingerprint(bytes: &[u8], options: &Options) -> Option<String> {
     cache::fingerprint_of(path, reason, &etag::hex(&sha256), fingerprint).map(str::to_string)
 }
 
-/// Writes the rules to the build cache (or the temporary folder), named by their hash.
+/// Writes the rules to the build cache (or the temporary folder), named by their hash, whole
+/// (another build of the same site may be reading the file: a rename, never a truncation).
 fn write(options: &Options, bytes: &[u8]) -> Result<std::path::PathBuf, Error> {
     let sha256 = etag::hex(&etag::sha256(bytes));
     let dir = options.cache_dir.clone().unwrap_or_else(std::env::temp_dir);
-    let source = dir.join(format!("speculation-rules-{sha256}.json"));
-    std::fs::create_dir_all(&dir)
-        .and_then(|()| std::fs::write(&source, bytes))
-        .map_err(|e| Error::Read {
-            path: source.clone(),
-            source: e,
-        })?;
-    Ok(source)
+    let name = format!("speculation-rules-{sha256}.json");
+    crate::atomic::write_atomically(&dir, &name, bytes).map_err(|e| Error::Read {
+        path: dir.join(&name),
+        source: e,
+    })?;
+    Ok(dir.join(name))
 }
 
 /// Adds the rules file's route to a route table, kept sorted for the core's binary search.

@@ -50,13 +50,13 @@ pub(super) fn add(
     };
     let sha256 = etag::hex(&etag::sha256(&bytes));
     let dir = options.cache_dir.clone().unwrap_or_else(std::env::temp_dir);
-    let source = dir.join(format!("html-dictionary-{sha256}.dict"));
-    std::fs::create_dir_all(&dir)
-        .and_then(|()| std::fs::write(&source, &bytes))
-        .map_err(|e| Error::Read {
-            path: source.clone(),
-            source: e,
-        })?;
+    // Whole (a rename): another build of the same site may be reading it.
+    let name = format!("html-dictionary-{sha256}.dict");
+    let source = dir.join(&name);
+    crate::atomic::write_atomically(&dir, &name, &bytes).map_err(|e| Error::Read {
+        path: source.clone(),
+        source: e,
+    })?;
     found.push(Found {
         url_path: HTML_DICTIONARY_PATH.into(),
         source,
