@@ -30,7 +30,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests",
                                 "browser"))
-from repeat_views import close_browser, fresh_tab, open_browser  # noqa: E402
+from repeat_views import cdp, close_browser, fresh_tab, open_browser, script  # noqa: E402
 
 # Chrome DevTools' presets (front_end/core/sdk/NetworkManager.ts): latency in ms, throughput
 # in bytes per second.
@@ -57,16 +57,6 @@ const since = (t) => t ? Math.max(0, t - from) : null;
 return {lcp: since(window.__lcp), load: n ? since(n.loadEventEnd) : null,
         delivery: n ? n.deliveryType : null, activated: from > 0};
 """
-
-
-def cdp(driver, cmd, params):
-    return driver.call("POST", f"/session/{driver.session}/goog/cdp/execute",
-                       {"cmd": cmd, "params": params})
-
-
-def script(driver, text, *args):
-    return driver.call("POST", f"/session/{driver.session}/execute/sync",
-                       {"script": text, "args": list(args)})
 
 
 def network(driver, origin, events=None):

@@ -19,7 +19,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from repeat_views import close_browser, fresh_tab, open_browser  # noqa: E402
+from repeat_views import cdp, close_browser, fresh_tab, open_browser  # noqa: E402
 
 PAGE = "/photos"
 # URL path: (the media type Chromium must get, the natural size of the file published).
@@ -44,11 +44,6 @@ background.decode().then(() => done({
   '/images/chelsea.jpg': size(background),
 }), (e) => done({error: String(e)}));
 """
-
-
-def cdp(driver, cmd, params):
-    return driver.call("POST", f"/session/{driver.session}/goog/cdp/execute",
-                       {"cmd": cmd, "params": params})
 
 
 def load(driver, url):

@@ -133,6 +133,18 @@ def view(driver, url):
     return network, from_cache
 
 
+def cdp(driver, cmd, params):
+    """A DevTools protocol command, through chromedriver."""
+    return driver.call("POST", f"/session/{driver.session}/goog/cdp/execute",
+                       {"cmd": cmd, "params": params})
+
+
+def script(driver, text, *args):
+    """Runs `text` in the page (WebDriver execute/sync) and returns its value."""
+    return driver.call("POST", f"/session/{driver.session}/execute/sync",
+                       {"script": text, "args": list(args)})
+
+
 def fresh_tab(driver):
     """A new tab with an empty HTTP cache, the others closed: each check starts as a first visit
     (the disk cache cleared through the DevTools protocol; a new tab, so no renderer's memory

@@ -26,7 +26,7 @@ import time
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from repeat_views import close_browser, fresh_tab, open_browser  # noqa: E402
+from repeat_views import cdp, close_browser, fresh_tab, open_browser, script  # noqa: E402
 
 ELEMENT = "element-6066-11e4-a52e-4f735466cecf"
 
@@ -62,16 +62,6 @@ def walk_rules(base, page):
             raise AssertionError(f"{base}{target}, named by the rules: {status} "
                                  f"{fields.get('content-type')}")
     return url, named
-
-
-def cdp(driver, cmd, params):
-    return driver.call("POST", f"/session/{driver.session}/goog/cdp/execute",
-                       {"cmd": cmd, "params": params})
-
-
-def script(driver, text, *args):
-    return driver.call("POST", f"/session/{driver.session}/execute/sync",
-                       {"script": text, "args": list(args)})
 
 
 def responses(driver):

@@ -24,7 +24,7 @@ use crate::mime::{self, SPECULATION_RULES_PATH};
 use crate::model::{Options, Route, RouteTarget};
 use crate::resolve::{self, Resolved};
 use crate::routing::Routing;
-use crate::rule::{indexed_assets, with_core_site_of};
+use crate::rule::indexed_assets;
 use crate::sources::{Found, Sources};
 use edgesite_core::is_path_char;
 
@@ -112,27 +112,20 @@ fn pages(sources: &Sources, routing: &Routing, options: &Options) -> Vec<String>
         .map(|(route, i)| (crate::uri::encoded(&route.path, is_path_char), i))
         .collect();
     let assets = indexed_assets(sources.files.len());
-    with_core_site_of(
-        &routing.routes,
-        routing.rules(),
-        routing.index(),
-        &assets,
-        routing.fallback,
-        |site| {
-            candidates
-                .into_iter()
-                .filter(|(target, i)| {
-                    resolve::resolve(site, target, true)
-                        == Resolved::File {
-                            index: *i,
-                            redirected_to: None,
-                            permanent: true,
-                        }
-                })
-                .map(|(target, _)| target)
-                .collect()
-        },
-    )
+    routing.with_core_site(&assets, |site| {
+        candidates
+            .into_iter()
+            .filter(|(target, i)| {
+                resolve::resolve(site, target, true)
+                    == Resolved::File {
+                        index: *i,
+                        redirected_to: None,
+                        permanent: true,
+                    }
+            })
+            .map(|(target, _)| target)
+            .collect()
+    })
 }
 
 /// The rules' `v`, as the encode stage will decide it (`[fingerprint]` may not cover them).

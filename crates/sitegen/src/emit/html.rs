@@ -5,6 +5,7 @@
 //! are written from, and the raw number sits in a `data-n` attribute beside the one shown
 //! (the views layer compares them in Chromium).
 
+use super::report::smallest;
 use super::treemap::{self, Rect};
 use crate::cache::CacheReason;
 use crate::model::{Asset, Manifest, CODE_ESTIMATE_BYTES};
@@ -345,15 +346,6 @@ impl Manifest {
         out.push_str("</tbody></table></section>\n");
         out
     }
-}
-
-/// The smallest representation a client can get (identity included).
-fn smallest(file: &Asset) -> u64 {
-    file.representations
-        .iter()
-        .map(|r| r.size)
-        .min()
-        .unwrap_or(file.size)
 }
 
 /// The colour class of a content type.

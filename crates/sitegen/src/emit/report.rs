@@ -200,8 +200,8 @@ fn row(file: &Asset) -> String {
     out
 }
 
-/// The smallest stored representation of `file`.
-fn smallest(file: &Asset) -> u64 {
+/// The smallest stored representation of `file` (report.html's too).
+pub(super) fn smallest(file: &Asset) -> u64 {
     file.representations
         .iter()
         .map(|v| v.size)

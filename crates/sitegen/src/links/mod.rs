@@ -37,7 +37,7 @@ use crate::mime;
 use crate::model::{Asset, LinkStats, Options, Route, RouteTarget};
 use crate::resolve::{self, Resolved};
 use crate::routing::Routing;
-use crate::rule::{indexed_assets, with_core_site_of};
+use crate::rule::indexed_assets;
 use crate::sources::{Found, Sources};
 use std::collections::HashMap;
 use std::ops::Range;
@@ -154,18 +154,11 @@ pub(crate) fn pass(
     let urls = page_urls(found, &routing.served);
     let mut scanned = scan_all(&found[..scanned.min(found.len())], &mut outcome.warnings)?;
     let assets = indexed_assets(found.len());
-    with_core_site_of(
-        &routing.routes,
-        routing.rules(),
-        routing.index(),
-        &assets,
-        routing.fallback,
-        |site| {
-            for file in &mut scanned {
-                file.resolved = resolve_all(site, file, &urls[file.index]);
-            }
-        },
-    );
+    routing.with_core_site(&assets, |site| {
+        for file in &mut scanned {
+            file.resolved = resolve_all(site, file, &urls[file.index]);
+        }
+    });
     outcome.stats.files = scanned.len();
     report_broken(found, &scanned, options, &mut outcome)?;
     let mut hashes = Hashes::new(found, images, options);

@@ -37,6 +37,23 @@ impl Routing {
     pub(crate) fn index(&self) -> &[RuleIndexNode] {
         &self.redirects.index
     }
+
+    /// `f` run with edgesite-core's site over these routes, rules and fallback, whose assets are
+    /// `assets` (the link pass and the speculation stage ask the core where a target leads).
+    pub(crate) fn with_core_site<T>(
+        &self,
+        assets: &[edgesite_core::Asset<'static>],
+        f: impl FnOnce(&edgesite_core::Site<'_>) -> T,
+    ) -> T {
+        crate::rule::with_core_site_of(
+            &self.routes,
+            self.rules(),
+            self.index(),
+            assets,
+            self.fallback,
+            f,
+        )
+    }
 }
 
 /// The routes of the site's files, `_redirects` applied, and the SPA fallback.
