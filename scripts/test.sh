@@ -139,7 +139,7 @@ host_tests() {
 }
 
 # The HTTP suites in tests/ that run against every runtime.
-HTTP_SUITES=(http conditional negotiation ranges paths redirects malformed deltas images)
+HTTP_SUITES=(http conditional negotiation ranges paths redirects malformed deltas images shared_caches)
 
 suites_against() { # runtime port suite... [-- args]
   local runtime=$1 port=$2

@@ -59,6 +59,45 @@ fn other_requests_and_missing_files_stay_404() {
 }
 
 #[test]
+fn the_fallbacks_answers_vary_by_what_tells_a_navigation_and_are_kept_from_cdns() {
+    // RFC 9110 §12.5.5: at a path the fallback answers, Sec-Fetch-Mode (or Accept) chose
+    // between the app and a 404, so both name it; a CDN that keys on neither is told `private`
+    // (RFC 9213) in place of `cache.cdn`, which a file's own answers keep.
+    let app = request("GET", "/app/users/42", &[("sec-fetch-mode", "navigate")]);
+    assert_eq!(app.status, 200);
+    let vary = app.header("vary").unwrap_or_default();
+    assert!(
+        vary.contains("sec-fetch-mode") && vary.contains("accept"),
+        "{vary}"
+    );
+    assert_eq!(app.header("cdn-cache-control"), Some("private"));
+    let etag = app.header("etag").unwrap().to_string();
+    let again = request(
+        "GET",
+        "/app/users/42",
+        &[("sec-fetch-mode", "navigate"), ("if-none-match", &etag)],
+    );
+    assert_eq!(again.status, 304);
+    assert_eq!(again.header("vary"), Some(vary));
+    assert_eq!(again.header("cdn-cache-control"), Some("private"));
+    let fetched = request("GET", "/app/users/42", &[("sec-fetch-mode", "cors")]);
+    assert_eq!(fetched.status, 404);
+    assert_eq!(fetched.header("vary"), Some("accept, sec-fetch-mode"));
+    assert_eq!(fetched.header("cdn-cache-control"), Some("private"));
+    assert_eq!(fetched.header("cache-control"), Some("no-cache"));
+    let page = request("GET", "/", &[("sec-fetch-mode", "navigate")]);
+    assert_eq!(page.status, 200);
+    assert!(!page
+        .header("vary")
+        .unwrap_or_default()
+        .contains("sec-fetch-mode"));
+    assert_eq!(
+        page.header("cdn-cache-control"),
+        Some("public, max-age=86400, stale-while-revalidate=60")
+    );
+}
+
+#[test]
 fn files_are_served_as_usual() {
     let reply = request("GET", "/hello.txt", &[("sec-fetch-mode", "navigate")]);
     assert_eq!((reply.status, reply.body), (200, fixture("/hello.txt")));

@@ -348,6 +348,7 @@ pub static SITE: Site<'static> = Site {
         },
     ],
     fingerprinted_cache_control: "public, max-age=31536000, immutable",
+    shared_caches: edgesite_core::SharedCaches::Private,
 };
 
 /// `respond` on an arbitrary request head (method, target and the nine fields, separated by

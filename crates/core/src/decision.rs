@@ -52,6 +52,11 @@ pub struct Decision<'a, 'r> {
     /// The target's query names the resource's current bytes ([`Asset::has_fingerprint`]): its 2xx
     /// and 304 carry [`Site::fingerprinted_cache_control`] instead of the resource's own.
     pub fingerprinted: bool,
+    /// The answer was chosen by whether the request is a navigation: the SPA fallback's page,
+    /// or the 404 a request that is not one gets at a path where a navigation would have had
+    /// that page. It then varies by `Sec-Fetch-Mode` and `Accept` (RFC 9110 §12.5.5), and is
+    /// kept from shared caches that may ignore that ([`Site::shared_caches`]).
+    pub by_navigation: bool,
 }
 
 /// The closed set of answers. `'a` borrows the site; `'r` the request (its query) and the
@@ -212,7 +217,7 @@ pub(crate) fn decide_marked<'a, 'r, M: Marks>(
     marks: &mut M,
 ) -> Decision<'a, 'r> {
     let head = request.method == "HEAD";
-    let outcome = outcome(site, request, scratch, head, marks);
+    let (outcome, by_navigation) = outcome(site, request, scratch, head, marks);
     let fingerprinted = match (outcome.resource(), query_of(request.target)) {
         (Some(asset), Some(query)) => asset.has_fingerprint(query),
         _ => false,
@@ -222,36 +227,46 @@ pub(crate) fn decide_marked<'a, 'r, M: Marks>(
         outcome,
         head,
         fingerprinted,
+        by_navigation,
     }
 }
 
-/// Steps 0-3 of the order at the top of this file.
+/// Steps 0-3 of the order at the top of this file; and whether the SPA fallback's choice made
+/// the answer ([`Decision::by_navigation`]).
 fn outcome<'a, 'r, M: Marks>(
     site: &'a Site<'a>,
     request: &RequestHead<'r>,
     scratch: &'r mut Scratch,
     head: bool,
     marks: &mut M,
-) -> Outcome<'a, 'r> {
+) -> (Outcome<'a, 'r>, bool) {
     if request.host.is_some_and(|lines| !lines.are_valid()) {
-        return Outcome::BadRequest;
+        return (Outcome::BadRequest, false);
     }
     match Method::from_token(request.method) {
         Some(Method::Get | Method::Head) => {}
-        Some(Method::Options) => return Outcome::Options,
-        None => return Outcome::MethodNotAllowed,
+        Some(Method::Options) => return (Outcome::Options, false),
+        None => return (Outcome::MethodNotAllowed, false),
     }
     let found = lookup(site, request, scratch);
     marks.lookup_done();
     match found {
-        Ok(Found::Resource(asset)) => resource(asset, request, head, marks),
-        Ok(Found::Redirect { status, location }) => redirect(status, location),
-        Ok(Found::Nothing { page, .. }) => Outcome::NotFound { page },
-        Err(PathError::BadRequest) => Outcome::BadRequest,
+        Ok(Found::Resource(asset)) => (resource(asset, request, head, marks), false),
+        Ok(Found::App(app)) => (resource(app, request, head, marks), true),
+        Ok(Found::Redirect { status, location }) => (redirect(status, location), false),
+        Ok(Found::Nothing {
+            page,
+            by_navigation,
+            ..
+        }) => (Outcome::NotFound { page }, by_navigation),
+        Err(PathError::BadRequest) => (Outcome::BadRequest, false),
         // Longer than any route: nothing can match; the root's 404 page.
-        Err(PathError::TooLong) => Outcome::NotFound {
-            page: site.not_found_page("/"),
-        },
+        Err(PathError::TooLong) => (
+            Outcome::NotFound {
+                page: site.not_found_page("/"),
+            },
+            false,
+        ),
     }
 }
 

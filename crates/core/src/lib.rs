@@ -101,7 +101,7 @@ pub use coding::ContentCoding;
 pub use date::parse_http_date;
 pub use decision::{decide, Decision, Outcome};
 pub use etag::{strong_eq, weak_eq, IfMatch, IfNoneMatch, IfRange};
-pub use location::{Destination, Location, LOCATION_CAPACITY};
+pub use location::{is_network_path, Destination, Location, LOCATION_CAPACITY};
 pub use lookup::{serves, Scratch};
 pub use media::choose;
 pub use negotiate::{dictionary_hash, negotiate, select, AcceptEncoding};
@@ -115,6 +115,6 @@ pub use response::{Body, FieldList, FieldText, Multipart, Piece, Response};
 pub use rule::{segment_key, Captures, MAX_CAPTURES};
 pub use site::{
     Action, Asset, Content, Delta, NotFoundPage, Part, Redirect, RedirectStatus, Representation,
-    Route, Rule, RuleNode, Segment, Site, Target, Variant,
+    Route, Rule, RuleNode, Segment, SharedCaches, Site, Target, Variant,
 };
 pub use timing::{respond_timed, ServerTiming};

@@ -107,6 +107,33 @@ impl<'a> Location<'a, '_> {
     }
 }
 
+/// Whether a browser reads `location` (a Location field value, or a destination that becomes
+/// one) as a reference to another host: once the URL parser has dropped leading C0 controls and
+/// spaces and every tab and line break, and read `\` as `/` (WHATWG URL Standard, for http and
+/// https), it starts with two slashes, a network-path reference (RFC 3986 §4.2). `/\x`,
+/// `\\x` and `/<TAB>/x` all lead to host `x`, as `//x` does.
+///
+/// ```
+/// use edgesite_core::is_network_path;
+/// assert!(is_network_path(b"//evil.example"));
+/// assert!(is_network_path(b"/\\evil.example"));
+/// assert!(is_network_path(b" /\t/evil.example"));
+/// assert!(!is_network_path(b"/docs//x"));
+/// assert!(!is_network_path(b"https://example.com/"));
+/// ```
+pub fn is_network_path(location: &[u8]) -> bool {
+    let mut slashes = 0;
+    for &b in location.iter().skip_while(|&&b| b <= b' ') {
+        match b {
+            b'\t' | b'\n' | b'\r' => {}
+            b'/' | b'\\' if slashes == 1 => return true,
+            b'/' | b'\\' => slashes += 1,
+            _ => return false,
+        }
+    }
+    false
+}
+
 /// The query of a request target (`/p?a=1` → `a=1`), if it has a non-empty one.
 pub(crate) fn query_of(target: &str) -> Option<&str> {
     let (_, query) = target.split_once('?')?;
@@ -129,7 +156,9 @@ impl LocationText {
     };
 
     /// Writes the text of `location` (which must fit: deciding checked it; what does not fit is
-    /// cut), in place.
+    /// cut), in place. A path that would start with `//` (a `_redirects` destination such as
+    /// `/:splat/index.html` with an empty splat) starts with one `/`: browsers read `//x` as
+    /// another host (RFC 3986 §4.2), which no path destination means.
     pub(crate) fn write(&mut self, location: &Location<'_, '_>) {
         self.len = 0;
         location.write(&mut |piece: &[u8]| {
@@ -137,6 +166,14 @@ impl LocationText {
             self.buf[self.len..end].copy_from_slice(&piece[..end - self.len]);
             self.len = end;
         });
+        let slashes = self.buf[..self.len]
+            .iter()
+            .take_while(|&&b| b == b'/')
+            .count();
+        if slashes > 1 {
+            self.buf.copy_within(slashes - 1..self.len, 0);
+            self.len -= slashes - 1;
+        }
     }
 
     pub(crate) fn as_str(&self) -> &str {

@@ -33,18 +33,23 @@ impl Scratch {
 /// What the site has at a path.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Found<'a, 'r> {
-    /// A resource: a file, a rewrite's destination, or the SPA fallback.
+    /// A resource: a file or a rewrite's destination.
     Resource(&'a Asset<'a>),
+    /// The SPA fallback's page, for a navigation: an answer chosen by whether the request is
+    /// one, so it varies by the fields that tell (`Sec-Fetch-Mode`, `Accept`).
+    App(&'a Asset<'a>),
     /// A redirect.
     Redirect {
         status: RedirectStatus,
         location: Location<'a, 'r>,
     },
     /// Nothing: 404 with this page. `claimed`: a `_redirects` rule matched (a rewrite to a
-    /// path the site does not have), so the path is still the site's.
+    /// path the site does not have), so the path is still the site's. `by_navigation`: a
+    /// navigation would have had the SPA fallback's page instead.
     Nothing {
         page: Option<&'a Asset<'a>>,
         claimed: bool,
+        by_navigation: bool,
     },
 }
 
@@ -118,6 +123,7 @@ fn by_rule<'a, 'r>(
                 _ => Found::Nothing {
                     page: site.not_found_page(path),
                     claimed: true,
+                    by_navigation: false,
                 },
             }
         }
@@ -127,10 +133,18 @@ fn by_rule<'a, 'r>(
 /// Steps 4 and 5.
 fn fallback<'a, 'r>(site: &'a Site<'a>, path: &str, request: &RequestHead<'_>) -> Found<'a, 'r> {
     match site.fallback {
-        Some(app) if request.is_navigation() && !has_extension(path) => Found::Resource(app),
+        Some(app) if !has_extension(path) => match request.is_navigation() {
+            true => Found::App(app),
+            false => Found::Nothing {
+                page: site.not_found_page(path),
+                claimed: false,
+                by_navigation: true,
+            },
+        },
         _ => Found::Nothing {
             page: site.not_found_page(path),
             claimed: false,
+            by_navigation: false,
         },
     }
 }
@@ -151,6 +165,9 @@ pub fn serves(site: &Site<'_>, request: &RequestHead<'_>) -> bool {
     let mut scratch = Scratch::new();
     matches!(
         lookup(site, request, &mut scratch),
-        Ok(Found::Resource(_) | Found::Redirect { .. } | Found::Nothing { claimed: true, .. })
+        Ok(Found::Resource(_)
+            | Found::App(_)
+            | Found::Redirect { .. }
+            | Found::Nothing { claimed: true, .. })
     )
 }

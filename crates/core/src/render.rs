@@ -7,7 +7,16 @@
 //! - 304: the validators and caching fields of the 200 it stands for, and Vary (§15.4.5);
 //! - a redirect: Location (§10.2.2) and an empty body;
 //! - 405 and OPTIONS: Allow (§10.2.1); 416: `Content-Range: bytes */LEN` (§14.4);
-//! - 406, 412 and 416 of a negotiable resource: Vary (§12.5.5), so caches key them apart;
+//! - 406, 412 and 416 of a negotiable resource: Vary (§12.5.5), so caches key them apart; a 406
+//!   is chosen by Accept-Encoding, which its Vary always names;
+//! - an answer the SPA fallback's choice made (its page to a navigation, or a 404 where a
+//!   navigation would have had it): Vary naming `accept, sec-fetch-mode` too;
+//! - every error: an explicit Cache-Control (RFC 9111 §4.2.2 lets caches store a 404, 405 or
+//!   414 heuristically): `no-cache` on a 404, which a deploy may turn into a 200, `no-store` on
+//!   the others, which say nothing about the resource's future;
+//! - an answer a shared cache that ignores its Vary could hand to the wrong client (a
+//!   dictionary delta, RFC 9842 §6.2; the SPA fallback's choice): `CDN-Cache-Control: private`
+//!   in place of a configured one, unless [`Site::shared_caches`] trusts the caches' Vary;
 //! - every answer: the configured fields, a resource's own on its 2xx and 304 (sitegen includes
 //!   the site's defaults in them, less what `_headers` removed), the site's on every other one.
 
@@ -16,12 +25,16 @@ use crate::decision::{Decision, Outcome};
 use crate::location::Location;
 use crate::range::{ByteRange, RangeSet};
 use crate::response::{Body, FieldList, Multipart, Response};
-use crate::site::{Asset, Content, Representation, Site};
+use crate::site::{vary_field, Asset, Content, Representation, Selectors, SharedCaches, Site};
 
 /// The methods every resource allows, as sent in Allow (RFC 9110 §10.2.1).
 pub const ALLOW: &str = "GET, HEAD, OPTIONS";
 
 const TEXT_PLAIN: &str = "text/plain; charset=utf-8";
+
+/// Cache-Control of a 404 (a later deploy may serve the path) and of the other errors.
+const NOT_FOUND_CACHE_CONTROL: &str = "no-cache";
+const ERROR_CACHE_CONTROL: &str = "no-store";
 
 /// A fixed text body with its Content-Length spelled out, so nothing is formatted at run time
 /// (the `fixed_bodies_have_their_content_length` test keeps the two in step).
@@ -69,8 +82,15 @@ pub fn render<'a>(decision: &Decision<'a, '_>, response: &mut Response<'a>) {
     let cache_control = decision
         .fingerprinted
         .then_some(decision.site.fingerprinted_cache_control);
-    let content = fields(h, decision.site, &decision.outcome, cache_control);
+    let content = fields(h, decision, cache_control);
     h.set_configured(configured_fields(&decision.outcome).unwrap_or(decision.site.fields));
+    if decision.site.shared_caches == SharedCaches::Private && is_private_to_shared_caches(decision)
+    {
+        // RFC 9213: CDN-Cache-Control speaks to CDNs only; `private` (RFC 9111 §5.2.2.7)
+        // keeps the answer out of theirs and leaves browsers' caches to Cache-Control.
+        h.push("cdn-cache-control", "private");
+        h.withhold("cdn-cache-control");
+    }
     // RFC 9110 §9.3.2: HEAD gets the fields of GET and no content.
     response.body = if decision.head { Body::Empty } else { content };
 }
@@ -86,56 +106,87 @@ fn configured_fields<'a>(outcome: &Outcome<'a, '_>) -> Option<&'a [(&'a str, &'a
     }
 }
 
-/// Pushes the fields of `outcome` and returns its content; `cache_control` replaces the
-/// resource's own Cache-Control (a fingerprinted request).
+/// Whether a shared cache that keys only on the URL and Accept-Encoding (as CDNs do) could
+/// hand this answer to a client it was not chosen for: a dictionary delta (RFC 9842 §6.2) and
+/// whatever the SPA fallback's choice made.
+fn is_private_to_shared_caches(decision: &Decision<'_, '_>) -> bool {
+    let delta = match decision.outcome {
+        Outcome::Ok { representation, .. }
+        | Outcome::PartialContent { representation, .. }
+        | Outcome::MultipartRanges { representation, .. }
+        | Outcome::NotModified { representation, .. } => representation.coding.needs_dictionary(),
+        _ => false,
+    };
+    delta || decision.by_navigation
+}
+
+/// Pushes the fields of the decision's outcome and returns its content; `cache_control`
+/// replaces the resource's own Cache-Control (a fingerprinted request).
 fn fields<'a>(
     h: &mut FieldList<'a>,
-    site: &'a Site<'a>,
-    outcome: &Outcome<'a, '_>,
+    decision: &Decision<'a, '_>,
     cache_control: Option<&'a str>,
 ) -> Body<'a> {
+    let (site, navigation) = (decision.site, decision.by_navigation);
     let own = |asset: &Asset<'a>| cache_control.unwrap_or(asset.cache_control);
-    match *outcome {
+    let vary = |asset: &Asset<'_>| vary_field(asset.selected_by(navigation));
+    match decision.outcome {
         Outcome::Ok {
             asset,
             representation,
-        } => ok(h, asset, representation, own(asset)),
+        } => ok(h, asset, representation, own(asset), vary(asset)),
         Outcome::PartialContent {
             asset,
             representation,
             range,
-        } => partial_content(h, asset, representation, range, own(asset)),
+        } => partial_content(h, asset, representation, range, own(asset), vary(asset)),
         Outcome::MultipartRanges {
             asset,
             representation,
             ranges,
-        } => multipart_ranges(h, site, asset, representation, ranges, own(asset)),
+        } => {
+            let cache = (own(asset), vary(asset));
+            multipart_ranges(h, site, asset, representation, ranges, cache)
+        }
         Outcome::NotModified {
             asset,
             representation,
         } => {
             // RFC 9110 §15.4.5: the fields a 200 would carry that describe the cache entry.
             validator_fields(h, asset, representation, own(asset));
-            vary(h, asset);
+            push_vary(h, vary(asset));
             Body::Empty
         }
         Outcome::Redirect { ref location, .. } => redirect(h, location),
-        Outcome::NotFound { page } => not_found(h, page),
-        Outcome::BadRequest => text(h, &BAD_REQUEST),
-        Outcome::UriTooLong => text(h, &URI_TOO_LONG),
+        Outcome::NotFound { page } => {
+            let selectors = Selectors {
+                navigation,
+                ..Selectors::default()
+            };
+            not_found(h, page, vary_field(selectors))
+        }
+        Outcome::BadRequest => error_text(h, None, &BAD_REQUEST),
+        Outcome::UriTooLong => error_text(h, None, &URI_TOO_LONG),
         Outcome::MethodNotAllowed => {
             h.push("allow", ALLOW);
-            text(h, &METHOD_NOT_ALLOWED)
+            error_text(h, None, &METHOD_NOT_ALLOWED)
         }
-        Outcome::NotAcceptable { asset } => vary_text(h, asset, &NOT_ACCEPTABLE),
-        Outcome::PreconditionFailed { asset } => vary_text(h, asset, &PRECONDITION_FAILED),
+        Outcome::NotAcceptable { asset } => {
+            // §12.5.3: nothing Accept-Encoding accepts is stored, whatever else chose.
+            let selectors = Selectors {
+                encoding: true,
+                ..asset.selected_by(navigation)
+            };
+            error_text(h, vary_field(selectors), &NOT_ACCEPTABLE)
+        }
+        Outcome::PreconditionFailed { asset } => error_text(h, vary(asset), &PRECONDITION_FAILED),
         Outcome::RangeNotSatisfiable {
             asset,
             representation,
         } => {
             h.push_unsatisfied_range(representation.length());
             h.push("accept-ranges", "bytes");
-            vary_text(h, asset, &RANGE_NOT_SATISFIABLE)
+            error_text(h, vary(asset), &RANGE_NOT_SATISFIABLE)
         }
         Outcome::Options => {
             h.push("allow", ALLOW);
@@ -150,10 +201,11 @@ fn ok<'a>(
     asset: &'a Asset<'a>,
     r: &'a Representation<'a>,
     cache_control: &'a str,
+    vary: Option<&'static str>,
 ) -> Body<'a> {
     representation_fields(h, asset.content_type_of(r), r);
     h.push("content-length", r.content_length);
-    resource_fields(h, asset, r, cache_control);
+    resource_fields(h, asset, r, (cache_control, vary));
     content(asset, r, None)
 }
 
@@ -194,11 +246,12 @@ fn partial_content<'a>(
     r: &'a Representation<'a>,
     range: ByteRange,
     cache_control: &'a str,
+    vary: Option<&'static str>,
 ) -> Body<'a> {
     representation_fields(h, asset.content_type_of(r), r);
     h.push_int("content-length", range.len());
     h.push_content_range(range, r.length());
-    resource_fields(h, asset, r, cache_control);
+    resource_fields(h, asset, r, (cache_control, vary));
     content(asset, r, Some(range))
 }
 
@@ -209,7 +262,7 @@ fn multipart_ranges<'a>(
     asset: &'a Asset<'a>,
     r: &'a Representation<'a>,
     ranges: RangeSet,
-    cache_control: &'a str,
+    cache: (&'a str, Option<&'static str>),
 ) -> Body<'a> {
     let multipart = Multipart {
         boundary: site.boundary,
@@ -220,7 +273,7 @@ fn multipart_ranges<'a>(
     };
     h.push("content-type", site.multipart_content_type);
     h.push_int("content-length", multipart.byte_len());
-    resource_fields(h, asset, r, cache_control);
+    resource_fields(h, asset, r, cache);
     Body::Multipart(multipart)
 }
 
@@ -236,14 +289,19 @@ fn redirect<'a>(h: &mut FieldList<'a>, location: &Location<'a, '_>) -> Body<'a> 
 }
 
 /// 404, with the nearest folder's 404 page when there is one.
-fn not_found<'a>(h: &mut FieldList<'a>, page: Option<&'a Asset<'a>>) -> Body<'a> {
+fn not_found<'a>(
+    h: &mut FieldList<'a>,
+    page: Option<&'a Asset<'a>>,
+    vary: Option<&'static str>,
+) -> Body<'a> {
+    push_vary(h, vary);
+    h.push("cache-control", NOT_FOUND_CACHE_CONTROL);
     let Some(page) = page else {
         return text(h, &NOT_FOUND);
     };
     let r = page.identity();
     h.push("content-type", page.content_type);
     h.push("content-length", r.content_length);
-    h.push("cache-control", "no-cache");
     content(page, r, None)
 }
 
@@ -260,11 +318,11 @@ fn resource_fields<'a>(
     h: &mut FieldList<'a>,
     asset: &Asset<'a>,
     r: &Representation<'a>,
-    cache_control: &'a str,
+    (cache_control, vary): (&'a str, Option<&'static str>),
 ) {
     validator_fields(h, asset, r, cache_control);
     h.push("accept-ranges", "bytes");
-    vary(h, asset);
+    push_vary(h, vary);
 }
 
 /// The validators and caching fields a 200 carries and a 304 repeats (RFC 9110 §15.4.5).
@@ -280,17 +338,19 @@ fn validator_fields<'a>(
 }
 
 /// RFC 9110 §12.5.5: every response of a negotiable resource varies by Accept-Encoding (by
-/// Accept when it has variants, and by Available-Dictionary when it has deltas, RFC 9842 §6.2),
-/// identity, 206, 304 and errors included, so caches key them apart.
-fn vary(h: &mut FieldList<'_>, asset: &Asset<'_>) {
-    if let Some(vary) = asset.vary() {
+/// Accept when it has variants, by Available-Dictionary when it has deltas, RFC 9842 §6.2, and
+/// by Sec-Fetch-Mode and Accept when the SPA fallback chose), identity, 206, 304 and errors
+/// included, so caches key them apart.
+fn push_vary(h: &mut FieldList<'_>, vary: Option<&'static str>) {
+    if let Some(vary) = vary {
         h.push("vary", vary);
     }
 }
 
-/// An error about a resource: its text, and Vary when the resource is negotiable.
-fn vary_text<'a>(h: &mut FieldList<'a>, asset: &Asset<'_>, body: &Text) -> Body<'a> {
-    vary(h, asset);
+/// An error: Vary when something in the request chose it, `Cache-Control: no-store`, its text.
+fn error_text<'a>(h: &mut FieldList<'a>, vary: Option<&'static str>, body: &Text) -> Body<'a> {
+    push_vary(h, vary);
+    h.push("cache-control", ERROR_CACHE_CONTROL);
     text(h, body)
 }
 

@@ -34,6 +34,8 @@ pub struct FieldList<'a> {
     fields: [(&'static str, Value<'a>); CAPACITY],
     len: usize,
     configured: &'a [(&'a str, &'a str)],
+    /// A configured field left out (its name): one the list carries a value of its own for.
+    withheld: Option<&'static str>,
     /// A Location written for this response (a redirect whose destination is not fixed text).
     location: Option<LocationText>,
 }
@@ -44,6 +46,7 @@ impl<'a> FieldList<'a> {
             fields: [("", Value::Int(0)); CAPACITY],
             len: 0,
             configured: &[],
+            withheld: None,
             location: None,
         }
     }
@@ -53,12 +56,18 @@ impl<'a> FieldList<'a> {
     pub(crate) fn clear(&mut self) {
         self.len = 0;
         self.configured = &[];
+        self.withheld = None;
     }
 
     /// Sets the configured fields sent after the list's own: a resource's (which include the
     /// site's defaults, less what `_headers` removed) or the site's.
     pub(crate) fn set_configured(&mut self, fields: &'a [(&'a str, &'a str)]) {
         self.configured = fields;
+    }
+
+    /// Leaves the configured field `name` out: the list has pushed a value of its own for it.
+    pub(crate) fn withhold(&mut self, name: &'static str) {
+        self.withheld = Some(name);
     }
 
     fn push_value(&mut self, name: &'static str, value: Value<'a>) {
@@ -115,13 +124,21 @@ impl<'a> FieldList<'a> {
         let own = self.fields[..self.len]
             .iter()
             .map(move |&(name, value)| (name, FieldText::new(value, location)));
-        let configured = self.configured.iter();
+        let withheld = self.withheld;
+        let configured = self
+            .configured
+            .iter()
+            .filter(move |(name, _)| Some(*name) != withheld);
         own.chain(configured.map(|&(name, value)| (name, FieldText::new(Value::Str(value), ""))))
     }
 
     /// How many fields there are.
     pub fn len(&self) -> usize {
-        self.len + self.configured.len()
+        let withheld = match self.withheld {
+            Some(name) => self.configured.iter().filter(|(n, _)| *n == name).count(),
+            None => 0,
+        };
+        self.len + self.configured.len() - withheld
     }
 
     /// Whether there are none.

@@ -34,6 +34,22 @@ pub struct Site<'a> {
     /// resource's current bytes (a `v` parameter equal to [`Asset::fingerprint`]): such a URL
     /// never names other bytes, so it can be fresh for a year and `immutable` (RFC 8246).
     pub fingerprinted_cache_control: &'a str,
+    /// What the shared caches in front of the site (a CDN) are trusted to do with the Vary of
+    /// answers chosen by a request field they may ignore: a dictionary delta (RFC 9842 §6.2,
+    /// `Available-Dictionary`) and the SPA fallback's choice (`Sec-Fetch-Mode`, `Accept`).
+    pub shared_caches: SharedCaches,
+}
+
+/// Whether a shared cache may store an answer that depends on a request field it may not key
+/// on ([`Site::shared_caches`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SharedCaches {
+    /// Such answers carry `CDN-Cache-Control: private` (RFC 9213; RFC 9111 §5.2.2.7) in place of
+    /// any configured one: a CDN that ignores their Vary must not hand them to other clients.
+    /// Browsers' caches, which honour Vary, follow `Cache-Control` as before.
+    Private,
+    /// The shared caches honour Vary: such answers carry the configured fields as they are.
+    Vary,
 }
 
 impl<'a> Site<'a> {
@@ -51,6 +67,7 @@ impl<'a> Site<'a> {
         rules: &[],
         rule_index: &[],
         fingerprinted_cache_control: "public, max-age=31536000, immutable",
+        shared_caches: SharedCaches::Private,
     };
 }
 
@@ -268,16 +285,20 @@ impl<'a> Asset<'a> {
     /// The Vary field value of every response about this resource (RFC 9110 §12.5.5): what
     /// selected its representation. `None` when nothing does.
     pub fn vary(&self) -> Option<&'static str> {
-        let encodings = self.representations.len() > 1;
-        // RFC 9842 §6.2: a delta depends on the dictionary the client names.
-        let deltas = !self.deltas.is_empty();
-        match (!self.variants.is_empty(), deltas, encodings) {
-            (true, true, _) => Some("accept, accept-encoding, available-dictionary"),
-            (true, false, true) => Some("accept, accept-encoding"),
-            (true, false, false) => Some("accept"),
-            (false, true, _) => Some("accept-encoding, available-dictionary"),
-            (false, false, true) => Some("accept-encoding"),
-            (false, false, false) => None,
+        vary_field(self.selected_by(false))
+    }
+
+    /// What selects among this resource's representations: [`Selectors`], with `navigation`
+    /// when the answer was also chosen by whether the request is a navigation (the SPA
+    /// fallback).
+    pub(crate) fn selected_by(&self, navigation: bool) -> Selectors {
+        Selectors {
+            accept: !self.variants.is_empty(),
+            // RFC 9842 §6.2: a delta depends on the dictionary the client names, and on
+            // Accept-Encoding naming its coding.
+            encoding: self.representations.len() > 1 || !self.deltas.is_empty(),
+            dictionary: !self.deltas.is_empty(),
+            navigation,
         }
     }
 
@@ -395,4 +416,53 @@ impl<'a> Site<'a> {
             .max_by_key(|p| p.folder.len())
             .map(|p| p.page)
     }
+}
+
+/// The request fields that chose an answer, as [`vary_field`] names them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Selectors {
+    /// Accept chose a media type (an image's variants).
+    pub(crate) accept: bool,
+    /// Accept-Encoding chose a content coding.
+    pub(crate) encoding: bool,
+    /// Available-Dictionary chose a delta (RFC 9842 §6.2).
+    pub(crate) dictionary: bool,
+    /// Whether the request is a navigation (`Sec-Fetch-Mode`, else `Accept` naming
+    /// `text/html`) chose between the SPA fallback's page and a 404.
+    pub(crate) navigation: bool,
+}
+
+/// The Vary field value naming `selectors` (RFC 9110 §12.5.5), lower case, in one order;
+/// `None` when nothing chose. Every value is spelled out, so nothing is formatted per request.
+pub(crate) fn vary_field(selectors: Selectors) -> Option<&'static str> {
+    const VALUES: [Option<&str>; 16] = [
+        None,
+        Some("accept"),
+        Some("accept-encoding"),
+        Some("accept, accept-encoding"),
+        Some("available-dictionary"),
+        Some("accept, available-dictionary"),
+        Some("accept-encoding, available-dictionary"),
+        Some("accept, accept-encoding, available-dictionary"),
+        Some("accept, sec-fetch-mode"),
+        Some("accept, sec-fetch-mode"),
+        Some("accept, accept-encoding, sec-fetch-mode"),
+        Some("accept, accept-encoding, sec-fetch-mode"),
+        Some("accept, available-dictionary, sec-fetch-mode"),
+        Some("accept, available-dictionary, sec-fetch-mode"),
+        Some("accept, accept-encoding, available-dictionary, sec-fetch-mode"),
+        Some("accept, accept-encoding, available-dictionary, sec-fetch-mode"),
+    ];
+    let Selectors {
+        accept,
+        encoding,
+        dictionary,
+        navigation,
+    } = selectors;
+    // Navigation is told by Sec-Fetch-Mode, and without it by Accept: both are named.
+    let index = usize::from(accept || navigation)
+        | usize::from(encoding) << 1
+        | usize::from(dictionary) << 2
+        | usize::from(navigation) << 3;
+    VALUES[index]
 }

@@ -124,6 +124,7 @@ static SITE: Site<'static> = Site {
     rules: &RULES,
     rule_index: &[],
     fingerprinted_cache_control: "public, max-age=31536000, immutable",
+    shared_caches: crate::SharedCaches::Private,
 };
 /// `_redirects`:
 /// ```text
@@ -132,8 +133,9 @@ static SITE: Site<'static> = Site {
 /// /files/:name   /:name  200
 /// /app/*         /docs/  200
 /// /gone/*        /nowhere/:splat  200
+/// /old/*         /:splat/index.html  301
 /// ```
-static RULES: [Rule<'static>; 5] = [
+static RULES: [Rule<'static>; 6] = [
     Rule {
         pattern: &[Segment::Literal("blog"), Segment::Placeholder],
         splat: true,
@@ -180,6 +182,19 @@ static RULES: [Rule<'static>; 5] = [
         splat: true,
         action: Action::Rewrite {
             destination: &[Part::Literal("/nowhere/"), Part::Capture(0)],
+        },
+    },
+    Rule {
+        pattern: &[Segment::Literal("old")],
+        splat: true,
+        action: Action::Redirect {
+            status: RedirectStatus::MovedPermanently,
+            destination: &[
+                Part::Literal("/"),
+                Part::Capture(0),
+                Part::Literal("/index.html"),
+            ],
+            query_at: Some(3),
         },
     },
 ];
@@ -1023,4 +1038,235 @@ fn every_request_field_adapters_copy_is_one_the_head_keeps() {
         assert_eq!(head.field(name), Some(value.as_bytes()), "{name}");
     }
     assert_eq!(head.field("host"), None);
+}
+
+/// The SPA fallback's page, with a CDN policy of its own (`cache.cdn`).
+static APP: Asset<'static> = Asset {
+    fields: &[("cdn-cache-control", "max-age=600"), ("x-app", "1")],
+    ..PAGE
+};
+static APP_SITE: Site<'static> = Site {
+    fallback: Some(&APP),
+    fields: &[("x-content-type-options", "nosniff")],
+    ..SPA
+};
+
+fn spa(site: &'static Site<'static>, target: &str, fields: &[(&str, &str)]) -> Response<'static> {
+    let mut head = RequestHead::new("GET", target);
+    for (name, value) in fields {
+        head.set_field(name, value.as_bytes());
+    }
+    crate::respond(site, &head)
+}
+
+#[test]
+fn the_spa_fallbacks_choice_varies_by_what_tells_a_navigation_and_is_kept_from_cdns() {
+    // RFC 9110 §12.5.5: the answer at /users/42 was chosen by Sec-Fetch-Mode (or, without it,
+    // Accept), so every answer there names both, the page's 200 and 304 and the 404 alike.
+    let page = spa(&APP_SITE, "/users/42", &[("sec-fetch-mode", "navigate")]);
+    assert_eq!(page.status, 200);
+    assert_eq!(
+        &*page.field("vary").unwrap(),
+        "accept, accept-encoding, sec-fetch-mode"
+    );
+    // A CDN that ignores that Vary must not store it (RFC 9213): `private` replaces the page's
+    // own CDN-Cache-Control, whose other fields stay.
+    let cdn: Vec<_> = page
+        .fields
+        .iter()
+        .filter(|(n, _)| *n == "cdn-cache-control")
+        .map(|(_, v)| v.to_string())
+        .collect();
+    assert_eq!(cdn, ["private"]);
+    assert_eq!(page.fields.iter().count(), page.fields.len());
+    assert_eq!(&*page.field("x-app").unwrap(), "1");
+    let again = spa(
+        &APP_SITE,
+        "/users/42",
+        &[
+            ("sec-fetch-mode", "navigate"),
+            ("if-none-match", "\"page\""),
+        ],
+    );
+    assert_eq!(again.status, 304);
+    assert_eq!(
+        &*again.field("vary").unwrap(),
+        "accept, accept-encoding, sec-fetch-mode"
+    );
+    assert_eq!(&*again.field("cdn-cache-control").unwrap(), "private");
+    let fetched = spa(&APP_SITE, "/users/42", &[("sec-fetch-mode", "cors")]);
+    assert_eq!(fetched.status, 404);
+    assert_eq!(&*fetched.field("vary").unwrap(), "accept, sec-fetch-mode");
+    assert_eq!(&*fetched.field("cdn-cache-control").unwrap(), "private");
+    assert_eq!(&*fetched.field("cache-control").unwrap(), "no-cache");
+    // Where the fallback never answers (a file's own path, a name with an extension), nothing
+    // depends on it.
+    let file = spa(&APP_SITE, "/plain.txt", &[("sec-fetch-mode", "navigate")]);
+    assert!(file.field("vary").is_none());
+    assert_eq!(&*file.field("cdn-cache-control").unwrap(), "max-age=60");
+    let script = spa(&APP_SITE, "/app.js", &[("sec-fetch-mode", "navigate")]);
+    assert_eq!(script.status, 404);
+    assert!(script.field("vary").is_none());
+    assert!(script.field("cdn-cache-control").is_none());
+    // With shared caches trusted to honour Vary, the page's own policy stands.
+    static TRUSTING: Site<'static> = Site {
+        shared_caches: crate::SharedCaches::Vary,
+        ..APP_SITE
+    };
+    let trusted = spa(&TRUSTING, "/users/42", &[("sec-fetch-mode", "navigate")]);
+    assert_eq!(&*trusted.field("cdn-cache-control").unwrap(), "max-age=600");
+    assert_eq!(
+        &*trusted.field("vary").unwrap(),
+        "accept, accept-encoding, sec-fetch-mode"
+    );
+}
+
+static WITH_DELTA: Asset<'static> = Asset {
+    deltas: &[crate::Delta {
+        available_dictionary: ":AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=:",
+        representation: Representation {
+            coding: ContentCoding::Dcz,
+            etag: "\"dz\"",
+            content_length: "2",
+            content: Content::Bytes(b"dz"),
+        },
+    }],
+    ..PLAIN
+};
+static DELTA_SITE: Site<'static> = Site {
+    routes: &[Route {
+        path: "/app.js",
+        target: Target::Asset(&WITH_DELTA),
+    }],
+    ..Site::EMPTY
+};
+
+#[test]
+fn a_delta_is_kept_from_cdns_and_the_other_representations_are_not() {
+    let dictionary = (
+        "available-dictionary",
+        WITH_DELTA.deltas[0].available_dictionary,
+    );
+    let delta = spa(
+        &DELTA_SITE,
+        "/app.js",
+        &[("accept-encoding", "dcz"), dictionary],
+    );
+    assert_eq!(&*delta.field("content-encoding").unwrap(), "dcz");
+    // RFC 9842 §6.2; a CDN that ignores Available-Dictionary would hand these bytes to a
+    // client without the dictionary.
+    assert_eq!(&*delta.field("cdn-cache-control").unwrap(), "private");
+    assert_eq!(
+        &*delta.field("vary").unwrap(),
+        "accept-encoding, available-dictionary"
+    );
+    let etag = [
+        ("accept-encoding", "dcz"),
+        dictionary,
+        ("if-none-match", "\"dz\""),
+    ];
+    let not_modified = spa(&DELTA_SITE, "/app.js", &etag);
+    assert_eq!(not_modified.status, 304);
+    assert_eq!(
+        &*not_modified.field("cdn-cache-control").unwrap(),
+        "private"
+    );
+    let plain = spa(&DELTA_SITE, "/app.js", &[]);
+    assert!(plain.field("content-encoding").is_none());
+    assert_eq!(&*plain.field("cdn-cache-control").unwrap(), "max-age=60");
+}
+
+#[test]
+fn a_406_varies_by_accept_encoding_whatever_else_chose() {
+    // RFC 9110 §12.5.3: only Accept-Encoding can refuse every stored representation; an image
+    // with variants and one coding still names it (its other answers say `accept`).
+    static IMAGE: Asset<'static> = Asset {
+        variants: &[crate::Variant {
+            content_type: "image/avif",
+            representation: Representation {
+                coding: ContentCoding::Identity,
+                etag: "\"avif\"",
+                content_length: "1",
+                content: Content::Bytes(b"a"),
+            },
+        }],
+        ..PLAIN
+    };
+    static IMAGES: Site<'static> = Site {
+        routes: &[Route {
+            path: "/a.jpg",
+            target: Target::Asset(&IMAGE),
+        }],
+        ..Site::EMPTY
+    };
+    assert_eq!(
+        &*spa(&IMAGES, "/a.jpg", &[]).field("vary").unwrap(),
+        "accept"
+    );
+    let refused = spa(&IMAGES, "/a.jpg", &[("accept-encoding", "identity;q=0")]);
+    assert_eq!(refused.status, 406);
+    assert_eq!(&*refused.field("vary").unwrap(), "accept, accept-encoding");
+}
+
+#[test]
+fn every_error_says_how_long_it_may_be_kept() {
+    // RFC 9111 §4.2.2: a 404, 405 or 414 without Cache-Control may be stored heuristically;
+    // a 404 is revalidated (a deploy may fill the path), the others are not stored.
+    type Case<'c> = (&'c str, &'c str, &'c [(&'c str, &'c str)], u16, &'c str);
+    let cases: [Case<'_>; 7] = [
+        ("GET", "/nope", &[], 404, "no-cache"),
+        ("GET", "/a%2Fb", &[], 400, "no-store"),
+        ("POST", "/", &[], 405, "no-store"),
+        (
+            "GET",
+            "/",
+            &[("accept-encoding", "identity;q=0")],
+            406,
+            "no-store",
+        ),
+        ("GET", "/", &[("if-match", "\"other\"")], 412, "no-store"),
+        (
+            "GET",
+            "/plain.txt",
+            &[("range", "bytes=99-")],
+            416,
+            "no-store",
+        ),
+        ("GET", "/docs/nope", &[], 404, "no-cache"),
+    ];
+    for (method, target, fields, status, cache_control) in cases {
+        let r = respond(method, target, fields);
+        assert_eq!(r.status, status, "{method} {target}");
+        assert_eq!(
+            r.field("cache-control").as_deref(),
+            Some(cache_control),
+            "{method} {target}"
+        );
+    }
+    let bare = Site {
+        not_found: &[],
+        ..SPA
+    };
+    let r = decide(
+        &bare,
+        &RequestHead::new("GET", "/x.js"),
+        &mut Scratch::new(),
+    )
+    .response();
+    assert_eq!(
+        (r.status, r.field("cache-control").as_deref()),
+        (404, Some("no-cache"))
+    );
+}
+
+#[test]
+fn a_path_destination_never_becomes_another_host() {
+    // `/old/* /:splat/index.html`: an empty splat would make `//index.html`, which browsers
+    // read as host `index.html` (RFC 3986 §4.2).
+    assert_eq!(location("/old/"), (301, "/index.html".into()));
+    assert_eq!(location("/old"), (301, "/index.html".into()));
+    assert_eq!(location("/old/a/b"), (301, "/a/b/index.html".into()));
+    assert_eq!(location("/old/?q=1"), (301, "/index.html?q=1".into()));
+    // A backslash in a capture is encoded; browsers would read it as `/`.
+    assert_eq!(get("/old/%5Cevil", &[]).status, 400);
 }

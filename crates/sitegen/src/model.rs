@@ -81,6 +81,9 @@ pub struct Manifest {
     /// empty when `[fingerprint] mode = "off"`).
     #[serde(rename = "versioned_cache_control")]
     pub fingerprinted_cache_control: String,
+    /// What shared caches are told of answers a CDN could mix up (`cache.shared_caches`; the
+    /// core's `Site::shared_caches`).
+    pub shared_caches: crate::config::SharedCaches,
     /// The build id: the first 16 hex digits of the SHA-256 of every file's path and SHA-256,
     /// sent as `X-Edgesite-Build` with `headers.build_id = true`.
     pub build_id: String,

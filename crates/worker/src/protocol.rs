@@ -16,7 +16,8 @@
 //!   renders them from it; the test `fast_answers_have_the_fields_of_their_representation`
 //!   holds this), so the entry renders them once per representation with [`fields`], keeps
 //!   them, and builds the Response from them, the blob's view and the Date;
-//! - anything else is [`GENERAL`]: redirects, 404s, 206s, errors, bytes decoded on demand, which
+//! - anything else is [`GENERAL`]: redirects, 404s, 206s, errors, bytes decoded on demand, the
+//!   SPA fallback's page (its fields are not its file's alone), which
 //!   [`general`] renders from the same input in full (as library mode does for every request).
 //!
 //! The JS half makes no HTTP decision: it translates the core's answer.
@@ -195,6 +196,11 @@ pub fn decide(site: &Site<'_>, code: u32) -> i32 {
     with_head(code, |head| {
         let mut scratch = Scratch::new();
         let decision = core_decide(site, head, &mut scratch);
+        // The SPA fallback's page has the fields of its file and more (Vary, the shared caches'
+        // field): not the representation's alone, so not a fast answer.
+        if decision.by_navigation {
+            return GENERAL;
+        }
         let (kind, representation) = match decision.outcome {
             Outcome::Ok { representation, .. } if decision.head => (Fast::OkHead, representation),
             Outcome::Ok { representation, .. } => (Fast::Ok, representation),

@@ -74,6 +74,16 @@ pub enum SharedCaches {
     Vary,
 }
 
+impl SharedCaches {
+    /// The core's name for it.
+    pub fn core(self) -> edgesite_core::SharedCaches {
+        match self {
+            SharedCaches::Private => edgesite_core::SharedCaches::Private,
+            SharedCaches::Vary => edgesite_core::SharedCaches::Vary,
+        }
+    }
+}
+
 /// `[images]`
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -419,6 +419,12 @@ pub struct CacheConfig {
     /// CDNs') shared cache, e.g. `public, max-age=86400, stale-while-revalidate=60`.
     #[serde(default)]
     pub cdn: Option<String>,
+    /// What shared caches are told of answers chosen by a field a CDN may not key on: a
+    /// dictionary delta (`Available-Dictionary`) and the SPA fallback's choice (`Sec-Fetch-Mode`,
+    /// `Accept`). `private` (default): `CDN-Cache-Control: private` in place of `cdn`; `vary`:
+    /// the CDN honours Vary, `cdn` applies as set. (Images: `images.shared_caches`.)
+    #[serde(default)]
+    pub shared_caches: SharedCaches,
     /// `[[cache.rules]]`: the first whose pattern matches wins over everything above.
     #[serde(default)]
     pub rules: Vec<CacheRule>,
@@ -441,6 +447,7 @@ impl Default for CacheConfig {
             fingerprinted: default_fingerprinted(),
             default: default_cache(),
             cdn: None,
+            shared_caches: SharedCaches::Private,
             rules: Vec::new(),
         }
     }

@@ -293,13 +293,14 @@ fn site_static(manifest: &Manifest) -> String {
     };
     let _ = writeln!(
         out,
-        "    ],\n    fallback: {fallback},\n    boundary: {:?},\n    multipart_content_type: {:?},\n    fields: {},\n    rules: &[{}],\n    rule_index: &[{}],\n    fingerprinted_cache_control: {:?},\n}};",
+        "    ],\n    fallback: {fallback},\n    boundary: {:?},\n    multipart_content_type: {:?},\n    fields: {},\n    rules: &[{}],\n    rule_index: &[{}],\n    fingerprinted_cache_control: {:?},\n    shared_caches: ::edgesite_core::SharedCaches::{:?},\n}};",
         manifest.boundary,
         format!("multipart/byteranges; boundary={}", manifest.boundary),
         fields(&manifest.fields),
         manifest.rules.iter().map(rule).collect::<Vec<_>>().join(", "),
         manifest.rule_index.iter().map(rule_node).collect::<Vec<_>>().join(", "),
-        manifest.fingerprinted_cache_control
+        manifest.fingerprinted_cache_control,
+        manifest.shared_caches.core()
     );
     out
 }

@@ -85,6 +85,7 @@ impl Manifest {
             rules: leak_slice(rules),
             rule_index: leak_slice(self.rule_index.iter().map(leak_rule_node).collect()),
             fingerprinted_cache_control: leak_str(&self.fingerprinted_cache_control),
+            shared_caches: self.shared_caches.core(),
         }))
     }
 }

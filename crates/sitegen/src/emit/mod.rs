@@ -45,6 +45,7 @@ pub(crate) fn manifest(
         fingerprinted_cache_control: config
             .fingerprint
             .fingerprinted_cache_control(&config.cache),
+        shared_caches: config.cache.shared_caches,
         build_id: assets.build_id,
         stats: assets.stats,
         budget: config.budget.clone(),
