@@ -290,3 +290,61 @@ fn an_earlier_deploys_fingerprinted_files_are_still_served_and_others_are_not() 
     );
     assert_eq!(get("/retired.js", &[]).status, 404);
 }
+
+/// The photo page's captions: a file named as people name files by hand.
+const CAPTIONS: &str = "/styles/légendes (photos).css";
+/// Its URL as a browser requests it (WHATWG URL's path percent-encode set).
+const CAPTIONS_URL: &str = "/styles/l%C3%A9gendes%20(photos).css";
+
+#[test]
+fn a_file_named_with_an_accent_a_space_and_parentheses_is_a_dictionary_and_gets_a_delta() {
+    // Every field is visible ASCII (under workerd a Headers value that is not would throw: a
+    // 500 for every answer of the file), and the pattern is the URL a browser requests, its
+    // URL-pattern characters escaped (`\(`, written `\\(` in the structured-field string).
+    let reply = get(CAPTIONS_URL, &[("accept-encoding", "br")]);
+    assert_eq!(reply.status, 200);
+    assert_eq!(
+        reply.header("use-as-dictionary"),
+        Some(r#"match="/styles/l%C3%A9gendes%20\\(photos\\).css""#)
+    );
+    for (name, value) in &reply.headers {
+        assert!(
+            value.bytes().all(|b| b == b' ' || b.is_ascii_graphic()),
+            "{name}: {value:?}"
+        );
+    }
+    // RFC 9842 §5.2: the delta against the last deploy's version, decoded by the reference
+    // tool (a dcz stream is a zstd skippable frame holding the dictionary's hash, then a zstd
+    // frame made with the dictionary).
+    let (old, field) = previous(CAPTIONS);
+    let delta = get(
+        CAPTIONS_URL,
+        &[("accept-encoding", "dcz"), ("available-dictionary", &field)],
+    );
+    assert_delta(&delta, CAPTIONS, "dcz", &old);
+    let dir = tempfile::tempdir().unwrap();
+    let (dictionary, body) = (dir.path().join("old.css"), dir.path().join("new.dcz"));
+    std::fs::write(&dictionary, &old).unwrap();
+    std::fs::write(&body, &delta.body).unwrap();
+    let out = std::process::Command::new("zstd")
+        .args(["-q", "-d", "-c", "-D"])
+        .arg(&dictionary)
+        .arg(&body)
+        .output()
+        .expect("the zstd CLI (make setup installs it)");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.stdout, site_file(CAPTIONS));
+}
+
+#[test]
+fn a_file_named_with_a_percent_sign_is_served_with_valid_fields() {
+    let reply = get("/notes/100%25%20de%20caf%C3%A9.txt", &[]);
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.body, site_file("/notes/100% de café.txt"));
+    for (name, value) in &reply.headers {
+        assert!(
+            value.bytes().all(|b| b == b' ' || b.is_ascii_graphic()),
+            "{name}: {value:?}"
+        );
+    }
+}

@@ -129,13 +129,14 @@ fn every_representation_is_embedded_byte_for_byte() {
             );
         }
     }
-    // The demo's history gives app.js and style.css deltas (tests/fixtures/demo-history).
+    // The demo's history gives app.js, style.css and the photo captions' stylesheet deltas
+    // (tests/fixtures/demo-history).
     let with_deltas = manifest
         .files
         .iter()
         .filter(|f| !f.deltas.is_empty())
         .count();
-    assert_eq!(with_deltas, 2);
+    assert_eq!(with_deltas, 3);
 }
 
 #[test]

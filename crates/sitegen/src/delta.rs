@@ -16,6 +16,7 @@ use crate::etag;
 use crate::history::History;
 use crate::model::{Asset, Assets, Delta, DeltaStats, Options, Representation};
 use crate::sources::{HtmlDictionary, Sources, HTML_DICTIONARY_PATH};
+use crate::uri::url_pattern_path;
 use edgesite_core::ContentCoding;
 use sha2::{Digest, Sha256};
 use std::time::Instant;
@@ -328,8 +329,9 @@ fn cached_delta(
 
 /// `Use-As-Dictionary: match="<path>"` (RFC 9842 §2.1) for a compressible file a browser will
 /// hold fresh: one whose references carry `?v=` (immutable when requested so) or whose name
-/// carries a verified hash (then the pattern matches its other versions, the hash a `*`).
-/// None for a path with URL-pattern syntax in it.
+/// carries a verified hash (then the pattern matches its other versions, the hash a `*`). The
+/// pattern is the path as a browser requests it, in URL pattern syntax
+/// ([`url_pattern_path`]): `/café (1).js` is `/caf%C3%A9%20\\(1\\).js`.
 fn use_as_dictionary(file: &Asset) -> Option<String> {
     let compressible = file
         .representations
@@ -339,49 +341,52 @@ fn use_as_dictionary(file: &Asset) -> Option<String> {
     if !compressible || file.content_type.starts_with("text/html") || !file.variants.is_empty() {
         return None;
     }
-    // URL pattern syntax, or what a structured-field string would need escaped, in the path.
-    if file.path.bytes().any(|b| b"*:()[]{}?+\\\"".contains(&b)) {
-        return None;
-    }
-    let pattern = if file.cache_reason == CacheReason::Fingerprinted {
-        name_pattern(&file.path)?
+    let mut value = String::from("match=\"");
+    if file.cache_reason == CacheReason::Fingerprinted {
+        let token = hash_token(&file.path)?;
+        url_pattern_path(&file.path[..token.start], &mut value);
+        value.push('*');
+        url_pattern_path(&file.path[token.end..], &mut value);
     } else if !file.fingerprint.is_empty() {
-        file.path.clone()
+        url_pattern_path(&file.path, &mut value);
     } else {
         return None;
-    };
+    }
     // No match-dest: with `match-dest=("script")` Chromium 156 never used the dictionary
     // (tests/browser/dictionary_transport.py, measured), while the same field without it works.
-    Some(format!("match=\"{pattern}\""))
+    value.push('"');
+    Some(value)
 }
 
-/// `/assets/app.3f2a9c81.js` → `/assets/app.*.js`: the name with its hash-like token (8 or
-/// more hex or base64url characters between separators) replaced by `*`.
+/// `/assets/app.3f2a9c81.js` → `/assets/app.*.js`: the name with its hash-like token replaced
+/// by `*` (a glob over the history's paths).
 fn name_pattern(path: &str) -> Option<String> {
-    let (dir, name) = path.rsplit_once('/')?;
-    let mut out = String::new();
-    let mut replaced = false;
-    let mut token = String::new();
-    for c in name.chars().chain(std::iter::once('\0')) {
-        if matches!(c, '.' | '-' | '_' | '~' | '\0') {
-            let hashy = token.len() >= 8
-                && token.chars().all(|t| t.is_ascii_alphanumeric())
-                && token.chars().any(|t| t.is_ascii_digit());
-            if hashy && !replaced {
-                out.push('*');
-                replaced = true;
-            } else {
-                out.push_str(&token);
-            }
-            token.clear();
-            if c != '\0' {
-                out.push(c);
-            }
-        } else {
-            token.push(c);
+    let token = hash_token(path)?;
+    Some(format!("{}*{}", &path[..token.start], &path[token.end..]))
+}
+
+/// Where in `path` its file name's hash-like token is: the first run of 8 or more ASCII
+/// letters and digits, with a digit, between separators (`.`, `-`, `_`, `~`).
+fn hash_token(path: &str) -> Option<std::ops::Range<usize>> {
+    let name_start = path.rfind('/')? + 1;
+    let name = &path[name_start..];
+    let ends = name
+        .char_indices()
+        .filter(|(_, c)| matches!(c, '.' | '-' | '_' | '~'))
+        .map(|(i, _)| i)
+        .chain(std::iter::once(name.len()));
+    let mut start = 0;
+    for end in ends {
+        let token = &name[start..end];
+        let hashy = token.len() >= 8
+            && token.bytes().all(|t| t.is_ascii_alphanumeric())
+            && token.bytes().any(|t| t.is_ascii_digit());
+        if hashy {
+            return Some(name_start + start..name_start + end);
         }
+        start = end + 1;
     }
-    replaced.then(|| format!("{dir}/{out}"))
+    None
 }
 
 /// The SHA-256 of a dictionary: what `Available-Dictionary` carries (RFC 9842 §2.2).

@@ -68,6 +68,17 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// A response field the build derived from the site (from a file's name or a page's
+    /// reference: `Use-As-Dictionary`, `Link`, a redirect's `Location`) is not one a response
+    /// can carry: every value passes the check configured ones pass (`field.rs`).
+    Field {
+        /// The URL path whose responses would carry it.
+        path: String,
+        /// The field's name.
+        name: String,
+        /// What is wrong with its value.
+        message: String,
+    },
     /// A size budget is exceeded.
     Budget {
         /// What is too big, with the largest files.
@@ -129,6 +140,15 @@ impl fmt::Display for Error {
                 "{}:{line}: {}; see docs/configuration.md",
                 path.display(),
                 message.trim_end()
+            ),
+            Error::Field {
+                path,
+                name,
+                message,
+            } => write!(
+                f,
+                "the {name} field the build made for {path:?} cannot be sent: {message}; rename \
+                 the file (or report it as a bug of edgesite)"
             ),
             Error::Budget { message } => write!(f, "{message}"),
             Error::BrokenLinks { links } => write!(

@@ -8,6 +8,7 @@ use crate::cache::CacheReason;
 use crate::config::SharedCaches;
 use crate::error::{read_text, Error};
 use crate::etag;
+use crate::field::{check_name, check_value};
 use crate::model::{Asset, Assets, Options, RouteTarget};
 use crate::routing::Routing;
 use crate::speculation::Speculation;
@@ -37,7 +38,27 @@ pub(crate) fn apply(
         assets.warnings.extend(warnings);
         assets.tracked.push(path);
     }
+    check_fields(&assets)?;
     Ok(assets)
+}
+
+/// Every field value of every file, made from its name (`Use-As-Dictionary`), its page's
+/// references (`Link`) or configured, passes the one field check (`field.rs`), so no runtime
+/// is handed a value it refuses (under workerd, a 500 for every answer of the file).
+fn check_fields(assets: &Assets) -> Result<(), Error> {
+    for file in &assets.list {
+        let fields = file.fields.iter().map(|(n, v)| (n.as_str(), v.as_str()));
+        for (name, value) in fields.chain([("cache-control", file.cache_control.as_str())]) {
+            check_name(name)
+                .and_then(|()| check_value(value))
+                .map_err(|message| Error::Field {
+                    path: file.path.clone(),
+                    name: name.to_string(),
+                    message,
+                })?;
+        }
+    }
+    Ok(())
 }
 
 /// The site's fields (sent on every answer that is not a resource's own), and `X-Edgesite-Build`

@@ -631,6 +631,9 @@ fn preload(
             }
             _ => url.to_string(),
         };
+        // RFC 8288 §3: a URI reference between `<` and `>`; what a page may write otherwise
+        // (non-ASCII, spaces) is percent-encoded, so the field passes the field check.
+        let url = crate::uri::encoded(&url, |b| b.is_ascii_graphic() && !b"<>\"".contains(&b));
         let hint = format!("<{url}>{}", hint.link_params());
         if !hints.contains(&hint) {
             hints.push(hint);

@@ -9,7 +9,8 @@ mod routes;
 pub(crate) use routes::tests_support;
 
 use crate::error::{read_text, Error};
-use crate::model::{Options, RedirectRule, Route, RuleIndexNode};
+use crate::field::check_value;
+use crate::model::{Options, RedirectRule, Route, RouteTarget, RuleIndexNode};
 use crate::sources::Sources;
 use std::path::{Path, PathBuf};
 
@@ -76,6 +77,7 @@ pub(crate) fn route(
         tracked = Some(file);
     }
     let fallback = spa_fallback(site_dir, options, &paths)?;
+    check_locations(&routes)?;
     Ok(Routing {
         served,
         routes,
@@ -83,6 +85,29 @@ pub(crate) fn route(
         fallback,
         tracked,
     })
+}
+
+/// Every fixed redirect's Location, made from a file's name or a `_redirects` rule, is a field
+/// value (`field.rs`) that a browser reads as this site's path or the URL written, never as
+/// another host (`edgesite_core::is_network_path`).
+fn check_locations(routes: &[Route]) -> Result<(), Error> {
+    for route in routes {
+        let RouteTarget::Redirect { location, .. } = &route.target else {
+            continue;
+        };
+        let checked = check_value(location).and_then(|()| {
+            match edgesite_core::is_network_path(location.as_bytes()) {
+                true => Err("browsers would read it as another host".to_string()),
+                false => Ok(()),
+            }
+        });
+        checked.map_err(|message| Error::Field {
+            path: route.path.clone(),
+            name: "location".into(),
+            message,
+        })?;
+    }
+    Ok(())
 }
 
 /// The index of the SPA fallback's file, if one is configured.

@@ -270,11 +270,15 @@ mod tests {
                 1,
                 "must be a path starting with `/` or an http(s):// URL",
             ),
-            (
-                "/a //evil.example/\n",
-                1,
-                "must be a path starting with `/` or an http(s)",
-            ),
+            ("/a //evil.example/\n", 1, "leads to another host"),
+            // Browsers read `\` as `/` and drop tabs inside a URL (WHATWG URL): each of these
+            // is `//evil.example` to them.
+            ("/a /\\evil.example\n", 1, "leads to another host"),
+            ("/a \\\\evil.example\n", 1, "leads to another host"),
+            ("/a /\\/evil.example 301\n", 1, "leads to another host"),
+            ("/a/* /\\:splat 302\n", 1, "leads to another host"),
+            ("/a /\u{1}/evil.example\n", 1, "control character"),
+            ("/c /\\evil 200\n", 1, "must be a path starting with `/`"),
             (
                 "/a/:x /b/:y\n",
                 1,

@@ -219,11 +219,23 @@ fn is_name(name: &str) -> bool {
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
+/// A redirect's destination: a path of this site or an http(s) URL, read as a browser reads a
+/// Location (WHATWG URL: `\` is `/`, tabs and line breaks are dropped), so no path that a
+/// browser turns into another host (`//host`, `/\host`) passes, and no control character.
 pub(super) fn check_destination(destination: &str) -> Result<(), String> {
+    if let Some(c) = destination.chars().find(|c| c.is_control()) {
+        return Err(format!(
+            "the destination {destination:?} contains the control character {c:?}"
+        ));
+    }
     let lower = destination.to_ascii_lowercase();
-    if (destination.starts_with('/') && !destination.starts_with("//"))
-        || lower.starts_with("https://")
-        || lower.starts_with("http://")
+    if edgesite_core::is_network_path(destination.as_bytes()) {
+        return Err(format!(
+            "the destination {destination:?} leads to another host (browsers read `//`, `/\\` \
+             and `\\\\` at its start as a host name); write the full https:// URL if that is meant"
+        ));
+    }
+    if destination.starts_with('/') || lower.starts_with("https://") || lower.starts_with("http://")
     {
         Ok(())
     } else {
@@ -235,7 +247,7 @@ pub(super) fn check_destination(destination: &str) -> Result<(), String> {
 
 /// A rewrite serves a file of this site: its destination is a path, without query or fragment.
 pub(super) fn check_rewrite_destination(destination: &str) -> Result<(), String> {
-    if !destination.starts_with('/') || destination.starts_with("//") {
+    if !destination.starts_with('/') || edgesite_core::is_network_path(destination.as_bytes()) {
         return Err(format!("a rewrite (200) serves a file of this site: {destination:?} must be a path starting with `/` (proxying to other hosts is not supported)"));
     }
     if destination.contains(['?', '#']) {
