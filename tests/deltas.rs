@@ -332,7 +332,11 @@ fn a_file_named_with_an_accent_a_space_and_parentheses_is_a_dictionary_and_gets_
         .arg(&body)
         .output()
         .expect("the zstd CLI (make setup installs it)");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(out.stdout, site_file(CAPTIONS));
 }
 

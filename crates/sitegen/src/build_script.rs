@@ -25,6 +25,7 @@
 
 use crate::{budget_warnings, compile, last_modified, Bodies, Config, Error, Manifest, Options};
 
+use crate::error::ShowPath as _;
 use std::env;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -169,11 +170,45 @@ impl Build<'_> {
     pub fn compile(&self) -> Result<(Manifest, Config), Error> {
         let config = self.config()?;
         let (site_dir, config_dir) = self.site_and_config_dir()?;
+        if !config.site.allow_project_files {
+            check_not_the_project(&site_dir, &[self.root, &config_dir])?;
+        }
         let last_modified = last_modified(self.source_date_epoch, &site_dir)?;
         let mut options = Options::from_config(config.clone(), last_modified);
         options.cache_dir.clone_from(&self.cache_dir);
         options.history_dir = Some(config_dir.join(&config.history.dir));
         Ok((compile(&site_dir, &options)?, config))
+    }
+}
+
+/// The files whose presence says a folder is a project rather than a site's output.
+const PROJECT_FILES: [&str; 3] = ["edgesite.toml", "Cargo.toml", "wrangler.toml"];
+
+/// A site folder that is, or holds, one of `projects` (the crate's folder, the
+/// configuration's), or that holds a project's files ([`PROJECT_FILES`]), would publish the
+/// project: an error unless `site.allow_project_files` says it is meant.
+fn check_not_the_project(site_dir: &Path, projects: &[&Path]) -> Result<(), Error> {
+    let error = |because: String| Error::ProjectFolder {
+        path: site_dir.to_path_buf(),
+        because,
+    };
+    // A missing folder is the walk's error to give.
+    let Ok(site) = std::fs::canonicalize(site_dir) else {
+        return Ok(());
+    };
+    for project in projects {
+        if let Ok(project) = std::fs::canonicalize(project) {
+            if project.starts_with(&site) {
+                return Err(error(format!(
+                    "it holds the project folder {}",
+                    project.shown()
+                )));
+            }
+        }
+    }
+    match PROJECT_FILES.iter().find(|name| site.join(name).exists()) {
+        Some(name) => Err(error(format!("it holds {name}"))),
+        None => Ok(()),
     }
 }
 
@@ -206,7 +241,7 @@ fn history(manifest: &Manifest, config: &Config, config_dir: &Path) -> Result<()
         println!(
             "cargo:warning=history: recorded build {} in {}: {} deploys kept, {} bodies written, {} removed, {} bytes",
             manifest.build_id,
-            dir.display(),
+            dir.shown(),
             recorded.deploys,
             recorded.bodies_written,
             recorded.bodies_removed,
@@ -216,7 +251,7 @@ fn history(manifest: &Manifest, config: &Config, config_dir: &Path) -> Result<()
         println!(
             "cargo:warning=history: {} earlier deploys in {} (not recorded: EDGESITE_RECORD_DEPLOY is not 1)",
             manifest.stats.deltas.deploys,
-            dir.display()
+            dir.shown()
         );
     }
     Ok(())
@@ -243,9 +278,9 @@ fn report(manifest: &Manifest, out_dir: &Path) {
     match written {
         Ok(()) => println!(
             "cargo:warning=manifest.json, report.txt and report.html in {}",
-            dir.display()
+            dir.shown()
         ),
-        Err(e) => println!("cargo:warning=cannot write {}: {e}", dir.display()),
+        Err(e) => println!("cargo:warning=cannot write {}: {e}", dir.shown()),
     }
 }
 

@@ -3,7 +3,7 @@
 
 use std::fmt;
 use std::io;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Why a site could not be compiled.
 #[derive(Debug)]
@@ -50,6 +50,14 @@ pub enum Error {
     SymlinkLoop {
         /// The link.
         path: PathBuf,
+    },
+    /// The site folder holds the project (its configuration, its sources): serving it would
+    /// publish them. `site.allow_project_files = true` says it is meant.
+    ProjectFolder {
+        /// The site folder.
+        path: PathBuf,
+        /// What shows it is the project's: a file it holds, or the project folder it contains.
+        because: String,
     },
     /// The SPA fallback names a file the site does not have.
     MissingFallback {
@@ -103,42 +111,49 @@ impl fmt::Display for Error {
                 f,
                 "the site directory {} does not exist or is not a directory \
                  (create it, set site.dir in edgesite.toml, or set EDGESITE_SITE)",
-                path.display()
+                path.shown()
             ),
             Error::EmptySite { path } => write!(
                 f,
                 "the site directory {} has no file to serve (dotfiles are skipped); add an index.html",
-                path.display()
+                path.shown()
             ),
-            Error::Read { path, source } => write!(f, "cannot read {}: {source}", path.display()),
+            Error::Read { path, source } => write!(f, "cannot read {}: {source}", path.shown()),
             Error::NotUtf8 { path } => write!(
                 f,
                 "{} has a name that is not UTF-8, so no URL can name it; rename it",
-                path.display()
+                path.shown()
             ),
             Error::Unservable { path, reason } => {
-                write!(f, "{} cannot be served: {reason}; rename it", path.display())
+                write!(f, "{} cannot be served: {reason}; rename it", path.shown())
             }
             Error::SymlinkOutside { path, target } => write!(
                 f,
                 "the symbolic link {} leads outside the site, to {}; copy the file in instead",
-                path.display(),
-                target.display()
+                path.shown(),
+                target.shown()
             ),
             Error::SymlinkLoop { path } => write!(
                 f,
                 "the symbolic link {} leads to one of its own parent directories (a loop); remove it",
-                path.display()
+                path.shown()
+            ),
+            Error::ProjectFolder { path, because } => write!(
+                f,
+                "the site folder {} would publish the project itself ({because}); set site.dir \
+                 (or EDGESITE_SITE) to the folder of the site's own files, or set \
+                 site.allow_project_files = true if that is meant",
+                path.shown()
             ),
             Error::MissingFallback { path, site } => write!(
                 f,
                 "the SPA fallback {path} is not a file of the site {}; name an existing HTML file such as /index.html",
-                site.display()
+                site.shown()
             ),
             Error::Config { path, line, message } => write!(
                 f,
                 "{}:{line}: {}; see docs/configuration.md",
-                path.display(),
+                path.shown(),
                 message.trim_end()
             ),
             Error::Field {
@@ -208,10 +223,70 @@ pub(crate) fn read_bytes(path: &std::path::Path) -> Result<Vec<u8>, Error> {
     })
 }
 
-/// The text of the file at `path`; an error names it.
-pub(crate) fn read_text(path: &std::path::Path) -> Result<String, Error> {
-    std::fs::read_to_string(path).map_err(|source| Error::Read {
-        path: path.to_path_buf(),
-        source,
-    })
+/// A path as the build shows it in errors, warnings and reports: its text with every control
+/// character and every bidirectional override escaped (`\n`, `\u{202e}`), so a file name
+/// cannot break a line of a log, write a terminal escape or disguise itself.
+pub(crate) fn shown(path: &Path) -> Shown<'_> {
+    Shown(path)
+}
+
+/// See [`shown`].
+pub(crate) struct Shown<'a>(&'a Path);
+
+impl fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for c in self.0.to_string_lossy().chars() {
+            if is_unsafe_to_show(c) {
+                write!(f, "{}", c.escape_unicode())?;
+            } else {
+                fmt::Write::write_char(f, c)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Controls, and the Unicode controls of bidirectional text (which reorder what a terminal or
+/// an editor shows).
+fn is_unsafe_to_show(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// Lets `path.shown()` stand where `path.display()` would.
+pub(crate) trait ShowPath {
+    /// See [`shown`].
+    fn shown(&self) -> Shown<'_>;
+}
+
+impl ShowPath for Path {
+    fn shown(&self) -> Shown<'_> {
+        Shown(self)
+    }
+}
+
+/// Text of the site (a line of `_headers` or `_redirects`, a reference in a page) as an error
+/// or warning quotes it: quoted and escaped as Rust writes a string, and cut at 80 characters
+/// (with the full length said), so no file can make a message long or hide text in it.
+pub(crate) fn excerpt(text: &str) -> String {
+    format!("\"{}\"", escaped(text))
+}
+
+/// [`excerpt`] without the quotes.
+pub(crate) fn escaped(text: &str) -> String {
+    const MAX_CHARS: usize = 80;
+    let mut chars = text.chars();
+    let head: String = chars.by_ref().take(MAX_CHARS).collect();
+    let debug = format!("{head:?}");
+    let mut out: String = debug[1..debug.len() - 1]
+        .chars()
+        .map(|c| match is_unsafe_to_show(c) {
+            true => c.escape_unicode().to_string(),
+            false => c.to_string(),
+        })
+        .collect();
+    if chars.next().is_some() {
+        out.push_str(&format!("… ({} bytes)", text.len()));
+    }
+    out
 }

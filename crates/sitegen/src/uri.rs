@@ -53,7 +53,10 @@ mod tests {
         assert_eq!(pattern("/café x.js"), "/caf%C3%A9%20x.js");
         assert_eq!(pattern("/100%.js"), "/100%25.js");
         assert_eq!(pattern("/a{b}#?.js"), "/a%7Bb%7D%23%3F.js");
-        assert_eq!(pattern("/a(1)+b:c*.js"), "/a\\\\(1\\\\)\\\\+b\\\\:c\\\\*.js");
+        assert_eq!(
+            pattern("/a(1)+b:c*.js"),
+            "/a\\\\(1\\\\)\\\\+b\\\\:c\\\\*.js"
+        );
         assert_eq!(pattern("/a[1]|^'~!.js"), "/a[1]|^'~!.js");
         assert_eq!(pattern("/new\nline\u{7f}.js"), "/new%0Aline%7F.js");
         let all: String = (1..=127u8).map(char::from).collect();

@@ -811,3 +811,144 @@ fn external_bodies_are_packed_into_blobs_once() {
         .unwrap()
         .contains("as &[u8]"));
 }
+
+/// The site is a boundary for its configuration files too: a `_headers` that is a link to the
+/// build machine's environment is refused, naming the link, and nothing of the environment
+/// reaches the error (a CI secret would be printed in the log).
+#[test]
+fn a_headers_file_linked_outside_the_site_is_refused_without_its_content() {
+    // The test's own environment holds the canary: /proc/self/environ is this process's.
+    std::env::set_var("EDGESITE_CANARY_SECRET", "canary-3f9a1c");
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("index.html"), "<p>x</p>").unwrap();
+    for name in ["_headers", "_redirects"] {
+        let link = dir.path().join(name);
+        symlink("/proc/self/environ", &link).unwrap();
+        let err = compile_err(dir.path());
+        let text = err.to_string();
+        assert!(matches!(err, Error::SymlinkOutside { .. }), "{text}");
+        assert!(text.contains(name), "{text}");
+        assert!(!text.contains("canary-3f9a1c"), "{text}");
+        assert!(!text.contains("PATH="), "{text}");
+        fs::remove_file(&link).unwrap();
+    }
+}
+
+/// A `_headers` that is a FIFO would block the build for ever: an error naming it.
+#[test]
+fn a_configuration_file_that_is_not_a_file_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("index.html"), "<p>x</p>").unwrap();
+    let fifo = dir.path().join("_redirects");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let err = compile_err(dir.path());
+    assert!(matches!(err, Error::Unservable { .. }), "{err}");
+    assert!(err.to_string().contains("_redirects"), "{err}");
+    fs::remove_file(&fifo).unwrap();
+    // The same FIFO among the site's files.
+    let fifo = dir.path().join("pipe.txt");
+    std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    let err = compile_err(dir.path());
+    assert!(matches!(err, Error::Unservable { .. }), "{err}");
+    assert!(err.to_string().contains("pipe.txt"), "{err}");
+}
+
+/// A name with a control character is skipped with a warning that shows it escaped (a name
+/// with a line break would otherwise forge a log line).
+#[test]
+fn a_name_with_a_control_character_is_skipped_with_an_escaped_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("index.html"), "<p>x</p>").unwrap();
+    fs::write(dir.path().join("evil\nwarning: forged.txt"), "x").unwrap();
+    fs::write(dir.path().join("Icon\r"), "x").unwrap();
+    let manifest = compile_ok(dir.path());
+    assert_eq!(paths(&manifest), ["/index.html"]);
+    let skipped: Vec<&String> = manifest
+        .warnings
+        .iter()
+        .filter(|w| w.contains("skipped"))
+        .collect();
+    assert_eq!(skipped.len(), 2, "{:?}", manifest.warnings);
+    assert!(skipped
+        .iter()
+        .all(|w| !w.contains('\n') && !w.contains('\r')));
+    assert!(
+        skipped.iter().any(|w| w.contains("evil\\u{a}warning")),
+        "{skipped:?}"
+    );
+}
+
+/// `_headers` with a byte order mark, CRLF line ends and tabs reads as the same rules.
+#[test]
+fn a_headers_file_with_bom_crlf_and_tabs_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("index.html"), "<p>x</p>").unwrap();
+    fs::write(
+        dir.path().join("_headers"),
+        "\u{feff}/*\r\n\tX-Robots-Tag:\tnoindex\r\n",
+    )
+    .unwrap();
+    let manifest = compile_ok(dir.path());
+    let index = manifest
+        .files
+        .iter()
+        .find(|f| f.path == "/index.html")
+        .unwrap();
+    assert!(
+        index
+            .fields
+            .iter()
+            .any(|(n, v)| n == "x-robots-tag" && v == "noindex"),
+        "{:?}",
+        index.fields
+    );
+}
+
+/// A line of site text quoted in an error is escaped and cut short: an error never carries a
+/// control character or a whole overlong line.
+#[test]
+fn an_error_quotes_a_bounded_escaped_excerpt() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("index.html"), "<p>x</p>").unwrap();
+    let line = format!("/a \u{1b}[31m{} 301", "b".repeat(10_000));
+    fs::write(dir.path().join("_redirects"), line).unwrap();
+    let text = compile_err(dir.path()).to_string();
+    assert!(text.contains("_redirects"), "{text}");
+    assert!(!text.contains('\u{1b}'), "{text}");
+    assert!(text.len() < 600, "{} bytes: {text}", text.len());
+}
+
+/// A site folder that holds the project (its edgesite.toml, Cargo.toml or wrangler.toml, or
+/// the crate's folder) would publish the configuration and the sources: an error, unless
+/// `site.allow_project_files = true` says it is meant.
+#[test]
+fn a_site_folder_holding_the_project_is_an_error_unless_allowed() {
+    use edgesite_sitegen::build_script::Build;
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("index.html"), "<p>x</p>").unwrap();
+    let config = dir.path().join("edgesite.toml");
+    let build = |text: &str| {
+        fs::write(&config, text).unwrap();
+        Build {
+            root: dir.path(),
+            config_path: &config,
+            config_named: true,
+            site: None,
+            source_date_epoch: Some("1700000000"),
+            cache_dir: None,
+        }
+        .compile()
+    };
+    let err = build("[site]\ndir = \".\"\n").expect_err("the project folder as the site");
+    assert!(matches!(err, Error::ProjectFolder { .. }), "{err}");
+    assert!(err.to_string().contains("allow_project_files"), "{err}");
+    let (manifest, _) = build("[site]\ndir = \".\"\nallow_project_files = true\n").unwrap();
+    assert!(paths(&manifest).contains(&"/edgesite.toml"));
+}

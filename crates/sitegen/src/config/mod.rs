@@ -551,6 +551,11 @@ pub struct SiteConfig {
     /// `/docs` and redirects `/docs/` to it.
     #[serde(default)]
     pub trailing_slash: TrailingSlash,
+    /// Serve a folder that holds the project itself (`edgesite.toml`, `Cargo.toml`,
+    /// `wrangler.toml`, or the folder of the configuration or one above it): off by default,
+    /// since it would publish the configuration, the sources and whatever else lies there.
+    #[serde(default)]
+    pub allow_project_files: bool,
 }
 
 /// `site.trailing_slash`.
@@ -571,6 +576,7 @@ impl Default for SiteConfig {
             clean_urls: true,
             spa_fallback: None,
             trailing_slash: TrailingSlash::Always,
+            allow_project_files: false,
         }
     }
 }

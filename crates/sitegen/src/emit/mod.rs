@@ -27,7 +27,8 @@ pub(crate) fn manifest(
     mut assets: Assets,
     started: Instant,
 ) -> Manifest {
-    let mut warnings = std::mem::take(&mut assets.warnings);
+    let mut warnings = sources.warnings;
+    warnings.append(&mut assets.warnings);
     warnings.extend(routing.redirects.warnings);
     warnings.extend(links.warnings);
     let mut tracked = sources.tracked;

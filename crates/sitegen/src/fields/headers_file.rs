@@ -24,7 +24,7 @@
 //!   A rule that matches no file is reported as a warning.
 //! - No cap on the number of rules; `[compat] pages_limits` restores Cloudflare Pages' 100.
 
-use crate::error::Error;
+use crate::error::{excerpt, Error};
 use crate::field::{check_name, check_value};
 use std::path::Path;
 
@@ -86,7 +86,10 @@ impl HeaderRules {
                 if !trimmed.starts_with('/') {
                     return Err(error(
                         line,
-                        format!("{trimmed:?} is not a URL pattern; patterns start with `/`"),
+                        format!(
+                            "{} is not a URL pattern; patterns start with `/`",
+                            excerpt(trimmed)
+                        ),
                     ));
                 }
                 if pages_limits && rules.len() == PAGES_MAX_RULES {
@@ -185,7 +188,7 @@ fn parse_edit(line: &str) -> Result<Edit, String> {
     }
     let (name, value) = line
         .split_once(':')
-        .ok_or_else(|| format!("{line:?} is neither `Name: value` nor `! Name`"))?;
+        .ok_or_else(|| format!("{} is neither `Name: value` nor `! Name`", excerpt(line)))?;
     let name = checked_name(name.trim())?;
     let value = value.trim();
     if value.is_empty() {

@@ -6,11 +6,13 @@ mod headers_file;
 
 use crate::cache::CacheReason;
 use crate::config::SharedCaches;
-use crate::error::{read_text, Error};
+use crate::error::ShowPath as _;
+use crate::error::{escaped, Error};
 use crate::etag;
 use crate::field::{check_name, check_value};
 use crate::model::{Asset, Assets, Options, RouteTarget};
 use crate::routing::Routing;
+use crate::sources::read_site_file;
 use crate::speculation::Speculation;
 use std::path::Path;
 
@@ -33,8 +35,8 @@ pub(crate) fn apply(
         keep_variants_from_shared_caches(&mut assets.list);
     }
     let path = site_dir.join("_headers");
-    if path.is_file() {
-        let warnings = apply_headers_file(&path, options, &mut assets.list, routing)?;
+    if let Some(text) = read_site_file(site_dir, "_headers")? {
+        let warnings = apply_headers_file(&text, &path, options, &mut assets.list, routing)?;
         assets.warnings.extend(warnings);
         assets.tracked.push(path);
     }
@@ -125,14 +127,14 @@ fn build_id(files: &[Asset]) -> String {
 /// file is served at (not `_redirects` rewrites' sources); returns a warning for each rule
 /// that matched nothing.
 fn apply_headers_file(
+    text: &str,
     path: &Path,
     options: &Options,
     files: &mut [Asset],
     routing: &Routing,
 ) -> Result<Vec<String>, Error> {
     let routes = &routing.served;
-    let text = read_text(path)?;
-    let rules = headers_file::HeaderRules::parse(&text, path, options.config.compat.pages_limits)?;
+    let rules = headers_file::HeaderRules::parse(text, path, options.config.compat.pages_limits)?;
     let mut used = std::collections::BTreeSet::new();
     for (i, file) in files.iter_mut().enumerate() {
         let mut paths: Vec<&str> = routes
@@ -162,8 +164,9 @@ fn apply_headers_file(
         .filter(|(line, _)| !used.contains(line))
         .map(|(line, pattern)| {
             format!(
-                "{}:{line}: the rule {pattern} matches no file",
-                path.display()
+                "{}:{line}: the rule {} matches no file",
+                path.shown(),
+                escaped(pattern)
             )
         })
         .collect())

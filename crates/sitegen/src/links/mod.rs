@@ -31,6 +31,7 @@ mod url;
 use crate::cache;
 use crate::config::{BrokenLinks, FingerprintMode};
 use crate::error::Error;
+use crate::error::{escaped, excerpt, ShowPath as _};
 use crate::etag;
 use crate::images::{Images, Made};
 use crate::mime;
@@ -246,7 +247,7 @@ fn scan_file(index: usize, file: &Found) -> ScanResult {
     let Ok(text) = String::from_utf8(bytes) else {
         return Ok(Err(format!(
             "{}: not UTF-8, so its links are not checked or fingerprinted",
-            file.source.display()
+            file.source.shown()
         )));
     };
     let page = if is_html {
@@ -255,7 +256,7 @@ fn scan_file(index: usize, file: &Found) -> ScanResult {
             Err(why) => {
                 return Ok(Err(format!(
                     "{}: links not read: {why}",
-                    file.source.display()
+                    file.source.shown()
                 )))
             }
         }
@@ -338,10 +339,11 @@ fn report_broken(
             let path = url::split(target).0;
             if *resolved == Resolved::Missing && !options.config.links.ignores(path) {
                 broken.push(format!(
-                    "{}:{}: broken link {:?}: the site serves nothing at {target}",
-                    found[file.index].source.display(),
+                    "{}:{}: broken link {}: the site serves nothing at {}",
+                    found[file.index].source.shown(),
                     url::line_of(file.text.as_bytes(), reference.span.start),
-                    reference.url
+                    excerpt(&reference.url),
+                    escaped(target)
                 ));
             }
         }
@@ -468,7 +470,7 @@ fn rewrite_in_order(
             if in_cycle {
                 outcome.warnings.push(format!(
                     "{}: its references to files that reference it back (a cycle) are left without ?v=",
-                    found[file.index].source.display()
+                    found[file.index].source.shown()
                 ));
             }
         }

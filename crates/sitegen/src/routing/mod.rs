@@ -8,10 +8,10 @@ mod routes;
 #[cfg(test)]
 pub(crate) use routes::tests_support;
 
-use crate::error::{read_text, Error};
+use crate::error::Error;
 use crate::field::check_value;
 use crate::model::{Options, RedirectRule, Route, RouteTarget, RuleIndexNode};
-use crate::sources::Sources;
+use crate::sources::{read_site_file, Sources};
 use std::path::{Path, PathBuf};
 
 /// The site's routing.
@@ -70,8 +70,7 @@ pub(crate) fn route(
     let file = site_dir.join("_redirects");
     let mut redirects = redirects::Applied::default();
     let mut tracked = None;
-    if file.is_file() {
-        let text = read_text(&file)?;
+    if let Some(text) = read_site_file(site_dir, "_redirects")? {
         let pages_limits = options.config.compat.pages_limits;
         redirects = redirects::apply(&text, &file, &mut routes, pages_limits)?;
         tracked = Some(file);

@@ -9,7 +9,7 @@ mod walk;
 
 pub(crate) use html_dictionary::HtmlDictionary;
 pub use html_dictionary::HTML_DICTIONARY_PATH;
-pub(crate) use walk::Found;
+pub(crate) use walk::{read_site_file, Found};
 
 use crate::error::Error;
 use crate::history::History;
@@ -31,6 +31,8 @@ pub(crate) struct Sources {
     pub(crate) html_dictionary: Option<HtmlDictionary>,
     /// Every folder and file read, for `cargo:rerun-if-changed`.
     pub(crate) tracked: Vec<PathBuf>,
+    /// Entries the walk skipped, and why.
+    pub(crate) warnings: Vec<String>,
 }
 
 /// The sources of the site in `site_dir` (none is an error).
@@ -55,5 +57,6 @@ pub(crate) fn read(site_dir: &Path, options: &Options) -> Result<Sources, Error>
         kept,
         html_dictionary,
         tracked,
+        warnings: walked.warnings,
     })
 }

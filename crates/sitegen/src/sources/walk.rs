@@ -4,9 +4,15 @@
 //! - Dotfiles and dot-directories are skipped, except `.well-known/` (RFC 8615), and so are the
 //!   root's `_headers` and `_redirects` files, which configure the site.
 //! - Symbolic links are followed only when they lead inside the site; a link outside it, or one
-//!   that leads back to a parent directory (a loop), is a build error.
+//!   that leads back to a parent directory (a loop), is a build error. So is anything that is
+//!   neither a file nor a folder (a FIFO, a device, a socket): reading one could block or never
+//!   end.
+//! - A name with a control character (a line break, a tab, macOS's `Icon\r`) is skipped with a
+//!   warning: no URL should carry one, and every log line that names it could be forged by it.
+//! - The site's configuration files (`_headers`, `_redirects`) are read through
+//!   [`read_site_file`], which holds them to the same boundary.
 
-use crate::error::Error;
+use crate::error::{shown, Error};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -19,11 +25,13 @@ pub(crate) struct Found {
     pub(crate) source: PathBuf,
 }
 
-/// What the walk saw: the files, and every directory (for `cargo:rerun-if-changed`).
+/// What the walk saw: the files, every directory (for `cargo:rerun-if-changed`), and a warning
+/// for each entry skipped.
 #[derive(Debug, Default)]
 pub(crate) struct Walk {
     pub(crate) files: Vec<Found>,
     pub(crate) dirs: Vec<PathBuf>,
+    pub(crate) warnings: Vec<String>,
 }
 
 /// Walks `root`, which must be a directory.
@@ -78,9 +86,26 @@ fn visit(
                 reason: "its name contains a backslash or NUL, which edgesite rejects in URLs",
             });
         }
+        if let Some(c) = name.chars().find(|c| c.is_control()) {
+            walk.warnings.push(format!(
+                "{}: skipped: its name has the control character {c:?}, which no URL should carry",
+                shown(&path)
+            ));
+            continue;
+        }
         let url_path = format!("{url_dir}/{name}");
         let target = resolve(&path, root)?;
-        if target.is_dir() {
+        let kind = fs::metadata(&target).map_err(|source| Error::Read {
+            path: path.clone(),
+            source,
+        })?;
+        if !kind.is_dir() && !kind.is_file() {
+            return Err(Error::Unservable {
+                path,
+                reason: "it is neither a file nor a folder (a FIFO, a device or a socket)",
+            });
+        }
+        if kind.is_dir() {
             if ancestors.contains(&target) {
                 return Err(Error::SymlinkLoop { path });
             }
@@ -110,4 +135,56 @@ fn resolve(path: &Path, root: &Path) -> Result<PathBuf, Error> {
         });
     }
     Ok(target)
+}
+
+/// The most bytes a configuration file of the site (`_headers`, `_redirects`) may have: far
+/// above any real one (100,000 rules fit), far below what could exhaust the build's memory.
+pub(crate) const MAX_SITE_FILE_BYTES: u64 = 32 * 1024 * 1024;
+
+/// The text of the file `name` in the site's root folder (`_headers`, `_redirects`), if it has
+/// one: held to the walk's boundary (a symbolic link must lead inside the site, and to a file,
+/// never a FIFO or a device), at most [`MAX_SITE_FILE_BYTES`], UTF-8 (a byte order mark is
+/// dropped). An error names the file, never what a link leads to holds.
+pub(crate) fn read_site_file(site_dir: &Path, name: &str) -> Result<Option<String>, Error> {
+    let path = site_dir.join(name);
+    if fs::symlink_metadata(&path).is_err() {
+        return Ok(None);
+    }
+    let root = fs::canonicalize(site_dir).map_err(|source| Error::Read {
+        path: site_dir.to_path_buf(),
+        source,
+    })?;
+    let target = resolve(&path, &root)?;
+    let read_error = |source| Error::Read {
+        path: path.clone(),
+        source,
+    };
+    let metadata = fs::metadata(&target).map_err(read_error)?;
+    if !metadata.is_file() {
+        return Err(Error::Unservable {
+            path,
+            reason: "it is not a file (a folder, a FIFO, a device or a socket)",
+        });
+    }
+    if metadata.len() > MAX_SITE_FILE_BYTES {
+        return Err(Error::Unservable {
+            path,
+            reason: "it is larger than 32 MiB",
+        });
+    }
+    let bytes = fs::read(&target).map_err(read_error)?;
+    let text = String::from_utf8(bytes).map_err(|e| Error::Config {
+        path: path.clone(),
+        line: line_of_byte(e.as_bytes(), e.utf8_error().valid_up_to()),
+        message: "not UTF-8 text".into(),
+    })?;
+    Ok(Some(match text.strip_prefix('\u{feff}') {
+        Some(rest) => rest.to_string(),
+        None => text,
+    }))
+}
+
+/// The 1-based line of byte `at` of `bytes`.
+fn line_of_byte(bytes: &[u8], at: usize) -> usize {
+    1 + bytes[..at].iter().filter(|&&b| b == b'\n').count()
 }

@@ -7,6 +7,7 @@ use super::parse::{
     check_destination, check_rewrite_destination, first_placeholder, placeholder_at, Line,
     LineError, Status,
 };
+use crate::error::{escaped, excerpt, ShowPath as _};
 use crate::model::{
     DestinationPart, PatternSegment, RedirectRule, RouteTarget, RuleAction, RuleIndexNode,
 };
@@ -100,9 +101,9 @@ impl RuleSet {
                 if let Some(RouteTarget::Asset(_)) = self.table.get(&line.normalized) {
                     self.warnings.push(format!(
                         "{}:{}: the redirect from {} hides the file at that path",
-                        path.display(),
+                        path.shown(),
                         line.line,
-                        line.source
+                        escaped(&line.source)
                     ));
                 }
                 fixed_redirect(status, &encoded(&line.destination, is_visible_ascii))
@@ -145,7 +146,7 @@ impl RuleSet {
             if let Some(RouteTarget::Asset(_)) = self.table.get(&route_path) {
                 self.warnings.push(format!(
                     "{}:{}: the redirect from {route_path} hides the file at that path",
-                    path.display(),
+                    path.shown(),
                     self.rules[rule].line
                 ));
             }
@@ -196,7 +197,12 @@ fn checked_rewrite(destination: &str) -> Result<String, String> {
     let mut buf = [0; MAX_PATH_LEN];
     normalize(destination, &mut buf)
         .map(str::to_string)
-        .map_err(|e| format!("the destination {destination:?} is not a valid path ({e:?})"))
+        .map_err(|e| {
+            format!(
+                "the destination {} is not a valid path ({e:?})",
+                excerpt(destination)
+            )
+        })
 }
 
 /// What a rewrite to `destination` serves: the file there (through one canonical redirect is
@@ -339,8 +345,8 @@ fn decoded_rewrite(
                     .map(|decoded| DestinationPart::Literal(decoded.to_string()))
                     .map_err(|_| {
                         format!(
-                            "the destination {:?} has a bad percent-encoding or an encoded `/`, NUL or `\\`",
-                            line.destination
+                            "the destination {} has a bad percent-encoding or an encoded `/`, NUL or `\\`",
+                            excerpt(&line.destination)
                         )
                     })
             }
@@ -356,8 +362,8 @@ fn decoded_rewrite(
         .collect();
     if literal.split('/').any(|s| s == "." || s == "..") {
         return Err(format!(
-            "a rewrite's destination {:?} cannot have `.` or `..` segments",
-            line.destination
+            "a rewrite's destination {} cannot have `.` or `..` segments",
+            excerpt(&line.destination)
         ));
     }
     Ok(decoded)

@@ -1,6 +1,7 @@
 //! Reading `_redirects`: each line's source, destination and status, checked for what a line
 //! alone can get wrong; nothing about the site yet.
 
+use crate::error::excerpt;
 use crate::model::PatternSegment;
 use edgesite_core::{normalize, RedirectStatus, MAX_CAPTURES, MAX_PATH_LEN};
 use std::collections::BTreeSet;
@@ -121,8 +122,9 @@ fn parse_status(text: &str) -> Result<Status, String> {
     }
     .ok_or_else(|| {
         format!(
-        "status {text:?} is not supported: redirects are 301, 302, 303, 307 or 308, rewrites 200"
-    )
+            "status {} is not supported: redirects are 301, 302, 303, 307 or 308, rewrites 200",
+            excerpt(text)
+        )
     })
 }
 
@@ -130,17 +132,19 @@ fn parse_status(text: &str) -> Result<Status, String> {
 fn parse_source(source: &str) -> Result<(String, Vec<PatternSegment>, bool), String> {
     if !source.starts_with('/') {
         return Err(format!(
-            "the source {source:?} must be a path starting with `/` (domain-level rules are not supported)"
+            "the source {} must be a path starting with `/` (domain-level rules are not supported)",
+            excerpt(source)
         ));
     }
     if source.contains(['?', '#']) {
         return Err(format!(
-            "the source {source:?} has a query or fragment; sources match the path only"
+            "the source {} has a query or fragment; sources match the path only",
+            excerpt(source)
         ));
     }
     let mut buf = [0; MAX_PATH_LEN];
     let normalized = normalize(source, &mut buf)
-        .map_err(|e| format!("the source {source:?} is not a valid path ({e:?})"))?
+        .map_err(|e| format!("the source {} is not a valid path ({e:?})", excerpt(source)))?
         .to_string();
     let body = &normalized[1..];
     let mut segments: Vec<&str> = if body.is_empty() {
@@ -159,7 +163,8 @@ fn parse_source(source: &str) -> Result<(String, Vec<PatternSegment>, bool), Str
         .count();
     if placeholders + usize::from(splat) > MAX_CAPTURES {
         return Err(format!(
-            "{source:?} has more than {MAX_CAPTURES} placeholders and splats"
+            "{} has more than {MAX_CAPTURES} placeholders and splats",
+            excerpt(source)
         ));
     }
     Ok((normalized, pattern, splat))
@@ -172,24 +177,30 @@ fn source_pattern(source: &str, segments: &[&str]) -> Result<Vec<PatternSegment>
     for segment in segments {
         if segment.contains('*') {
             return Err(format!(
-                "in {source:?}, `*` must be the whole last segment (`/blog/*`)"
+                "in {}, `*` must be the whole last segment (`/blog/*`)",
+                excerpt(source)
             ));
         }
         match segment.strip_prefix(':') {
             Some(name) => {
                 if !is_name(name) {
-                    return Err(format!("in {source:?}, {segment:?} is not a placeholder: `:` and a name of letters, digits and `_`"));
+                    return Err(format!(
+                        "in {}, {} is not a placeholder: `:` and a name of letters, digits and `_`",
+                        excerpt(source),
+                        excerpt(segment)
+                    ));
                 }
                 if name == "splat" || !names.insert(name.to_string()) {
                     return Err(format!(
-                        "in {source:?}, the placeholder :{name} is used twice or is reserved"
+                        "in {}, the placeholder :{name} is used twice or is reserved",
+                        excerpt(source)
                     ));
                 }
                 pattern.push(PatternSegment::Placeholder(name.to_string()));
             }
             None if segment.find(':').is_some_and(|i| i > 0) => {
                 // `/blog-:year` is a literal to Cloudflare too; say so rather than guess.
-                return Err(format!("in {source:?}, a placeholder must be a whole segment (`/blog/:year`, not `/blog-:year`)"));
+                return Err(format!("in {}, a placeholder must be a whole segment (`/blog/:year`, not `/blog-:year`)", excerpt(source)));
             }
             None => pattern.push(PatternSegment::Literal(segment.to_string())),
         }
@@ -225,14 +236,16 @@ fn is_name(name: &str) -> bool {
 pub(super) fn check_destination(destination: &str) -> Result<(), String> {
     if let Some(c) = destination.chars().find(|c| c.is_control()) {
         return Err(format!(
-            "the destination {destination:?} contains the control character {c:?}"
+            "the destination {} contains the control character {c:?}",
+            excerpt(destination)
         ));
     }
     let lower = destination.to_ascii_lowercase();
     if edgesite_core::is_network_path(destination.as_bytes()) {
         return Err(format!(
-            "the destination {destination:?} leads to another host (browsers read `//`, `/\\` \
-             and `\\\\` at its start as a host name); write the full https:// URL if that is meant"
+            "the destination {} leads to another host (browsers read `//`, `/\\` \
+             and `\\\\` at its start as a host name); write the full https:// URL if that is meant",
+            excerpt(destination)
         ));
     }
     if destination.starts_with('/') || lower.starts_with("https://") || lower.starts_with("http://")
@@ -240,7 +253,8 @@ pub(super) fn check_destination(destination: &str) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "the destination {destination:?} must be a path starting with `/` or an http(s):// URL"
+            "the destination {} must be a path starting with `/` or an http(s):// URL",
+            excerpt(destination)
         ))
     }
 }
@@ -248,11 +262,12 @@ pub(super) fn check_destination(destination: &str) -> Result<(), String> {
 /// A rewrite serves a file of this site: its destination is a path, without query or fragment.
 pub(super) fn check_rewrite_destination(destination: &str) -> Result<(), String> {
     if !destination.starts_with('/') || edgesite_core::is_network_path(destination.as_bytes()) {
-        return Err(format!("a rewrite (200) serves a file of this site: {destination:?} must be a path starting with `/` (proxying to other hosts is not supported)"));
+        return Err(format!("a rewrite (200) serves a file of this site: {} must be a path starting with `/` (proxying to other hosts is not supported)", excerpt(destination)));
     }
     if destination.contains(['?', '#']) {
         return Err(format!(
-            "a rewrite's destination {destination:?} cannot have a query or fragment"
+            "a rewrite's destination {} cannot have a query or fragment",
+            excerpt(destination)
         ));
     }
     Ok(())
