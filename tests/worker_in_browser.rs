@@ -374,3 +374,20 @@ async fn if_none_match_with_the_current_etag_is_304() {
     assert_eq!(response.headers().get("etag").unwrap().unwrap(), etag);
     assert!(response.body().is_none());
 }
+
+#[wasm_bindgen_test]
+fn a_request_larger_than_the_input_is_431_never_500() {
+    // RFC 6585 §5: a head whose fields the core reads pass the bridge's 1 MiB input is refused
+    // as too large, and stored by no cache; one within it is answered as usual.
+    let tag = format!("\"{}\"", "t".repeat(protocol::INPUT_LIMIT + 1024));
+    let request = with_headers("GET", "https://example.com/", &[("if-none-match", &tag)]);
+    let refused = fetch(&request).unwrap();
+    assert_eq!(refused.status(), 431);
+    assert_eq!(
+        refused.headers().get("cache-control").unwrap().as_deref(),
+        Some("no-store")
+    );
+    let tag = format!("\"{}\"", "t".repeat(protocol::INPUT_LIMIT / 2));
+    let request = with_headers("GET", "https://example.com/", &[("if-none-match", &tag)]);
+    assert_eq!(fetch(&request).unwrap().status(), 200);
+}

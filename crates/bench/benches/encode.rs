@@ -40,12 +40,17 @@ fn encoders(c: &mut Criterion) {
 /// speed 6; one quality of the ladder each).
 fn images(c: &mut Criterion) {
     use edgesite_imaging as imaging;
-    let photo = imaging::decode(include_bytes!("../../../public/images/coffee.jpg"))
-        .unwrap()
-        .to_rgba8();
+    let photo = imaging::decode(
+        include_bytes!("../../../public/images/coffee.jpg"),
+        (600, 400),
+    )
+    .unwrap()
+    .to_rgba8();
     let coffee = include_bytes!("../../../public/images/coffee.jpg");
     let shot_png = include_bytes!("../../../public/images/screenshot.png");
-    let shot = imaging::decode(shot_png).unwrap().to_rgba8();
+    let shot = imaging::decode(shot_png, (u32::MAX, u32::MAX))
+        .unwrap()
+        .to_rgba8();
     // The tools read the pixels staged once per image, as the stage does; the staging is its
     // own line.
     let staged = imaging::Staged::new(&photo, false).unwrap();
@@ -67,9 +72,9 @@ fn images(c: &mut Criterion) {
         b.iter(|| imaging::optimise_jpeg(black_box(coffee)).unwrap());
     });
     group.bench_function("avif decode (avifdec)", |b| {
-        b.iter(|| imaging::decode_avif(black_box(&avif)).unwrap());
+        b.iter(|| imaging::decode_avif(black_box(&avif), (600, 400)).unwrap());
     });
-    let decoded = imaging::decode_avif(&avif).unwrap();
+    let decoded = imaging::decode_avif(&avif, (600, 400)).unwrap();
     group.bench_function("ssimulacra2 score", |b| {
         b.iter(|| imaging::score(black_box(&photo), &decoded, false).unwrap());
     });

@@ -18,7 +18,6 @@
 pub use image::{DynamicImage, RgbaImage};
 
 use image::GenericImageView;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
 /// A PNG re-encoded without loss by oxipng (preset 2; every chunk kept, colour chunks included).
@@ -36,7 +35,8 @@ pub fn optimise_png(bytes: &[u8]) -> Result<Vec<u8>, String> {
 /// A subprocess: no maintained Rust crate transcodes a JPEG without decoding it (mozjpeg's
 /// binding builds libjpeg with nasm, for the same `jpeg_read_coefficients` path).
 pub fn optimise_jpeg(bytes: &[u8]) -> Option<Vec<u8>> {
-    let input = scratch("jpeg").with_extension("jpg");
+    let dir = scratch("jpeg")?;
+    let input = dir.path().join("in.jpg");
     std::fs::write(&input, bytes).ok()?;
     let run = |progressive: bool| {
         let mut command = std::process::Command::new("jpegtran");
@@ -47,12 +47,11 @@ pub fn optimise_jpeg(bytes: &[u8]) -> Option<Vec<u8>> {
         let out = command.arg(&input).output().ok()?;
         (out.status.success() && !out.stdout.is_empty()).then_some(out.stdout)
     };
-    let smaller = match (run(false), run(true)) {
+    // The folder (and the input in it) is removed when `dir` drops, after both runs.
+    match (run(false), run(true)) {
         (Some(a), Some(b)) => Some(if b.len() < a.len() { b } else { a }),
         (a, b) => a.or(b),
-    };
-    let _ = std::fs::remove_file(&input);
-    smaller
+    }
 }
 
 /// Whether libjpeg-turbo's `jpegtran` runs here (looked for once).
@@ -68,9 +67,10 @@ pub fn jpeg_tool_found() -> bool {
     })
 }
 
-/// Decodes an image in any format the stage reads (PNG, JPEG, GIF, WebP).
-pub fn decode(bytes: &[u8]) -> Option<DynamicImage> {
-    image::load_from_memory(bytes).ok()
+/// Decodes an image in any format the stage reads (PNG, JPEG, GIF, WebP) of at most `size`
+/// (width, height) pixels: `None` when it cannot, or is larger.
+pub fn decode(bytes: &[u8], size: (u32, u32)) -> Option<DynamicImage> {
+    decode_within(bytes, None, size)
 }
 
 /// Whether two decoded images show the same pixels, whatever their pixel types: a lossless
@@ -108,6 +108,8 @@ pub fn has_alpha(rgba: &RgbaImage) -> bool {
 /// `webp` packages; where one is missing, [`avif_tools_found`] or [`webp_tools_found`] says so.
 pub struct Staged {
     png: std::path::PathBuf,
+    /// The folder of `png`, removed on drop.
+    _dir: tempfile::TempDir,
 }
 
 impl Staged {
@@ -116,8 +118,10 @@ impl Staged {
     pub fn new(rgba: &RgbaImage, alpha: bool) -> Option<Staged> {
         use image::codecs::png::{CompressionType, FilterType, PngEncoder};
         use image::ImageEncoder;
+        let dir = scratch("staged")?;
         let staged = Staged {
-            png: scratch("staged").with_extension("png"),
+            png: dir.path().join("staged.png"),
+            _dir: dir,
         };
         let file = std::io::BufWriter::new(std::fs::File::create(&staged.png).ok()?);
         // Quickly compressed: it lives for one image's encodes.
@@ -182,41 +186,68 @@ impl Staged {
     }
 }
 
-impl Drop for Staged {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.png);
-    }
-}
-
 /// Runs `command` with an output file of extension `ext` (named by `output`), and reads it.
 fn run_to_file(
     mut command: std::process::Command,
     ext: &str,
     output: impl FnOnce(&mut std::process::Command, &std::path::Path),
 ) -> Option<Vec<u8>> {
-    let out = scratch("encoded").with_extension(ext);
+    let dir = scratch("encoded")?;
+    let out = dir.path().join(format!("out.{ext}"));
     output(&mut command, &out);
-    let bytes = command
+    command
         .output()
         .ok()
         .filter(|run| run.status.success())
-        .and_then(|_| std::fs::read(&out).ok());
-    let _ = std::fs::remove_file(&out);
-    bytes
+        .and_then(|_| std::fs::read(&out).ok())
 }
 
-/// A path in the temporary folder no other call of this process uses (`kind` names its use).
-fn scratch(kind: &str) -> std::path::PathBuf {
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    std::env::temp_dir().join(format!("edgesite-{kind}-{}-{n}", std::process::id()))
-}
-
-/// A WebP decoded to RGBA.
-pub fn decode_webp(bytes: &[u8]) -> Option<RgbaImage> {
-    image::load_from_memory_with_format(bytes, image::ImageFormat::WebP)
+/// A folder of its own in the temporary folder, with a random name and only this user's access,
+/// removed with what it holds when dropped (`kind` names its use): nothing another user of the
+/// machine could guess, link or read.
+fn scratch(kind: &str) -> Option<tempfile::TempDir> {
+    tempfile::Builder::new()
+        .prefix(&format!("edgesite-{kind}-"))
+        .tempdir()
         .ok()
-        .map(|i| i.to_rgba8())
+}
+
+/// Decoder limits for an image of at most `width` x `height` pixels: every decoder the stage
+/// runs gets them, so no header, however it lies, makes a decoder allocate more than such an
+/// image needs (16 bytes a pixel: RGBA of 32-bit floats, the largest type they produce; and
+/// 16 MiB for the decoders' own tables).
+pub fn limits(width: u32, height: u32) -> image::Limits {
+    let mut limits = image::Limits::no_limits();
+    limits.max_image_width = Some(width);
+    limits.max_image_height = Some(height);
+    let pixels = u64::from(width).saturating_mul(u64::from(height));
+    limits.max_alloc = Some(pixels.saturating_mul(16).saturating_add(16 << 20));
+    limits
+}
+
+/// Bytes of memory the stage's work on one image takes at its peak, per pixel: the decoded
+/// original as stored and as shown, its RGBA copy, the staged PNG, and SSIMULACRA2's planes of
+/// 32-bit floats at every scale for each candidate scored (measured: docs/images.md).
+pub const PEAK_BYTES_PER_PIXEL: u64 = 176;
+
+/// `bytes` decoded, in `format` (or the one its signature names), held to `width` x `height`.
+fn decode_within(
+    bytes: &[u8],
+    format: Option<image::ImageFormat>,
+    (width, height): (u32, u32),
+) -> Option<DynamicImage> {
+    let mut reader = image::ImageReader::new(std::io::Cursor::new(bytes));
+    match format {
+        Some(format) => reader.set_format(format),
+        None => reader = reader.with_guessed_format().ok()?,
+    }
+    reader.limits(limits(width, height));
+    reader.decode().ok()
+}
+
+/// A WebP of at most `size` (width, height) pixels decoded to RGBA.
+pub fn decode_webp(bytes: &[u8], size: (u32, u32)) -> Option<RgbaImage> {
+    decode_within(bytes, Some(image::ImageFormat::WebP), size).map(|i| i.to_rgba8())
 }
 
 /// Whether libavif's `avifenc` and `avifdec` run here (looked for once).
@@ -239,23 +270,21 @@ fn runs(tool: &str, arg: &str) -> bool {
         .is_ok_and(|out| out.status.success())
 }
 
-/// An AVIF decoded by `avifdec` to a PNG in the temporary folder, then read.
-pub fn decode_avif(bytes: &[u8]) -> Option<RgbaImage> {
-    let base = scratch("guard");
-    let (avif, png) = (base.with_extension("avif"), base.with_extension("png"));
-    let decoded = std::fs::write(&avif, bytes).ok().and_then(|()| {
-        let out = std::process::Command::new("avifdec")
-            .args(["--jobs", "1"])
-            .arg(&avif)
-            .arg(&png)
-            .output()
-            .ok()?;
-        out.status.success().then_some(())?;
-        image::open(&png).ok().map(|i| i.to_rgba8())
-    });
-    let _ = std::fs::remove_file(&avif);
-    let _ = std::fs::remove_file(&png);
-    decoded
+/// An AVIF of at most `size` (width, height) pixels decoded by `avifdec` to a PNG in a
+/// temporary folder of its own, then read.
+pub fn decode_avif(bytes: &[u8], size: (u32, u32)) -> Option<RgbaImage> {
+    let dir = scratch("guard")?;
+    let (avif, png) = (dir.path().join("in.avif"), dir.path().join("out.png"));
+    std::fs::write(&avif, bytes).ok()?;
+    let out = std::process::Command::new("avifdec")
+        .args(["--jobs", "1"])
+        .arg(&avif)
+        .arg(&png)
+        .output()
+        .ok()?;
+    out.status.success().then_some(())?;
+    let png = std::fs::read(&png).ok()?;
+    decode_within(&png, Some(image::ImageFormat::Png), size).map(|i| i.to_rgba8())
 }
 
 /// SSIMULACRA2 of `distorted` against `original`; with transparency, the lower of the scores
@@ -332,9 +361,31 @@ mod tests {
             .avif(60, 8)
             .expect("avifenc (make setup installs libavif-bin)");
         assert_eq!(&avif[4..12], b"ftypavif");
-        assert_eq!(decode_avif(&avif).unwrap().dimensions(), (64, 48));
+        assert_eq!(decode_avif(&avif, (64, 48)).unwrap().dimensions(), (64, 48));
+        assert!(
+            decode_avif(&avif, (64, 47)).is_none(),
+            "held to the size it should have"
+        );
+        let folder = png.parent().unwrap().to_path_buf();
+        assert!(folder
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("edgesite-staged-"));
         drop(staged);
-        assert!(!png.exists());
+        assert!(!png.exists() && !folder.exists());
+    }
+
+    /// A decoder is held to the size it is told: a header that claims more is refused before
+    /// its pixels are allocated.
+    #[test]
+    fn a_decode_is_held_to_the_size_it_is_told() {
+        let mut png = Vec::new();
+        DynamicImage::ImageRgba8(picture(255))
+            .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+            .unwrap();
+        assert!(decode(&png, (64, 48)).is_some());
+        assert!(decode(&png, (63, 48)).is_none() && decode(&png, (64, 47)).is_none());
     }
 
     #[test]
@@ -354,7 +405,7 @@ mod tests {
     fn lossless_webp_round_trips_and_transparent_colour_does_not_count() {
         let opaque = picture(255);
         let staged = Staged::new(&opaque, false).unwrap();
-        let decoded = decode_webp(&staged.webp(None).expect("cwebp")).unwrap();
+        let decoded = decode_webp(&staged.webp(None).expect("cwebp"), (64, 48)).unwrap();
         assert!(looks_identical(&decoded, &opaque));
         let clear = picture(0);
         let mut other = clear.clone();

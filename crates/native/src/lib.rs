@@ -21,6 +21,7 @@ use bytes::Bytes;
 use edgesite::RequestHead;
 use edgesite_core::{FieldText, HostFieldLines, Site, REQUEST_FIELDS};
 use http_body_util::Full;
+use hyper::body::Incoming;
 use hyper::header::{self, HeaderName, HeaderValue};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
@@ -175,7 +176,9 @@ fn to_hyper(site: &'static Site<'static>, response: &edgesite::Response<'static>
     // The core answers only statuses it names (200..416), all valid.
     *out.status_mut() = StatusCode::from_u16(response.status).unwrap_or(StatusCode::OK);
     let headers = out.headers_mut();
-    headers.reserve(response.fields.len() + 1);
+    // http's map panics when asked to reserve past 32,768 fields; sitegen bounds a file's
+    // fields far below that, this holds for a hand-built Site too.
+    headers.reserve(response.fields.len().min(1024) + 1);
     for (name, value) in response.fields.iter() {
         if let (Some(name), Some(value)) = (header_name(name), header_value(&value)) {
             headers.append(name, value);
@@ -264,7 +267,7 @@ pub fn serve_threads(
                         let stop = async move {
                             let _ = shutdown.wait_for(|stop| *stop).await;
                         };
-                        serve_sharing(listener, &settings, connections, stop).await
+                        serve_sharing(listener, &settings, connections, stop, answer).await
                     })
                 })
             })
@@ -386,6 +389,38 @@ fn observed<B>(
     response
 }
 
+/// How a server answers a request: [`answer`] (a test passes one that panics).
+type Answer = fn(&'static Site<'static>, &Request<Incoming>, bool, bool) -> Response;
+
+/// The server's answer to `request`: [`respond_with`], or [`observed`] when it logs or times.
+fn answer<B>(
+    site: &'static Site<'static>,
+    request: &Request<B>,
+    log: bool,
+    timing: bool,
+) -> Response {
+    if log || timing {
+        observed(site, request, log, timing)
+    } else {
+        respond_with(site, request)
+    }
+}
+
+/// `respond()`'s answer, or a bare 500 if it panics: one request's failure (a bug, or a
+/// hand-built [`Site`] that breaks an invariant) never takes the server or its other
+/// connections down. The release profile unwinds (the workspace's `Cargo.toml`) so that this
+/// can catch it; the Worker's profile aborts, as wasm32 must.
+pub fn guarded(respond: impl FnOnce() -> Response) -> Response {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(respond)).unwrap_or_else(|_| {
+        let mut failed = hyper::Response::new(Full::new(Bytes::new()));
+        *failed.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
+        failed
+            .headers_mut()
+            .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+        failed
+    })
+}
+
 /// The answer to a connection past [`Settings::max_connections`] (RFC 9110 §15.6.4).
 const OVERLOADED: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nretry-after: 1\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: 24\r\nconnection: close\r\n\r\n503 Service Unavailable\n";
 
@@ -402,7 +437,7 @@ pub async fn serve_with(
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
     let connections = Arc::new(Semaphore::new(settings.max_connections));
-    serve_sharing(listener, settings, connections, shutdown).await
+    serve_sharing(listener, settings, connections, shutdown, answer).await
 }
 
 /// [`serve_with`], counting connections against `connections`, which other listeners may share
@@ -412,6 +447,7 @@ async fn serve_sharing(
     settings: &Settings,
     connections: Arc<Semaphore>,
     shutdown: impl Future<Output = ()>,
+    answer: Answer,
 ) -> std::io::Result<()> {
     let mut builder = http1::Builder::new();
     builder
@@ -444,11 +480,7 @@ async fn serve_sharing(
         };
         let (log, timing, site) = (settings.log_requests, settings.server_timing, settings.site);
         let service = service_fn(move |request| async move {
-            Ok::<_, Infallible>(if log || timing {
-                observed(site, &request, log, timing)
-            } else {
-                respond_with(site, &request)
-            })
+            Ok::<_, Infallible>(guarded(|| answer(site, &request, log, timing)))
         });
         let connection = graceful.watch(builder.serve_connection(TokioIo::new(stream), service));
         tokio::spawn(async move {
@@ -467,6 +499,60 @@ async fn serve_sharing(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A panic while answering one request is that request's 500 (`no-store`): the server goes
+    /// on answering, on a new connection and on the one that saw the panic.
+    #[test]
+    fn a_server_that_panicked_in_one_request_goes_on_serving() {
+        use std::io::{Read, Write};
+        fn panics_on(
+            site: &'static Site<'static>,
+            request: &Request<Incoming>,
+            _: bool,
+            _: bool,
+        ) -> Response {
+            assert!(request.uri().path() != "/panic", "a bug in one request");
+            respond_with(site, request)
+        }
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        listener.set_nonblocking(true).unwrap();
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            runtime.block_on(async move {
+                let listener = TcpListener::from_std(listener).unwrap();
+                let settings = Settings::default();
+                let connections = Arc::new(Semaphore::new(8));
+                let never = std::future::pending::<()>();
+                serve_sharing(listener, &settings, connections, never, panics_on).await
+            })
+        });
+        let prior = std::panic::take_hook();
+        std::panic::set_hook(Box::new(|_| {}));
+        let mut stream = std::net::TcpStream::connect(addr).unwrap();
+        let status = |stream: &mut std::net::TcpStream, path: &str| {
+            write!(stream, "GET {path} HTTP/1.1\r\nHost: t\r\n\r\n").unwrap();
+            let mut buf = [0u8; 65536];
+            let n = stream.read(&mut buf).unwrap();
+            String::from_utf8_lossy(&buf[..n]).into_owned()
+        };
+        let failed = status(&mut stream, "/panic");
+        assert!(
+            failed.starts_with("HTTP/1.1 500 Internal Server Error\r\n"),
+            "{failed}"
+        );
+        assert!(
+            failed.contains("\r\ncache-control: no-store\r\n"),
+            "{failed}"
+        );
+        assert!(status(&mut stream, "/").starts_with("HTTP/1.1 200 OK\r\n"));
+        let mut again = std::net::TcpStream::connect(addr).unwrap();
+        assert!(status(&mut again, "/").starts_with("HTTP/1.1 200 OK\r\n"));
+        std::panic::set_hook(prior);
+    }
 
     #[test]
     fn field_names_are_the_cores_request_fields_in_order() {

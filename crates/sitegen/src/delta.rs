@@ -103,6 +103,40 @@ pub fn dcb(bytes: &[u8], dictionary: &[u8], quality: u32) -> Result<Vec<u8>, NoD
     Ok(framed(&DCB_MAGIC, dictionary, &stream))
 }
 
+/// The content a `dcz` or `dcb` stream of at most `size` bytes decodes to with `dictionary`
+/// (RFC 9842 §5): `None` when its header names another dictionary or it does not decode. The
+/// build checks every delta it reads from its cache with it.
+pub fn undelta(
+    coding: ContentCoding,
+    delta: &[u8],
+    dictionary: &[u8],
+    size: usize,
+) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let magic: &[u8] = match coding {
+        ContentCoding::Dcz => &DCZ_MAGIC,
+        ContentCoding::Dcb => &DCB_MAGIC,
+        _ => return None,
+    };
+    let stream = delta.strip_prefix(magic)?;
+    let (hash, stream) = stream.split_at_checked(32)?;
+    if hash != dictionary_hash(dictionary) {
+        return None;
+    }
+    let mut out = Vec::with_capacity(size);
+    if coding == ContentCoding::Dcz {
+        let mut dctx = zstd::zstd_safe::DCtx::create();
+        dctx.ref_prefix(dictionary).ok()?;
+        dctx.decompress(&mut out, stream).ok()?;
+    } else {
+        brotli::Decompressor::new_with_custom_dict(stream, 4096, dictionary.to_vec().into())
+            .take(size as u64 + 1)
+            .read_to_end(&mut out)
+            .ok()?;
+    }
+    (out.len() <= size).then_some(out)
+}
+
 /// A delta is kept only when at least this many percent smaller than the br representation.
 const MIN_SAVING_PERCENT: u64 = 5;
 
@@ -295,7 +329,8 @@ fn earlier_versions(history: &History, file: &Asset) -> Vec<String> {
     out
 }
 
-/// The delta of `new` against `old` in `coding`, from the encoding cache when it holds it.
+/// The delta of `new` against `old` in `coding`, from the encoding cache when it holds it and
+/// what it holds decodes to `new` with `old` (a damaged or edited cache file is made again).
 /// `(new, new_sha, old, old_sha)`: the bytes and SHA-256 (hex) of both versions.
 fn cached_delta(
     coding: ContentCoding,
@@ -309,7 +344,10 @@ fn cached_delta(
         _ => format!("{new_sha}.{old_sha}.dcb-q{}", c.brotli_quality),
     };
     let path = options.cache_dir.as_ref().map(|dir| dir.join(&key));
-    if let Some(bytes) = path.as_ref().and_then(|p| std::fs::read(p).ok()) {
+    let cached = path.as_ref().and_then(|p| std::fs::read(p).ok());
+    if let Some(bytes) =
+        cached.filter(|d| undelta(coding, d, old, new.len()).as_deref() == Some(new))
+    {
         stats.cached += 1;
         return Some(bytes);
     }
@@ -319,10 +357,9 @@ fn cached_delta(
     }
     .ok()?;
     stats.encoded += 1;
-    if let Some(path) = path {
+    if let Some(dir) = &options.cache_dir {
         // A failed cache write only costs a later re-encode.
-        let _ = std::fs::create_dir_all(path.parent().unwrap_or(&path))
-            .and_then(|()| std::fs::write(&path, &bytes));
+        let _ = crate::atomic::write_atomically(dir, &key, &bytes);
     }
     Some(bytes)
 }

@@ -324,6 +324,11 @@ pub struct ImageReport {
     /// not decodable, ...).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub left_as_is: Option<String>,
+    /// Set with `left_as_is` when the build should warn of it: an image over the stage's bounds
+    /// (`max_pixels`, `max_memory_mb`) or one that cannot be decoded, not one left as it is by
+    /// design (animated, excluded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
     /// Every encoding tried, kept or not.
     pub candidates: Vec<Candidate>,
 }

@@ -396,6 +396,40 @@ fn a_rebuild_after_touching_one_file_encodes_only_that_file() {
     );
 }
 
+/// The cache is checked, not trusted: a cached encoding whose bytes were damaged or replaced
+/// does not decode to the file and is encoded again; what is served is the true encoding.
+#[test]
+fn a_damaged_cache_entry_is_never_served() {
+    let site = generated_site(3);
+    let cache = tempfile::tempdir().unwrap();
+    let mut options = options();
+    options.cache_dir = Some(cache.path().to_path_buf());
+    options.config.compression.brotli_quality = 5;
+    options.config.links.speculation = SpeculationAction::Off;
+    let cold = compile(site.path(), &options).unwrap();
+    let encoded = cold.stats.encodings.encoded;
+    for entry in fs::read_dir(cache.path()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_file() {
+            let mut bytes = fs::read(&path).unwrap();
+            let last = bytes.len() - 1;
+            bytes[last] ^= 0x55;
+            fs::write(&path, bytes).unwrap();
+        }
+    }
+    let warm = compile(site.path(), &options).unwrap();
+    assert_eq!(
+        (warm.stats.encodings.encoded, warm.stats.encodings.cached),
+        (encoded, 0)
+    );
+    for (a, b) in cold.files.iter().zip(&warm.files) {
+        assert_eq!(
+            format!("{:?}", a.representations),
+            format!("{:?}", b.representations)
+        );
+    }
+}
+
 #[test]
 fn a_file_over_the_per_file_budget_fails_the_build_naming_it() {
     let dir = tempfile::tempdir().unwrap();

@@ -299,6 +299,26 @@ fn the_fingerprint_covers_the_variants_and_the_cache_makes_rebuilds_free() {
     assert_eq!(first.stats.images.encoded, 1);
     let again = compile(dir.path(), &options("", Some(cache.path().into()))).unwrap();
     assert_eq!(again.stats.images.encoded, 0, "a rebuild encodes no image");
+    // A cache file whose outputs were damaged does not match the digest it records: the image
+    // is made again (the same bytes), never served from it.
+    for entry in std::fs::read_dir(cache.path()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.to_string_lossy().contains(".img") {
+            let mut bytes = std::fs::read(&path).unwrap();
+            let last = bytes.len() - 1;
+            bytes[last] ^= 0x55;
+            std::fs::write(&path, bytes).unwrap();
+        }
+    }
+    let remade = compile(dir.path(), &options("", Some(cache.path().into()))).unwrap();
+    assert_eq!(
+        remade.stats.images.encoded, 1,
+        "a damaged entry is made again"
+    );
+    assert_eq!(
+        file(&remade, "/cat.jpg").fingerprint,
+        file(&first, "/cat.jpg").fingerprint
+    );
     let (a, b) = (file(&first, "/cat.jpg"), file(&again, "/cat.jpg"));
     assert_eq!(a.fingerprint, b.fingerprint);
     assert_eq!(a.variants.len(), b.variants.len());

@@ -52,6 +52,17 @@ extern "C" {
     ) -> Result<web_sys::Response, JsValue>;
 }
 
+/// RFC 6585 §5: the answer to a request whose target and fields the core reads do not fit the
+/// input ([`crate::protocol::INPUT_LIMIT`]): 431, stored by no cache.
+pub(crate) fn too_large() -> Result<web_sys::Response, JsValue> {
+    response_with_wasm_bytes(
+        431,
+        "content-type\0text/plain; charset=utf-8\0cache-control\0no-store\0",
+        Some(b"431 Request Header Fields Too Large\n"),
+        false,
+    )
+}
+
 /// The error of a request the JS half could not write (over [`crate::protocol::INPUT_LIMIT`]),
 /// or whose lengths do not describe the input.
 pub(crate) const BRIDGE_READ_FAILED: &str =

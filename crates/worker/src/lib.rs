@@ -43,14 +43,18 @@ pub use js::set_blobs;
 
 use edgesite_core::{respond_if_served as core_respond_if_served, Response, Site};
 use js::to_web_sys;
-use protocol::with_request;
+use protocol::{with_request, Unread};
 use wasm_bindgen::JsValue;
 
 /// The answer to `request` from `site`: a file, a redirect, a 304, the nearest 404 page...
 /// always a response. `Err` only if the runtime refuses to build the Response, or a body held
 /// outside wasm memory is not there (blobs not handed over with [`set_blobs`]).
 pub fn respond(site: &Site<'_>, request: &web_sys::Request) -> Result<web_sys::Response, JsValue> {
-    with_request(request, |head| protocol::answer(site, head))?
+    match with_request(request, |head| protocol::answer(site, head)) {
+        Ok(answer) => answer,
+        Err(Unread::TooLarge) => js::too_large(),
+        Err(unread) => Err(unread.into()),
+    }
 }
 
 /// The answer to `request` from `site` if the site has something at its path (a file, a
@@ -64,5 +68,8 @@ pub fn respond_if_served(
         let mut response = Response::new();
         core_respond_if_served(site, head, &mut response).then(|| to_web_sys(&response))
     })
-    .unwrap_or_else(|error| Some(Err(error)))
+    .unwrap_or_else(|unread| match unread {
+        Unread::TooLarge => Some(js::too_large()),
+        Unread::Malformed => Some(Err(unread.into())),
+    })
 }

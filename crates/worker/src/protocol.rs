@@ -137,25 +137,47 @@ pub(crate) fn reserve(bytes: usize) -> bool {
     true
 }
 
+/// Why a request could not be read into wasm memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unread {
+    /// Its target and the fields the core reads are more than [`INPUT_LIMIT`] bytes: the
+    /// answer is 431 (RFC 6585 §5), as a server that will not read so large a head says.
+    TooLarge,
+    /// The lengths the JS half wrote do not describe the input (a bug: a 500).
+    Malformed,
+}
+
+impl From<Unread> for JsValue {
+    fn from(_: Unread) -> JsValue {
+        JsValue::from_str(BRIDGE_READ_FAILED)
+    }
+}
+
 /// Has the JS half's reader write `request` into wasm memory (the input grows once if it does not
 /// fit) and calls `f` with its head: library mode's way in, and the general path's for a request
 /// the entry could not write.
+///
+/// # Errors
+/// [`Unread`]: a request too large for the input, or lengths that do not describe it.
 pub fn with_request<T>(
     request: &web_sys::Request,
     f: impl FnOnce(&RequestHead<'_>) -> T,
-) -> Result<T, JsValue> {
+) -> Result<T, Unread> {
     static STARTED: std::sync::Once = std::sync::Once::new();
     STARTED.call_once(|| {
         start();
     });
     let mut code = bridge_read(request);
-    if code < 0 && reserve(bridge_needed()) {
+    if code < 0 {
+        if !reserve(bridge_needed()) {
+            return Err(Unread::TooLarge);
+        }
         code = bridge_read(request);
     }
     u32::try_from(code)
         .ok()
         .and_then(|code| with_head(code, f))
-        .ok_or_else(|| JsValue::from_str(BRIDGE_READ_FAILED))
+        .ok_or(Unread::Malformed)
 }
 
 /// The method of a code from the JS half.

@@ -22,6 +22,10 @@
 //! speed = 6
 //! # Images with more pixels are served as they are (default 40 million).
 //! max_pixels = 40000000
+//! # Images whose work would need more memory at its peak (an estimate from the dimensions the
+//! # header declares, read before anything is decoded) are served as they are (default 4096:
+//! # a 24-megapixel photograph fits).
+//! max_memory_mb = 4096
 //! # URL path globs of images left as they are.
 //! exclude = []
 //! # What shared caches are told of responses that vary by Accept: "private" (default) sends
@@ -113,6 +117,9 @@ pub struct ImagesConfig {
     /// Larger images are left as they are (default 40 million pixels).
     #[serde(default = "default_max_pixels")]
     pub max_pixels: u64,
+    /// Larger estimated peaks of memory are left as they are (default 4096 MiB).
+    #[serde(default = "default_max_memory_mb")]
+    pub max_memory_mb: u64,
     /// URL path globs of images left as they are.
     #[serde(default)]
     pub exclude: Vec<String>,
@@ -132,6 +139,7 @@ impl Default for ImagesConfig {
             min_savings_percent: default_min_savings_percent(),
             speed: default_speed(),
             max_pixels: default_max_pixels(),
+            max_memory_mb: default_max_memory_mb(),
             exclude: Vec::new(),
             shared_caches: SharedCaches::Private,
         }
@@ -162,6 +170,10 @@ fn default_max_pixels() -> u64 {
     40_000_000
 }
 
+fn default_max_memory_mb() -> u64 {
+    4096
+}
+
 impl ImagesConfig {
     pub(super) fn first_invalid(&self) -> Option<(Key, String)> {
         let key = |name| Key::new(&["images", name]);
@@ -183,6 +195,9 @@ impl ImagesConfig {
         if self.max_pixels == 0 {
             return Some((key("max_pixels"), "must be at least 1".into()));
         }
+        if self.max_memory_mb == 0 {
+            return Some((key("max_memory_mb"), "must be at least 1".into()));
+        }
         first_invalid_glob("images", "exclude", &self.exclude)
     }
 
@@ -198,13 +213,15 @@ impl ImagesConfig {
     pub(crate) fn settings_key(&self) -> String {
         let formats: Vec<&str> = self.formats.iter().map(|f| f.name()).collect();
         format!(
-            "l{}-f{}-p{}-s{}-m{}-a{}",
+            "l{}-f{}-p{}-s{}-m{}-a{}-x{}-r{}",
             u8::from(self.lossless),
             formats.join("+"),
             u8::from(self.lossy_png),
             self.min_score,
             self.min_savings_percent,
-            self.speed
+            self.speed,
+            self.max_pixels,
+            self.max_memory_mb
         )
     }
 }

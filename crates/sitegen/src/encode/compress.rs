@@ -11,7 +11,9 @@
 //!
 //! Encoding is the slow part of a build, so results are kept in a cache folder (under `target/`)
 //! keyed by the SHA-256 of the input, the coding and its settings: a rebuild encodes only files
-//! whose bytes changed.
+//! whose bytes changed. What the cache holds is decoded and compared with the input before it is
+//! used (a damaged or edited cache file is encoded again): decoding costs a small part of
+//! encoding at these settings.
 
 use crate::config::{CompressionConfig, GzipEncoder};
 use crate::model::EncodeCounts;
@@ -48,7 +50,9 @@ pub(crate) fn precompress(
             continue;
         };
         let key = format!("{sha256_hex}.{settings}");
-        let cached = cache_dir.and_then(|dir| std::fs::read(dir.join(&key)).ok());
+        let cached = cache_dir
+            .and_then(|dir| std::fs::read(dir.join(&key)).ok())
+            .filter(|encoded| decodes_to(coding, encoded, bytes));
         let encoded = match cached {
             Some(encoded) => {
                 counts.cached += 1;
@@ -74,6 +78,30 @@ pub(crate) fn precompress(
         }
     }
     out
+}
+
+/// Whether `encoded` (in `coding`) decodes to `identity`, reading no more than it.
+fn decodes_to(coding: ContentCoding, encoded: &[u8], identity: &[u8]) -> bool {
+    use std::io::Read;
+    let mut out = Vec::with_capacity(identity.len());
+    let limit = identity.len() as u64 + 1;
+    let decoded = match coding {
+        ContentCoding::Br => brotli::Decompressor::new(encoded, 4096)
+            .take(limit)
+            .read_to_end(&mut out)
+            .is_ok(),
+        ContentCoding::Zstd => zstd::stream::read::Decoder::new(encoded)
+            .and_then(|decoder| decoder.take(limit).read_to_end(&mut out))
+            .is_ok(),
+        ContentCoding::Gzip => {
+            out.resize(identity.len(), 0);
+            let mut decompressor = libdeflater::Decompressor::new();
+            let read = decompressor.gzip_decompress(encoded, &mut out);
+            read.is_ok_and(|n| n == identity.len())
+        }
+        _ => false,
+    };
+    decoded && out == identity
 }
 
 /// The part of a cache key that names the coding and every setting that changes its output;

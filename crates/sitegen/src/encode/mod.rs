@@ -40,6 +40,7 @@ pub(crate) fn encode(
     assets.stats.encodings = encodings;
     assets.stats.links = links.stats;
     assets.stats.images = image_stats(&assets.list, &images);
+    assets.warnings = images.warnings;
     Ok(assets)
 }
 

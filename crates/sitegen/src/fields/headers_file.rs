@@ -138,6 +138,8 @@ impl HeaderRules {
                         let set = set_field(fields, cache_control, name, value, &set_here);
                         set.map_err(|m| (rule.line, format!("for {}, {name}: {m}", paths[0])))?;
                         set_here.push(name);
+                        check_bounds(fields)
+                            .map_err(|m| (rule.line, format!("for {}: {m}", paths[0])))?;
                     }
                 }
             }
@@ -148,6 +150,25 @@ impl HeaderRules {
     /// The line and pattern of every rule.
     pub(crate) fn rules(&self) -> impl Iterator<Item = (usize, &str)> {
         self.rules.iter().map(|r| (r.line, r.pattern.as_str()))
+    }
+}
+
+/// The most fields `_headers` may leave a file with, and the most bytes their names and values
+/// may take together: far above any real use, and below what a runtime accepts in one answer
+/// (hyper's table holds 32,768 fields; Cloudflare's edge refuses answers past 128 KiB of them).
+pub(crate) const MAX_FIELDS: usize = 64;
+/// See [`MAX_FIELDS`].
+pub(crate) const MAX_FIELD_BYTES: usize = 32 * 1024;
+
+/// `Err(why)` when `fields` are more than [`MAX_FIELDS`] or [`MAX_FIELD_BYTES`].
+fn check_bounds(fields: &[(String, String)]) -> Result<(), String> {
+    let bytes: usize = fields.iter().map(|(n, v)| n.len() + v.len()).sum();
+    if fields.len() > MAX_FIELDS {
+        Err(format!("more than {MAX_FIELDS} fields"))
+    } else if bytes > MAX_FIELD_BYTES {
+        Err(format!("fields of more than {MAX_FIELD_BYTES} bytes"))
+    } else {
+        Ok(())
     }
 }
 
@@ -385,6 +406,26 @@ mod tests {
         let err = rules.apply(&["/x"], &mut fields, &mut cc).unwrap_err();
         assert_eq!(err.0, 3);
         assert!(err.1.contains("over the limit of 8192"), "{}", err.1);
+    }
+
+    /// No rule set can make a file's answers carry more fields than a runtime's table holds.
+    #[test]
+    fn the_fields_of_a_file_are_bounded() {
+        let many: String = (0..=MAX_FIELDS).map(|i| format!("  X-F{i}: v\n")).collect();
+        let rules = parse(&format!("/*\n{many}")).unwrap();
+        let mut fields = Vec::new();
+        let err = rules
+            .apply(&["/a"], &mut fields, &mut String::new())
+            .unwrap_err();
+        assert_eq!(err.0, 1);
+        assert!(err.1.contains("more than 64 fields"), "{}", err.1);
+        let long = "v".repeat(1000);
+        let appended: String = (0..40).map(|_| format!("/*\n  X-Long: {long}\n")).collect();
+        let err = parse(&appended)
+            .unwrap()
+            .apply(&["/a"], &mut Vec::new(), &mut String::new())
+            .unwrap_err();
+        assert!(err.1.contains("bytes"), "{}", err.1);
     }
 
     #[test]

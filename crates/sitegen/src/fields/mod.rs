@@ -159,9 +159,15 @@ fn apply_headers_file(
             file.cache_reason = CacheReason::Rule;
         }
     }
-    Ok(rules
+    let unused: Vec<(usize, &str)> = rules
         .rules()
         .filter(|(line, _)| !used.contains(line))
+        .collect();
+    // A warning each for the first few; a count for the rest (a generated `_headers` of
+    // thousands of rules would otherwise bury every other warning).
+    let mut warnings: Vec<String> = unused
+        .iter()
+        .take(MAX_UNUSED_WARNINGS)
         .map(|(line, pattern)| {
             format!(
                 "{}:{line}: the rule {} matches no file",
@@ -169,5 +175,16 @@ fn apply_headers_file(
                 escaped(pattern)
             )
         })
-        .collect())
+        .collect();
+    if unused.len() > MAX_UNUSED_WARNINGS {
+        warnings.push(format!(
+            "{}: {} more rules match no file",
+            path.shown(),
+            unused.len() - MAX_UNUSED_WARNINGS
+        ));
+    }
+    Ok(warnings)
 }
+
+/// How many `_headers` rules that match nothing get a warning of their own.
+const MAX_UNUSED_WARNINGS: usize = 20;

@@ -64,12 +64,16 @@ pub(super) fn try_all(path: &str, bytes: &[u8], digest: &[u8; 32], config: &Imag
             original_bytes: bytes.len() as u64,
             dimensions: (0, 0),
             left_as_is: None,
+            warning: None,
             candidates: Vec::new(),
         },
     };
-    let decoded = match inspect::decode(bytes, is_png, config.max_pixels) {
+    let decoded = match inspect::decode(bytes, is_png, config) {
         Ok(decoded) => decoded,
         Err(why) => {
+            if !why.starts_with("animated") {
+                tried.report.warning = Some(why.clone());
+            }
             tried.report.left_as_is = Some(why);
             return tried;
         }
@@ -192,8 +196,11 @@ fn optimise_original(
         }
     };
     let size = optimised.len() as u64;
-    let identical = imaging::decode(&optimised)
-        .is_some_and(|again| imaging::same_pixels(&again, &decoded.stored));
+    let identical = imaging::decode(
+        &optimised,
+        (decoded.stored.width(), decoded.stored.height()),
+    )
+    .is_some_and(|again| imaging::same_pixels(&again, &decoded.stored));
     let (kept, why) = if !identical {
         (false, "not pixel-identical: dropped".to_string())
     } else if size * 100 > bytes.len() as u64 * 99 {
@@ -239,7 +246,7 @@ fn lossless_webp(
         return None;
     };
     let size = bytes.len() as u64;
-    let identical = imaging::decode_webp(&bytes)
+    let identical = imaging::decode_webp(&bytes, shown.rgba.dimensions())
         .is_some_and(|again| imaging::looks_identical(&again, &shown.rgba));
     let (kept, why) = if !identical {
         (false, "not pixel-identical: dropped".to_string())
@@ -311,8 +318,8 @@ fn search(
             ImageFormat::Webp => staged.webp(Some(quality)),
         });
         let decoded_again = bytes.as_deref().and_then(|b| match format {
-            ImageFormat::Avif => imaging::decode_avif(b),
-            ImageFormat::Webp => imaging::decode_webp(b),
+            ImageFormat::Avif => imaging::decode_avif(b, shown.rgba.dimensions()),
+            ImageFormat::Webp => imaging::decode_webp(b, shown.rgba.dimensions()),
         });
         let score =
             decoded_again.and_then(|again| imaging::score(&shown.rgba, &again, shown.alpha));

@@ -3,6 +3,8 @@
 //! information the variants would not carry, animation (an animated PNG or GIF is left as it is),
 //! bit depth.
 
+use crate::config::ImagesConfig;
+use edgesite_imaging as imaging;
 use image::metadata::Orientation;
 use image::{DynamicImage, ImageDecoder, ImageReader};
 use std::io::Cursor;
@@ -21,24 +23,45 @@ pub(super) struct Decoded {
 }
 
 /// Decodes `bytes`; `Err(why it is left as it is)` for an image the stage does not touch.
-pub(super) fn decode(bytes: &[u8], is_png: bool, max_pixels: u64) -> Result<Decoded, String> {
-    if is_png && png_chunk(bytes, b"acTL").is_some() {
-        return Err("animated PNG: served as it is".into());
-    }
-    if bytes.starts_with(b"GIF8") && gif_frames(bytes) != 1 {
-        return Err("animated GIF: served as it is".into());
-    }
-    let reader = ImageReader::new(Cursor::new(bytes))
+///
+/// The one gate before any pixel is allocated: the dimensions are read from the header (a GIF's
+/// logical screen), held to `max_pixels` and to `max_memory_mb` (the stage's estimated peak for
+/// an image of that size); only then is anything decoded, and every decoder runs with
+/// [`imaging::limits`] for those dimensions, so a frame or a chunk that claims more is refused.
+pub(super) fn decode(bytes: &[u8], is_png: bool, config: &ImagesConfig) -> Result<Decoded, String> {
+    let mut reader = ImageReader::new(Cursor::new(bytes))
         .with_guessed_format()
         .map_err(|e| format!("cannot read it: {e}"))?;
+    // No dimension is known yet: the header is read under the largest allocation any image
+    // within max_pixels could need.
+    let mut header_limits = image::Limits::no_limits();
+    header_limits.max_alloc = Some(config.max_pixels.saturating_mul(16) + (16 << 20));
+    reader.limits(header_limits);
     let mut decoder = reader
         .into_decoder()
         .map_err(|e| format!("cannot decode it: {e}"))?;
     let (width, height) = decoder.dimensions();
-    if u64::from(width) * u64::from(height) > max_pixels {
+    let pixels = u64::from(width) * u64::from(height);
+    if pixels > config.max_pixels {
         return Err(format!(
             "{width}x{height} is over images.max_pixels: served as it is"
         ));
+    }
+    let peak_mb = (pixels * imaging::PEAK_BYTES_PER_PIXEL) >> 20;
+    if peak_mb > config.max_memory_mb {
+        return Err(format!(
+            "{width}x{height} would need about {peak_mb} MiB, over images.max_memory_mb: \
+             served as it is"
+        ));
+    }
+    decoder
+        .set_limits(imaging::limits(width, height))
+        .map_err(|e| format!("cannot decode it: {e}"))?;
+    if is_png && png_chunk(bytes, b"acTL").is_some() {
+        return Err("animated PNG: served as it is".into());
+    }
+    if bytes.starts_with(b"GIF8") && gif_frames(bytes, (width, height))? != 1 {
+        return Err("animated GIF: served as it is".into());
     }
     let icc = decoder.icc_profile().ok().flatten();
     let orientation = decoder.orientation().unwrap_or(Orientation::NoTransforms);
@@ -68,11 +91,20 @@ pub(super) fn decode(bytes: &[u8], is_png: bool, max_pixels: u64) -> Result<Deco
     })
 }
 
-/// How many frames a GIF has, reading at most two (0 when it cannot be read).
-fn gif_frames(bytes: &[u8]) -> usize {
+/// How many frames a GIF whose logical screen is `size` has, reading at most two, each held
+/// to that size; `Err` when one cannot be read.
+fn gif_frames(bytes: &[u8], size: (u32, u32)) -> Result<usize, String> {
     use image::AnimationDecoder;
-    image::codecs::gif::GifDecoder::new(Cursor::new(bytes))
-        .map_or(0, |gif| gif.into_frames().take(2).count())
+    let cannot = |e: image::ImageError| format!("cannot decode it: {e}");
+    let mut gif = image::codecs::gif::GifDecoder::new(Cursor::new(bytes)).map_err(cannot)?;
+    gif.set_limits(imaging::limits(size.0, size.1))
+        .map_err(cannot)?;
+    let mut frames = 0;
+    for frame in gif.into_frames().take(2) {
+        frame.map_err(cannot)?;
+        frames += 1;
+    }
+    Ok(frames)
 }
 
 /// Whether an ICC profile is an sRGB one (its description names sRGB, as the IEC 61966-2.1

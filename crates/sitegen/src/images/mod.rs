@@ -39,6 +39,9 @@ pub(crate) struct Images {
     made: Vec<Option<Made>>,
     /// Images made now (the rest came from the cache).
     pub(crate) encoded: usize,
+    /// One per image the stage could not or would not read (larger than its bounds, or not
+    /// decodable), naming the file and why: served as published.
+    pub(crate) warnings: Vec<String>,
     /// Milliseconds.
     pub(crate) wall_time_ms: u64,
 }
@@ -107,6 +110,10 @@ pub(crate) fn make(sources: &Sources, options: &Options) -> Result<Images, Error
         let Some(result) = result else { continue };
         let (made, from_cache) = result?;
         images.encoded += usize::from(!from_cache);
+        if let Some(why) = &made.report.warning {
+            let path = crate::error::escaped(&files[i].url_path);
+            images.warnings.push(format!("images: {path}: {why}"));
+        }
         images.made[i] = Some(made);
     }
     images.wall_time_ms = started.elapsed().as_millis() as u64;
@@ -118,22 +125,27 @@ pub(crate) fn make(sources: &Sources, options: &Options) -> Result<Images, Error
 fn make_one(path: &str, bytes: &[u8], digest: &[u8; 32], options: &Options) -> Made {
     let config = &options.config.images;
     let made = candidates::try_all(path, bytes, digest, config);
-    let served = etag::hex(&made.optimised.as_deref().map_or(*digest, etag::sha256));
-    // Without variants, the file's own hash, as any file's; with them, a hash over all.
-    let digest = if made.variants.is_empty() {
-        served
-    } else {
-        let mut input = served;
-        for variant in &made.variants {
-            input.push_str(variant.content_type);
-            input.push_str(&etag::hex(&etag::sha256(&variant.bytes)));
-        }
-        etag::hex(&etag::sha256(input.as_bytes()))
-    };
+    let digest = digest_of(digest, made.optimised.as_deref(), &made.variants);
     Made {
         digest,
         optimised: made.optimised,
         variants: made.variants,
         report: made.report,
     }
+}
+
+/// [`Made::digest`] of an image whose source has the SHA-256 `source`: without variants, the
+/// SHA-256 (hex) of what is served as the file; with them, a hash over that and each variant's
+/// media type and SHA-256. The cache checks what it reads against it.
+fn digest_of(source: &[u8; 32], optimised: Option<&[u8]>, variants: &[MadeVariant]) -> String {
+    let served = etag::hex(&optimised.map_or(*source, etag::sha256));
+    if variants.is_empty() {
+        return served;
+    }
+    let mut input = served;
+    for variant in variants {
+        input.push_str(variant.content_type);
+        input.push_str(&etag::hex(&etag::sha256(&variant.bytes)));
+    }
+    etag::hex(&etag::sha256(input.as_bytes()))
 }

@@ -3,9 +3,11 @@
 //! encodes only the images that changed.
 //!
 //! One file per image: a JSON line (the report, and the length and score of each kept output),
-//! then the outputs' bytes one after another.
+//! then the outputs' bytes one after another. What is read is checked against the digest the
+//! line records (a hash over every output's SHA-256): a cache file damaged or edited is not
+//! used, and the image is made again.
 
-use super::{make_one, Made, MadeVariant};
+use super::{digest_of, make_one, Made, MadeVariant};
 use crate::etag;
 use crate::model::{ImageReport, Options};
 use serde::{Deserialize, Serialize};
@@ -37,7 +39,7 @@ pub(super) fn made(path: &str, bytes: &[u8], options: &Options) -> (Made, bool) 
         u8::from(edgesite_imaging::jpeg_tool_found())
     );
     let dir = options.cache_dir.as_deref();
-    if let Some(made) = dir.and_then(|dir| read(&dir.join(&key))) {
+    if let Some(made) = dir.and_then(|dir| read(&dir.join(&key), &digest)) {
         return (made, true);
     }
     let made = make_one(path, bytes, &digest, options);
@@ -48,7 +50,7 @@ pub(super) fn made(path: &str, bytes: &[u8], options: &Options) -> (Made, bool) 
     (made, false)
 }
 
-fn read(file: &Path) -> Option<Made> {
+fn read(file: &Path, source: &[u8; 32]) -> Option<Made> {
     let data = std::fs::read(file).ok()?;
     let newline = data.iter().position(|&b| b == b'\n')?;
     let header: Header = serde_json::from_slice(&data[..newline]).ok()?;
@@ -74,6 +76,9 @@ fn read(file: &Path) -> Option<Made> {
             bytes: take(len)?,
             score,
         });
+    }
+    if !rest.is_empty() || digest_of(source, optimised.as_deref(), &variants) != header.digest {
+        return None;
     }
     Some(Made {
         optimised,
