@@ -92,10 +92,10 @@ soak: setup
 size: setup
 	@scripts/size.sh
 
-## Deploy to Cloudflare (needs CLOUDFLARE_API_TOKEN, or `wrangler login`).
-# EDGESITE_RECORD_DEPLOY=1: the build adds what it serves to the deploy history ([history]).
+## Deploy to Cloudflare (needs CLOUDFLARE_API_TOKEN, or `wrangler login`); the deploy history
+## ([history]) records it only once the upload succeeded.
 deploy: setup
-	$(ENV) EDGESITE_RECORD_DEPLOY=1 wrangler deploy
+	@scripts/deploy.sh
 
 clean:
 	rm -rf target build dist .wrangler

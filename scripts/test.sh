@@ -300,18 +300,34 @@ PY
   return $rc
 }
 
-# EDGESITE_RECORD_DEPLOY=1 (what `make deploy` sets): the build adds itself to the deploy history.
+# `make deploy` (scripts/deploy.sh) records a deploy in the history only once its upload command
+# succeeded: a command that fails and one that is killed leave the history byte for byte as it
+# was (the build only staged the deploy); one that succeeds records it, and the stage is gone.
+fails_as_it_should() { ! "$@"; }
 recorded_deploy() {
-  local work rc=0
+  local work rc=0 before staged="${CARGO_TARGET_DIR:-$ROOT/target}/edgesite/staged-deploy"
   work=$(mktemp -d)
+  cp -r "$ROOT/tests/fixtures/demo-history" "$work/history"
   printf '[site]\ndir = "%s"\n[history]\ndir = "%s"\n' "$ROOT/tests/fixtures/site" "$work/history" >"$work/edgesite.toml"
-  step "cargo build (EDGESITE_RECORD_DEPLOY=1)" env EDGESITE_CONFIG="$work/edgesite.toml" \
-    EDGESITE_RECORD_DEPLOY=1 "${NATIVE_BUILD[@]}" || rc=1
-  if [ $rc -eq 0 ] && python3 -c 'import json, sys; sys.exit(len(json.load(open(sys.argv[1]))["deploys"]) != 1)' \
+  digest() { (cd "$work/history" && find . | sort && find . -type f -exec sha256sum {} + | sort) | sha256sum; }
+  before=$(digest)
+  export EDGESITE_CONFIG="$work/edgesite.toml"
+  # Upload commands that run the build, then fail or are killed.
+  printf '#!/bin/bash\n"$@" && exit 1\n' >"$work/fails"
+  printf '#!/bin/bash\n"$@" && kill -KILL $$\n' >"$work/killed"
+  chmod +x "$work/fails" "$work/killed"
+  step "deploy.sh, the upload fails" fails_as_it_should scripts/deploy.sh "$work/fails" "${NATIVE_BUILD[@]}" || rc=1
+  [ "$(digest)" = "$before" ] && [ -f "$staged/staged.json" ] ||
+    { echo "a failed deploy changed the history in $work/history" >&2; rc=1; }
+  step "deploy.sh, the upload is killed" fails_as_it_should scripts/deploy.sh "$work/killed" "${NATIVE_BUILD[@]}" || rc=1
+  [ "$(digest)" = "$before" ] || { echo "a killed deploy changed the history in $work/history" >&2; rc=1; }
+  step "deploy.sh, the upload succeeds" scripts/deploy.sh "${NATIVE_BUILD[@]}" || rc=1
+  unset EDGESITE_CONFIG
+  if [ $rc -eq 0 ] && [ ! -e "$staged" ] && python3 -c 'import json, sys; sys.exit(len(json.load(open(sys.argv[1]))["deploys"]) != 2)' \
     "$work/history/deploys.json" 2>/dev/null; then
-    echo "ok: a build with EDGESITE_RECORD_DEPLOY=1 recorded itself in the deploy history"
+    echo "ok: a deploy that failed or was killed left the history as it was; one that succeeded was recorded"
   else
-    echo "a build with EDGESITE_RECORD_DEPLOY=1 did not record one deploy in $work/history" >&2
+    echo "the deploy that succeeded was not recorded as the second deploy in $work/history" >&2
     rc=1
   fi
   rm -rf "$work"

@@ -9,12 +9,15 @@ use sha2::{Digest, Sha256};
 use std::path::Path;
 
 /// The demo compiled as build.rs compiles it: edgesite.toml, its deploy history included (the
-/// earlier deploy's kept files and the deltas).
+/// earlier deploy's kept files and the deltas; the fixture EDGESITE_HISTORY names, set by
+/// .cargo/config.toml for every build and test of the workspace).
 fn compiled() -> edgesite_sitegen::Manifest {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let config = Config::load(&root.join("edgesite.toml")).expect("the demo's edgesite.toml");
     let mut options = Options::from_config(config.clone(), std::time::SystemTime::now());
-    options.history_dir = Some(root.join(&config.history.dir));
+    let history = edgesite_sitegen::build_script::history_from_env()
+        .unwrap_or_else(|| config.history.dir.clone());
+    options.history_dir = Some(root.join(history));
     compile(Path::new(edgesite::SITE_DIR), &options).expect("the embedded site compiles")
 }
 
@@ -188,11 +191,13 @@ fn the_compile_served_from_memory_is_the_generated_site() {
             Target::Redirect(_) => None,
         })
         .expect("the demo has files");
+    let history = edgesite_sitegen::build_script::history_from_env();
     let build = edgesite_sitegen::build_script::Build {
         root,
         config_path: &root.join("edgesite.toml"),
         config_named: false,
         site: None,
+        history: history.as_deref(),
         source_date_epoch: Some(&built_at),
         cache_dir: None,
     };

@@ -72,11 +72,13 @@ fn site_under_test() -> &'static edgesite_core::Site<'static> {
         return &edgesite::SITE;
     };
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let history = edgesite_sitegen::build_script::history_from_env();
     let build = edgesite_sitegen::build_script::Build {
         root,
         config_path: &root.join(config),
         config_named: true,
         site: None,
+        history: history.as_deref(),
         source_date_epoch: None,
         cache_dir: Some(root.join("target/edgesite/cache")),
     };

@@ -62,18 +62,21 @@ fn run() -> Result<(), String> {
     let args = parse_args()?;
     let root = std::env::current_dir().map_err(|e| e.to_string())?;
     let source_date_epoch = std::env::var("SOURCE_DATE_EPOCH").ok();
+    let history = edgesite_sitegen::build_script::history_from_env();
     let build = Build {
         root: &root,
         config_path: &root.join(&args.config),
         config_named: args.config_named,
         site: args.site.as_deref(),
+        history: history.as_deref(),
         source_date_epoch: source_date_epoch.as_deref(),
         cache_dir: Some(root.join("target/edgesite/cache")),
     };
     let (manifest, config) = build.compile().map_err(|e| e.to_string())?;
     if args.record_deploy {
         let (_, config_dir) = build.site_and_config_dir().map_err(|e| e.to_string())?;
-        record_deploy(&manifest, &config, &config_dir).map_err(|e| e.to_string())?;
+        record_deploy(&manifest, &config, &build.history_dir(&config, &config_dir))
+            .map_err(|e| e.to_string())?;
     }
     let site = manifest.leak_site().map_err(|e| e.to_string())?;
     let listener = std::net::TcpListener::bind(&args.listen).map_err(|e| e.to_string())?;

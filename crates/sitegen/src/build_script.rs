@@ -16,8 +16,10 @@
 //!
 //! The only part of sitegen that reads the environment: `EDGESITE_CONFIG` (default
 //! `edgesite.toml` in the crate's folder; a missing file means the defaults), `EDGESITE_SITE`
-//! (overrides the config's `site.dir`, default `public/`), `SOURCE_DATE_EPOCH` and
-//! `EDGESITE_RECORD_DEPLOY` (`1`: add this build to the deploy history, `[history]`). A bad
+//! (overrides the config's `site.dir`, default `public/`), `EDGESITE_HISTORY` (overrides the
+//! config's `[history] dir`; empty: no override), `SOURCE_DATE_EPOCH` and
+//! `EDGESITE_RECORD_DEPLOY` (`1`: stage this build's deploy in `target/edgesite/staged-deploy`
+//! for the history, which `make deploy` records once the upload succeeded). A bad
 //! configuration or site fails the build with a message naming the file (and line). At every
 //! build it prints the build report and writes it, with the integrity manifest, to
 //! `target/edgesite/`; `cargo:rustc-env=EDGESITE_SITE_DIR` names the folder it embedded, and
@@ -83,11 +85,14 @@ fn build(
 ) -> Result<PathBuf, Box<dyn std::error::Error>> {
     let source_date_epoch = env::var("SOURCE_DATE_EPOCH").ok();
     let site_override = env::var_os("EDGESITE_SITE").map(PathBuf::from);
+    println!("cargo:rerun-if-env-changed=EDGESITE_HISTORY");
+    let history_override = history_from_env();
     let build = Build {
         root,
         config_path,
         config_named: env::var_os("EDGESITE_CONFIG").is_some(),
         site: site_override.as_deref(),
+        history: history_override.as_deref(),
         source_date_epoch: source_date_epoch.as_deref(),
         // Encodings are cached across builds and profiles, keyed by content and settings.
         cache_dir: Some(edgesite_dir(out_dir).join("cache")),
@@ -99,7 +104,8 @@ fn build(
     // A deploy recorded (or the folder replaced) changes the deltas. Only an existing file is
     // tracked: cargo reruns a build script at every build while a path it tracks is missing
     // (the first recorded deploy is EDGESITE_RECORD_DEPLOY's build, which is tracked).
-    let deploys = config_dir.join(&config.history.dir).join("deploys.json");
+    let history_dir = build.history_dir(&config, &config_dir);
+    let deploys = history_dir.join("deploys.json");
     if deploys.is_file() {
         println!("cargo:rerun-if-changed={}", deploys.display());
     }
@@ -112,7 +118,7 @@ fn build(
         .and_then(|()| manifest.write_served_pages(&out_dir.join("served")))
         .map_err(|e| format!("cannot write {}: {e}", out_dir.display()))?;
     report(&manifest, out_dir);
-    history(&manifest, &config, &config_dir)?;
+    history(&manifest, &config, &history_dir, out_dir)?;
     Ok(site_dir)
 }
 
@@ -130,6 +136,9 @@ pub struct Build<'a> {
     pub config_named: bool,
     /// The site folder, overriding the config's `site.dir` (`EDGESITE_SITE`).
     pub site: Option<&'a Path>,
+    /// The deploy history's folder, overriding the config's `[history] dir`
+    /// (`EDGESITE_HISTORY`; [`history_from_env`]), relative to `root`.
+    pub history: Option<&'a Path>,
     /// `SOURCE_DATE_EPOCH`, for Last-Modified.
     pub source_date_epoch: Option<&'a str>,
     /// Where encodings are cached between builds.
@@ -163,6 +172,14 @@ impl Build<'_> {
         Ok((site_dir, config_dir))
     }
 
+    /// The deploy history's folder: the override, or the config's `[history] dir`.
+    pub fn history_dir(&self, config: &Config, config_dir: &Path) -> PathBuf {
+        match self.history {
+            Some(dir) => self.root.join(dir),
+            None => config_dir.join(&config.history.dir),
+        }
+    }
+
     /// Compiles the site as the build would, the deploy history's deltas included.
     ///
     /// # Errors
@@ -176,7 +193,7 @@ impl Build<'_> {
         let last_modified = last_modified(self.source_date_epoch, &site_dir)?;
         let mut options = Options::from_config(config.clone(), last_modified);
         options.cache_dir.clone_from(&self.cache_dir);
-        options.history_dir = Some(config_dir.join(&config.history.dir));
+        options.history_dir = Some(self.history_dir(&config, &config_dir));
         Ok((compile(&site_dir, &options)?, config))
     }
 }
@@ -212,17 +229,17 @@ fn check_not_the_project(site_dir: &Path, projects: &[&Path]) -> Result<(), Erro
     }
 }
 
-/// Adds `manifest` to the deploy history `[history]` names (what `EDGESITE_RECORD_DEPLOY=1`
-/// does at the end of a build).
+/// Adds `manifest` to the deploy history `[history]` names at once (serve_site's
+/// `--record-deploy`; a Worker's deploy stages it instead, see [`crate::history::stage`]).
 ///
 /// # Errors
 /// When the history cannot be read or written.
 pub fn record_deploy(
     manifest: &Manifest,
     config: &Config,
-    config_dir: &Path,
+    dir: &Path,
 ) -> Result<crate::history::Recorded, Error> {
-    let dir = config_dir.join(&config.history.dir);
+    let dir = dir.to_path_buf();
     // Read again: the compile only read it.
     let mut history = crate::history::History::open(&dir)?;
     history
@@ -230,22 +247,35 @@ pub fn record_deploy(
         .map_err(|source| Error::Read { path: dir, source })
 }
 
-/// `EDGESITE_RECORD_DEPLOY=1` (set by `make deploy`): adds this build to the deploy history,
-/// since what it serves is what browsers will hold. Other builds (tests, `wrangler dev`) only
-/// say what the history holds.
-fn history(manifest: &Manifest, config: &Config, config_dir: &Path) -> Result<(), Error> {
+/// `EDGESITE_HISTORY`, when set and not empty: the deploy history to read instead of the
+/// config's (edgesite's own `.cargo/config.toml` points the demo's builds at the test suites'
+/// fixture history, so that `make deploy` alone writes the demo's own).
+pub fn history_from_env() -> Option<PathBuf> {
+    env::var_os("EDGESITE_HISTORY")
+        .filter(|dir| !dir.is_empty())
+        .map(PathBuf::from)
+}
+
+/// `EDGESITE_RECORD_DEPLOY=1` (set by `make deploy`): stages this build's deploy for the
+/// history in `target/edgesite/staged-deploy`, which `make deploy` records
+/// ([`crate::history::commit`], the `edgesite-history` tool) only once the upload succeeded:
+/// a deploy that failed or was interrupted leaves the history as it was. Other builds (tests,
+/// `wrangler dev`) only say what the history holds.
+fn history(manifest: &Manifest, config: &Config, dir: &Path, out_dir: &Path) -> Result<(), Error> {
     println!("cargo:rerun-if-env-changed=EDGESITE_RECORD_DEPLOY");
-    let dir = config_dir.join(&config.history.dir);
     if env::var("EDGESITE_RECORD_DEPLOY").as_deref() == Ok("1") {
-        let recorded = record_deploy(manifest, config, config_dir)?;
+        let staged = report_dir(out_dir).join("staged-deploy");
+        crate::history::stage(manifest, dir, config.history.keep, &staged).map_err(|source| {
+            Error::Read {
+                path: staged.clone(),
+                source,
+            }
+        })?;
         println!(
-            "cargo:warning=history: recorded build {} in {}: {} deploys kept, {} bodies written, {} removed, {} bytes",
+            "cargo:warning=history: staged build {} for {} in {} (recorded once the deploy succeeds)",
             manifest.build_id,
             dir.shown(),
-            recorded.deploys,
-            recorded.bodies_written,
-            recorded.bodies_removed,
-            recorded.bytes
+            staged.shown()
         );
     } else if manifest.stats.deltas.deploys > 0 {
         println!(

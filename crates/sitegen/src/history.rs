@@ -120,41 +120,61 @@ impl History {
     /// Adds `manifest`'s deploy as the newest (replacing an entry with the same build id), keeps
     /// the newest `keep`, writes its bodies and deletes those no kept deploy references.
     pub fn record(&mut self, manifest: &Manifest, keep: usize) -> std::io::Result<Recorded> {
-        let deploy = Deploy {
-            build_id: manifest.build_id.clone(),
-            files: manifest
-                .files
-                .iter()
-                .map(|f| (f.path.clone(), f.sha256.clone()))
-                .collect(),
-        };
+        let bodies: Vec<(&str, Body<'_>)> = manifest
+            .files
+            .iter()
+            .map(|file| {
+                let body = match file.identity_bytes() {
+                    Some(bytes) => Body::Bytes(bytes),
+                    None => Body::File(&file.source),
+                };
+                (file.sha256.as_str(), body)
+            })
+            .collect();
+        self.add(deploy_of(manifest), keep, &bodies)
+    }
+
+    /// Adds `deploy` as the newest, keeping `keep`: the bodies first (each written whole), then
+    /// `deploys.json` (renamed into place, so it names only bodies that are there), then the
+    /// bodies no kept deploy references are deleted.
+    fn add(
+        &mut self,
+        deploy: Deploy,
+        keep: usize,
+        bodies: &[(&str, Body<'_>)],
+    ) -> std::io::Result<Recorded> {
         self.deploys.retain(|d| d.build_id != deploy.build_id);
         self.deploys.insert(0, deploy);
         self.deploys.truncate(keep.max(1));
-        let bodies = self.dir.join("bodies");
-        std::fs::create_dir_all(&bodies)?;
+        let folder = self.dir.join("bodies");
+        std::fs::create_dir_all(&folder)?;
         let mut recorded = Recorded {
             deploys: self.deploys.len(),
             ..Recorded::default()
         };
-        for file in &manifest.files {
-            let to = bodies.join(&file.sha256);
+        for (sha256, body) in bodies {
+            let to = folder.join(sha256);
             if to.exists() {
                 continue;
             }
-            let bytes = match file.identity_bytes() {
-                Some(bytes) => bytes.to_vec(),
-                None => std::fs::read(&file.source)?,
+            let bytes = match body {
+                Body::Bytes(bytes) => bytes.to_vec(),
+                Body::File(path) => std::fs::read(path)?,
             };
             write_into(&to, &bytes)?;
             recorded.bodies_written += 1;
         }
+        let index = Index {
+            deploys: self.deploys.clone(),
+        };
+        let json = serde_json::to_string_pretty(&index).map_err(std::io::Error::other)?;
+        crate::atomic::write_atomically(&self.dir, "deploys.json", json.as_bytes())?;
         let kept: BTreeSet<&str> = self
             .deploys
             .iter()
             .flat_map(|d| d.files.values().map(String::as_str))
             .collect();
-        for entry in std::fs::read_dir(&bodies)? {
+        for entry in std::fs::read_dir(&folder)? {
             let entry = entry?;
             let name = entry.file_name();
             if kept.contains(name.to_string_lossy().as_ref()) {
@@ -164,13 +184,132 @@ impl History {
                 recorded.bodies_removed += 1;
             }
         }
-        let index = Index {
-            deploys: self.deploys.clone(),
-        };
-        let json = serde_json::to_string_pretty(&index).map_err(std::io::Error::other)?;
-        crate::atomic::write_atomically(&self.dir, "deploys.json", json.as_bytes())?;
         Ok(recorded)
     }
+}
+
+/// Where a body's bytes are: in memory, or the site's file.
+enum Body<'a> {
+    Bytes(&'a [u8]),
+    File(&'a Path),
+}
+
+/// What a deploy of `manifest` serves.
+fn deploy_of(manifest: &Manifest) -> Deploy {
+    Deploy {
+        build_id: manifest.build_id.clone(),
+        files: manifest
+            .files
+            .iter()
+            .map(|f| (f.path.clone(), f.sha256.clone()))
+            .collect(),
+    }
+}
+
+/// A deploy staged by a build (`EDGESITE_RECORD_DEPLOY=1`), recorded by [`commit`] only once the
+/// upload succeeded: `staged.json` and the bodies the history does not hold yet, in a folder
+/// of the build's (`target/edgesite/staged-deploy`), never in the history itself.
+#[derive(Debug, Serialize, Deserialize)]
+struct Staged {
+    /// The history folder it is for.
+    history: PathBuf,
+    /// `[history] keep`.
+    keep: usize,
+    deploy: Deploy,
+}
+
+/// Stages `manifest`'s deploy in `staged` for the history in `history_dir` (what a build with
+/// `EDGESITE_RECORD_DEPLOY=1` does): the history is not touched; [`commit`] records it. An
+/// earlier stage in `staged` is replaced.
+///
+/// # Errors
+/// When `staged` cannot be written or a site file read.
+pub fn stage(
+    manifest: &Manifest,
+    history_dir: &Path,
+    keep: usize,
+    staged: &Path,
+) -> std::io::Result<()> {
+    match std::fs::remove_dir_all(staged) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+        _ => {}
+    }
+    let bodies = staged.join("bodies");
+    std::fs::create_dir_all(&bodies)?;
+    let held = history_dir.join("bodies");
+    for file in &manifest.files {
+        if held.join(&file.sha256).exists() || bodies.join(&file.sha256).exists() {
+            continue;
+        }
+        let bytes = match file.identity_bytes() {
+            Some(bytes) => bytes.to_vec(),
+            None => std::fs::read(&file.source)?,
+        };
+        write_into(&bodies.join(&file.sha256), &bytes)?;
+    }
+    let history = std::path::absolute(history_dir)?;
+    let json = serde_json::to_string_pretty(&Staged {
+        history,
+        keep,
+        deploy: deploy_of(manifest),
+    })
+    .map_err(std::io::Error::other)?;
+    // Last: a stage without it is no stage.
+    crate::atomic::write_atomically(staged, "staged.json", json.as_bytes())
+}
+
+/// Records the deploy staged in `staged` (see [`stage`]) in its history and removes the stage;
+/// `Ok(None)` when nothing is staged (a build whose deploy was recorded already). Each staged
+/// body is checked against its name before it is kept.
+///
+/// # Errors
+/// A stage or history that cannot be read or written, or a staged body that does not match its
+/// hash.
+pub fn commit(staged: &Path) -> Result<Option<(PathBuf, String, Recorded)>, Error> {
+    let index = staged.join("staged.json");
+    let text = match std::fs::read_to_string(&index) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => {
+            return Err(Error::Read {
+                path: index,
+                source,
+            })
+        }
+    };
+    let stage: Staged = serde_json::from_str(&text).map_err(|e| Error::Config {
+        path: index.clone(),
+        line: e.line(),
+        message: format!("not a staged deploy ({e})"),
+    })?;
+    let mut history = History::open(&stage.history)?;
+    let read_error = |path: PathBuf| move |source| Error::Read { path, source };
+    let mut bytes = Vec::new();
+    for sha256 in stage.deploy.files.values() {
+        let path = staged.join("bodies").join(sha256);
+        if !path.exists() {
+            continue;
+        }
+        let body = std::fs::read(&path).map_err(read_error(path.clone()))?;
+        if etag::hex(&etag::sha256(&body)) != *sha256 {
+            return Err(Error::Config {
+                path,
+                line: 1,
+                message: "a staged body whose bytes do not match its name; build again".into(),
+            });
+        }
+        bytes.push((sha256.clone(), body));
+    }
+    let bodies: Vec<(&str, Body<'_>)> = bytes
+        .iter()
+        .map(|(sha, body)| (sha.as_str(), Body::Bytes(body)))
+        .collect();
+    let build_id = stage.deploy.build_id.clone();
+    let recorded = history
+        .add(stage.deploy, stage.keep, &bodies)
+        .map_err(read_error(stage.history.clone()))?;
+    std::fs::remove_dir_all(staged).map_err(read_error(staged.to_path_buf()))?;
+    Ok(Some((stage.history, build_id, recorded)))
 }
 
 /// [`write_atomically`](crate::atomic::write_atomically) to the path `to`.

@@ -975,6 +975,7 @@ fn a_site_folder_holding_the_project_is_an_error_unless_allowed() {
             config_path: &config,
             config_named: true,
             site: None,
+            history: None,
             source_date_epoch: Some("1700000000"),
             cache_dir: None,
         }

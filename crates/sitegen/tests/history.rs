@@ -307,3 +307,75 @@ fn the_html_dictionary_is_trained_served_announced_and_each_page_gets_deltas_aga
         );
     }
 }
+
+/// Every file and its bytes under `dir`, to compare a folder before and after.
+fn snapshot(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut all = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(folder) = todo.pop() {
+        for entry in fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                todo.push(path.clone());
+                all.push((path, Vec::new()));
+            } else {
+                let bytes = fs::read(&path).unwrap();
+                all.push((path, bytes));
+            }
+        }
+    }
+    all.sort();
+    all
+}
+
+/// A build stages its deploy beside the history and leaves the history as it was; the
+/// commit (after the upload succeeded) records it as `record` would, and removes the stage.
+#[test]
+fn a_staged_deploy_changes_nothing_until_it_is_committed() {
+    use edgesite_sitegen::history::{commit, stage};
+    let site = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (history_dir, staged) = (dir.path().join("history"), dir.path().join("staged"));
+    fs::write(site.path().join("app.js"), "console.log(1);\n".repeat(30)).unwrap();
+    let first = build(site.path());
+    History::open(&history_dir)
+        .unwrap()
+        .record(&first, 3)
+        .unwrap();
+    let before = snapshot(&history_dir);
+    fs::write(site.path().join("app.js"), "console.log(2);\n".repeat(30)).unwrap();
+    let second = build(site.path());
+    stage(&second, &history_dir, 3, &staged).unwrap();
+    assert_eq!(
+        snapshot(&history_dir),
+        before,
+        "staging touches no file of the history"
+    );
+    // Only the body the history lacks is staged.
+    assert_eq!(fs::read_dir(staged.join("bodies")).unwrap().count(), 1);
+    // A staged body that does not match its name is refused, and nothing is recorded.
+    let body = fs::read_dir(staged.join("bodies"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let good = fs::read(&body).unwrap();
+    fs::write(&body, b"tampered").unwrap();
+    let err = commit(&staged).unwrap_err();
+    assert!(err.to_string().contains("do not match"), "{err}");
+    assert_eq!(snapshot(&history_dir), before);
+    fs::write(&body, good).unwrap();
+    let (into, build_id, recorded) = commit(&staged).unwrap().expect("a stage");
+    assert_eq!(
+        (build_id.as_str(), recorded.deploys),
+        (second.build_id.as_str(), 2)
+    );
+    assert_eq!(into, std::path::absolute(&history_dir).unwrap());
+    assert!(!staged.exists(), "the stage is gone once recorded");
+    let history = History::open(&history_dir).unwrap();
+    assert_eq!(history.deploys[0].build_id, second.build_id);
+    assert!(history.body(sha_of(&second, "/app.js")).is_some());
+    // Nothing staged: nothing to do.
+    assert!(commit(&staged).unwrap().is_none());
+}
