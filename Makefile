@@ -4,7 +4,7 @@ ENV := . scripts/env.sh &&
 PORT ?= 8787
 LISTEN ?= 127.0.0.1:8080
 
-.PHONY: setup dev native example test lint bench loadtest coldstart memory bigsite devloop fuzz soak size views pageload report images dictbench deploy clean
+.PHONY: setup dev native example test lint bench loadtest coldstart memory bigsite devloop fuzz soak compact size views pageload report images dictbench deploy clean
 
 ## Install the toolchain and tools (idempotent; seconds when done).
 setup:
@@ -87,6 +87,11 @@ fuzz: setup
 ## under bare workerd; fails on any error, RSS growth or descriptor leak.
 soak: setup
 	@bench/soak.sh
+
+## Compact storage's cost: two 10 MiB files alternated without Accept-Encoding, full vs compact,
+## native and workerd (REV=<commit> adds that commit's build, for before and after).
+compact: setup
+	@bench/compact.sh
 
 ## Bundle sizes against the Worker limits: the demo's deploy bundle, the code alone, generated 5/40/70 MB sites.
 size: setup

@@ -359,6 +359,11 @@ pub struct Representation<'a> {
     pub content: Content<'a>,
 }
 
+/// How many decoded bytes (compact storage, [`Content::Decoded`]) each runtime keeps, the most
+/// recently used first: the native twin per process, the Worker per isolate (outside wasm
+/// memory). No decoded representation is larger.
+pub const DECODED_CACHE_BYTES: usize = 32 * 1024 * 1024;
+
 /// Where a representation's bytes are. The core needs only their length; adapters fetch the
 /// bytes a [`crate::Body`] names.
 #[derive(Debug, Clone, Copy)]
@@ -378,7 +383,9 @@ pub enum Content<'a> {
         length: u32,
     },
     /// Not stored (compact storage): the bytes are those of the asset's representation `from`
-    /// (an encoded one) decoded. Adapters decode on demand.
+    /// (an encoded one) decoded. Adapters decode on demand and keep up to
+    /// [`DECODED_CACHE_BYTES`] of decoded bytes by recency; sitegen stores a file larger than
+    /// that whole, so every decoded representation fits the cache.
     Decoded {
         /// Unique within the site: what adapters key the decoded bytes under.
         id: u32,

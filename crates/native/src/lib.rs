@@ -63,11 +63,27 @@ pub fn respond<B>(request: &Request<B>) -> Response {
 /// Answers one request from `site` (any compiled site, e.g. one a crate embeds with
 /// `edgesite_core::include_site!`): always a response, the nearest 404 page included.
 pub fn respond_with<B>(site: &'static Site<'static>, request: &Request<B>) -> Response {
+    to_hyper(site, &decide(site, request, false))
+}
+
+/// The core's answer to `request` (with `Server-Timing` when `timing`), before its body is
+/// produced.
+fn decide<B>(
+    site: &'static Site<'static>,
+    request: &Request<B>,
+    timing: bool,
+) -> edgesite::Response<'static> {
     let values = field_values(request.headers());
     let head = request_head(request, &values);
     let mut response = edgesite::Response::new();
-    edgesite_core::respond_into(site, &head, &mut response);
-    to_hyper(site, &response)
+    if timing {
+        let epoch = std::time::Instant::now();
+        let clock = || u64::try_from(epoch.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        edgesite_core::respond_timed(site, &head, &mut response, clock);
+    } else {
+        edgesite_core::respond_into(site, &head, &mut response);
+    }
+    response
 }
 
 /// Library mode: the answer to `request` from `site` if the site has something at its path (a
@@ -99,13 +115,7 @@ pub fn respond_if_served<B>(
 /// [`respond_with`], with `Server-Timing: lookup;dur=.., negotiation;dur=.., total;dur=..`
 /// (milliseconds, timed by the core's phases with this process's monotonic clock).
 pub fn respond_timed<B>(site: &'static Site<'static>, request: &Request<B>) -> Response {
-    let values = field_values(request.headers());
-    let head = request_head(request, &values);
-    let mut response = edgesite::Response::new();
-    let epoch = std::time::Instant::now();
-    let clock = || u64::try_from(epoch.elapsed().as_nanos()).unwrap_or(u64::MAX);
-    edgesite_core::respond_timed(site, &head, &mut response, clock);
-    to_hyper(site, &response)
+    to_hyper(site, &decide(site, request, true))
 }
 
 /// The values of the fields the core reads, in [`REQUEST_FIELDS`] order, and the number of Host
@@ -167,10 +177,8 @@ fn request_head<'r, B>(request: &'r Request<B>, read: &'r FieldValues<'_>) -> Re
 /// stored representation, which the build's hashes make impossible for a compiled site), the
 /// answer is 500 with no fields of the site.
 fn to_hyper(site: &'static Site<'static>, response: &edgesite::Response<'static>) -> Response {
-    let Ok(body) = content::bytes(site as *const Site<'static> as usize, &response.body) else {
-        let mut failed = hyper::Response::new(Full::new(Bytes::new()));
-        *failed.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
-        return failed;
+    let Ok(body) = content::bytes(site_key(site), &response.body) else {
+        return internal_error();
     };
     let mut out = hyper::Response::new(Full::new(body));
     // The core answers only statuses it names (200..416), all valid.
@@ -267,7 +275,7 @@ pub fn serve_threads(
                         let stop = async move {
                             let _ = shutdown.wait_for(|stop| *stop).await;
                         };
-                        serve_sharing(listener, &settings, connections, stop, answer).await
+                        serve_sharing(listener, &settings, connections, stop, decide).await
                     })
                 })
             })
@@ -354,20 +362,31 @@ pub async fn serve(
     serve_with(listener, &Settings::default(), shutdown).await
 }
 
-/// [`respond_with`], timed: with `Server-Timing` and/or a log line.
-fn observed<B>(
+/// How a server decides a request: [`decide`] (a test passes one that panics).
+type Decide = fn(&'static Site<'static>, &Request<Incoming>, bool) -> edgesite::Response<'static>;
+
+/// The server's answer to `request`: the core decides on the runtime's thread; a body that
+/// must be decoded first (compact storage, not in the decoded cache) is produced on the
+/// blocking pool, so a large inflate never stalls the other connections of this thread. With
+/// `log`, one line per request on standard output.
+async fn answer(
     site: &'static Site<'static>,
-    request: &Request<B>,
-    log: bool,
-    timing: bool,
+    request: Request<Incoming>,
+    decide: Decide,
+    (log, timing): (bool, bool),
 ) -> Response {
     let started = std::time::Instant::now();
-    let response = if timing {
-        respond_timed(site, request)
-    } else {
-        respond_with(site, request)
+    let response = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        decide(site, &request, timing)
+    })) {
+        Err(_) => internal_error(),
+        Ok(decided) if content::ready(site_key(site), &decided.body) => {
+            guarded(|| to_hyper(site, &decided))
+        }
+        Ok(decided) => tokio::task::spawn_blocking(move || guarded(|| to_hyper(site, &decided)))
+            .await
+            .unwrap_or_else(|_| internal_error()),
     };
-    let elapsed = started.elapsed();
     if log {
         let headers = response.headers();
         let coding = headers
@@ -383,27 +402,25 @@ fn observed<B>(
             request.method(),
             request.uri().path(),
             response.status().as_u16(),
-            elapsed.as_micros()
+            started.elapsed().as_micros()
         );
     }
     response
 }
 
-/// How a server answers a request: [`answer`] (a test passes one that panics).
-type Answer = fn(&'static Site<'static>, &Request<Incoming>, bool, bool) -> Response;
+/// What keys `site`'s entries in the decoded cache (ids are unique per site).
+fn site_key(site: &'static Site<'static>) -> usize {
+    site as *const Site<'static> as usize
+}
 
-/// The server's answer to `request`: [`respond_with`], or [`observed`] when it logs or times.
-fn answer<B>(
-    site: &'static Site<'static>,
-    request: &Request<B>,
-    log: bool,
-    timing: bool,
-) -> Response {
-    if log || timing {
-        observed(site, request, log, timing)
-    } else {
-        respond_with(site, request)
-    }
+/// A bare 500 that no cache stores.
+fn internal_error() -> Response {
+    let mut failed = hyper::Response::new(Full::new(Bytes::new()));
+    *failed.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
+    failed
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    failed
 }
 
 /// `respond()`'s answer, or a bare 500 if it panics: one request's failure (a bug, or a
@@ -411,14 +428,8 @@ fn answer<B>(
 /// connections down. The release profile unwinds (the workspace's `Cargo.toml`) so that this
 /// can catch it; the Worker's profile aborts, as wasm32 must.
 pub fn guarded(respond: impl FnOnce() -> Response) -> Response {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(respond)).unwrap_or_else(|_| {
-        let mut failed = hyper::Response::new(Full::new(Bytes::new()));
-        *failed.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
-        failed
-            .headers_mut()
-            .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-        failed
-    })
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(respond))
+        .unwrap_or_else(|_| internal_error())
 }
 
 /// The answer to a connection past [`Settings::max_connections`] (RFC 9110 §15.6.4).
@@ -437,7 +448,7 @@ pub async fn serve_with(
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
     let connections = Arc::new(Semaphore::new(settings.max_connections));
-    serve_sharing(listener, settings, connections, shutdown, answer).await
+    serve_sharing(listener, settings, connections, shutdown, decide).await
 }
 
 /// [`serve_with`], counting connections against `connections`, which other listeners may share
@@ -447,7 +458,7 @@ async fn serve_sharing(
     settings: &Settings,
     connections: Arc<Semaphore>,
     shutdown: impl Future<Output = ()>,
-    answer: Answer,
+    decide: Decide,
 ) -> std::io::Result<()> {
     let mut builder = http1::Builder::new();
     builder
@@ -480,7 +491,7 @@ async fn serve_sharing(
         };
         let (log, timing, site) = (settings.log_requests, settings.server_timing, settings.site);
         let service = service_fn(move |request| async move {
-            Ok::<_, Infallible>(guarded(|| answer(site, &request, log, timing)))
+            Ok::<_, Infallible>(answer(site, request, decide, (log, timing)).await)
         });
         let connection = graceful.watch(builder.serve_connection(TokioIo::new(stream), service));
         tokio::spawn(async move {
@@ -508,11 +519,10 @@ mod tests {
         fn panics_on(
             site: &'static Site<'static>,
             request: &Request<Incoming>,
-            _: bool,
-            _: bool,
-        ) -> Response {
+            timing: bool,
+        ) -> edgesite::Response<'static> {
             assert!(request.uri().path() != "/panic", "a bug in one request");
-            respond_with(site, request)
+            decide(site, request, timing)
         }
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap();

@@ -466,8 +466,13 @@ impl Asset {
     }
 
     /// The index of the representation compact storage decodes identity from: gzip; `None`
-    /// when the asset has none (then it keeps its identity).
+    /// when the asset has none, or when its identity is larger than the runtimes' decoded
+    /// cache ([`edgesite_core::DECODED_CACHE_BYTES`]), which would decode it whole for every
+    /// request without Accept-Encoding (then it keeps its identity).
     pub(crate) fn compact_source(&self) -> Option<usize> {
+        if self.size > edgesite_core::DECODED_CACHE_BYTES as u64 {
+            return None;
+        }
         self.representations
             .iter()
             .position(|r| r.coding == ContentCoding::Gzip)

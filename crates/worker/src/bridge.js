@@ -128,22 +128,33 @@ export function edgesite_external(blob, offset, length) {
 	return b === undefined || offset + length > b.length ? null : b.subarray(offset, offset + length);
 }
 
-// Representations decoded on demand (compact storage), by id; the oldest go past the limit.
-const DECODED_LIMIT = 16 * 1024 * 1024;
+// Representations decoded on demand (compact storage), by id, kept by recency: a Map iterates
+// in insertion order, so a hit is moved to the end and the least recently used go first once
+// `limit` (edgesite_core::DECODED_CACHE_BYTES, which wasm passes) is passed. An isolate runs one
+// request at a time through wasm, so no two decodes of one representation overlap.
 const decoded = new Map();
 let decodedBytes = 0;
 export function edgesite_decoded(id) {
-	return decoded.get(id) ?? null;
+	const hit = decoded.get(id);
+	if (hit === undefined) return null;
+	decoded.delete(id);
+	decoded.set(id, hit);
+	return hit;
 }
-export function edgesite_keep_decoded(id, view) {
+export function edgesite_keep_decoded(id, view, limit) {
 	const bytes = view.slice(); // out of wasm memory
-	if (bytes.length <= DECODED_LIMIT) {
+	if (bytes.length <= limit) {
+		const old = decoded.get(id);
+		if (old !== undefined) {
+			decoded.delete(id);
+			decodedBytes -= old.length;
+		}
 		decoded.set(id, bytes);
 		decodedBytes += bytes.length;
-		for (const [key, old] of decoded) {
-			if (decodedBytes <= DECODED_LIMIT) break;
+		for (const [key, gone] of decoded) {
+			if (decodedBytes <= limit) break;
 			decoded.delete(key);
-			decodedBytes -= old.length;
+			decodedBytes -= gone.length;
 		}
 	}
 	return bytes;

@@ -34,7 +34,7 @@ extern "C" {
     pub fn set_blobs(list: &js_sys::Array);
     fn edgesite_external(blob: u32, offset: u32, length: u32) -> Option<js_sys::Uint8Array>;
     fn edgesite_decoded(id: u32) -> Option<js_sys::Uint8Array>;
-    fn edgesite_keep_decoded(id: u32, view: &[u8]) -> js_sys::Uint8Array;
+    fn edgesite_keep_decoded(id: u32, view: &[u8], limit: usize) -> js_sys::Uint8Array;
     fn edgesite_concat(parts: &js_sys::Array) -> js_sys::Uint8Array;
     #[wasm_bindgen(catch, js_name = "edgesite_response")]
     fn response_with_wasm_bytes(
@@ -150,7 +150,11 @@ pub(crate) fn whole(
             let stored = whole(source, None)?.to_vec();
             let decoded = edgesite_decode::decode(source.coding, &stored, length as usize)
                 .map_err(|e| JsValue::from_str(&e.to_string()))?;
-            Ok(edgesite_keep_decoded(id, &decoded))
+            Ok(edgesite_keep_decoded(
+                id,
+                &decoded,
+                edgesite_core::DECODED_CACHE_BYTES,
+            ))
         }
     }
 }

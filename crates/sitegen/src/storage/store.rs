@@ -48,7 +48,7 @@ pub(super) fn apply(
 }
 
 /// Keeps identity (as decoded) and the br and gzip representations of `file`, when it has gzip
-/// to decode from.
+/// to decode from (and is small enough: [`Asset::compact_source`]).
 fn make_compact(file: &mut Asset) {
     if file.compact_source().is_none() {
         return;
@@ -144,6 +144,26 @@ mod tests {
             files.iter().map(Asset::stored_bytes).sum::<u64>(),
             500 + 1200 + 5000 + 1250
         );
+    }
+
+    /// A file larger than the runtimes' decoded cache would be decoded whole for every request
+    /// without Accept-Encoding: compact storage keeps it as it is.
+    #[test]
+    fn a_file_larger_than_the_decoded_cache_keeps_its_identity() {
+        use ContentCoding::{Br, Gzip, Identity};
+        let large = edgesite_core::DECODED_CACHE_BYTES as u64 + 1;
+        let mut files = [
+            file(&[(Identity, large), (Br, 1000), (Gzip, 2000)]),
+            file(&[(Identity, 1000), (Br, 200), (Gzip, 300)]),
+        ];
+        let config = CompressionConfig {
+            store: Store::Compact,
+            ..CompressionConfig::default()
+        };
+        apply(&mut files, &config, &BudgetConfig::default(), 0);
+        assert_eq!(files[0].representations[0].decoded_from, None);
+        assert_eq!(files[0].representations.len(), 3, "stored as it is");
+        assert_eq!(files[1].representations[0].decoded_from, Some(2));
     }
 
     #[test]
