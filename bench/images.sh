@@ -12,6 +12,7 @@
 #      cache), then a rebuild with nothing changed;
 #   3. the totals per format from the build report: photos' AVIF and WebP bytes against their
 #      JPEGs, screenshots' PNG and lossless WebP bytes against theirs;
+#      (each with its wall time and peak resident set, /usr/bin/time's %M);
 #   4. the site's Worker (scripts/workerd.sh build, its build script's cache seeded from 2, so
 #      nothing is encoded twice) against the 64 MiB limit, with what `store = "auto"` chose.
 set -euo pipefail
@@ -79,10 +80,10 @@ rm -rf "$CACHE"
 build() { # label
   local start end
   start=$(date +%s.%N)
-  EDGESITE_REPORT=1 EDGESITE_MANIFEST="$WORK/manifest.json" \
+  EDGESITE_REPORT=1 EDGESITE_MANIFEST="$WORK/manifest.json" /usr/bin/time -f '%M' -o "$WORK/rss" \
     target/sitegen-bench/examples/compile "$SITE" "" "$CACHE" >/dev/null 2>"$WORK/report-${1%% *}.txt"
   end=$(date +%s.%N)
-  printf '%-28s %8.1f s\n' "$1" "$(echo "$end - $start" | bc)"
+  printf '%-28s %8.1f s, peak RSS %s MiB\n' "$1" "$(echo "$end - $start" | bc)" "$(($(cat "$WORK/rss") / 1024))"
 }
 build cold
 build "rebuild (nothing changed)"

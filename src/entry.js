@@ -106,7 +106,7 @@ export default {
 			if (error instanceof WebAssembly.RuntimeError) instantiate();
 			return new Response(FAILED, {
 				status: 500,
-				headers: { "content-type": "text/plain; charset=utf-8" },
+				headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" },
 			});
 		}
 	},

@@ -292,12 +292,14 @@ fn an_earlier_deploys_fingerprinted_files_are_still_served_and_others_are_not() 
 }
 
 /// The photo page's captions: a file named as people name files by hand.
-const CAPTIONS: &str = "/styles/légendes (photos).css";
-/// Its URL as a browser requests it (WHATWG URL's path percent-encode set).
-const CAPTIONS_URL: &str = "/styles/l%C3%A9gendes%20(photos).css";
+const CAPTIONS: &str = "/styles/légendes (100% photos).css";
+/// Its URL as a browser requests it (WHATWG URL's path percent-encode set; the page writes the
+/// `%` as `%25`, as a URL must).
+const CAPTIONS_URL: &str = "/styles/l%C3%A9gendes%20(100%25%20photos).css";
 
 #[test]
-fn a_file_named_with_an_accent_a_space_and_parentheses_is_a_dictionary_and_gets_a_delta() {
+fn a_file_named_with_an_accent_a_space_a_percent_sign_and_parentheses_is_a_dictionary_and_gets_a_delta(
+) {
     // Every field is visible ASCII (under workerd a Headers value that is not would throw: a
     // 500 for every answer of the file), and the pattern is the URL a browser requests, its
     // URL-pattern characters escaped (`\(`, written `\\(` in the structured-field string).
@@ -305,7 +307,7 @@ fn a_file_named_with_an_accent_a_space_and_parentheses_is_a_dictionary_and_gets_
     assert_eq!(reply.status, 200);
     assert_eq!(
         reply.header("use-as-dictionary"),
-        Some(r#"match="/styles/l%C3%A9gendes%20\\(photos\\).css""#)
+        Some(r#"match="/styles/l%C3%A9gendes%20\\(100%25%20photos\\).css""#)
     );
     for (name, value) in &reply.headers {
         assert!(

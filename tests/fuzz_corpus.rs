@@ -8,7 +8,7 @@ mod targets;
 
 type Target = fn(&[u8]);
 
-const TARGETS: [(&str, Target); 8] = [
+const TARGETS: [(&str, Target); 12] = [
     ("path", targets::path),
     ("entity_tags", targets::entity_tags),
     ("accept", targets::accept),
@@ -17,6 +17,10 @@ const TARGETS: [(&str, Target); 8] = [
     ("http_date", targets::http_date),
     ("decide", targets::decide),
     ("available_dictionary", targets::available_dictionary),
+    ("headers_file", targets::headers_file),
+    ("redirects_file", targets::redirects_file),
+    ("html_references", targets::html_references),
+    ("css_references", targets::css_references),
 ];
 
 #[test]

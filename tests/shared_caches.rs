@@ -9,7 +9,8 @@
 //! * an image with variants: `Vary: accept` on the file and on its AVIF, `private` on both;
 //! * a dictionary delta (RFC 9842 §6.2): `Vary` naming `available-dictionary`, `private` on the
 //!   delta and on its 304, and not on the same file's br answer;
-//! * a 404 and a 406: an explicit Cache-Control, and the 406's Vary naming Accept-Encoding;
+//! * a 404, 400, 405, 406, 412 and 416: an explicit Cache-Control, and the 406's Vary naming
+//!   Accept-Encoding;
 //! * a redirect: chosen by the URL alone (no Vary), so a cache may keep it as its status says.
 //!
 //! The SPA fallback's answers are `tests/configured.rs`'s (the demo has no fallback).
@@ -113,6 +114,17 @@ fn errors_say_how_long_they_may_be_kept() {
     let bad = get("/a%2Fb", &[]);
     assert_eq!(bad.status, 400);
     assert_eq!(bad.header("cache-control"), Some("no-store"));
+    let not_allowed = request("DELETE", "/about", &[]);
+    assert_eq!(not_allowed.status, 405);
+    assert_eq!(not_allowed.header("cache-control"), Some("no-store"));
+    // 412 and 416 say nothing of the resource's future either; their Vary is the resource's.
+    let failed = get("/about", &[("if-match", "\"not-it\"")]);
+    assert_eq!(failed.status, 412);
+    assert_eq!(failed.header("cache-control"), Some("no-store"));
+    assert_eq!(failed.header("vary"), Some("accept-encoding"));
+    let unsatisfiable = get("/about", &[("range", "bytes=999999-")]);
+    assert_eq!(unsatisfiable.status, 416);
+    assert_eq!(unsatisfiable.header("cache-control"), Some("no-store"));
     if support::server().runtime != Runtime::WranglerDev {
         // (wrangler dev's proxy answers `identity;q=0` with its own 415.)
         let refused = get(
@@ -135,6 +147,8 @@ fn a_redirect_is_chosen_by_the_url_alone() {
         assert_eq!(reply.status, 308);
         assert_eq!(reply.header("location"), Some("/about"));
         assert_eq!(reply.header("vary"), None);
+        // RFC 9111 §4.2.2: a 308 is heuristically cacheable, and the same for every client.
+        assert_eq!(reply.header("cache-control"), None);
         assert!(!private(&reply));
     }
 }

@@ -386,3 +386,26 @@ pub fn decide(data: &[u8]) {
         assert!(response.body.len() == length || (method == "HEAD" && response.body.is_empty()));
     }
 }
+
+/// `_headers` as sitegen parses and applies it (`edgesite_sitegen::fuzzing`): errors name a
+/// line, bounded and escaped; what applies stays within the field table and the field check.
+pub fn headers_file(data: &[u8]) {
+    edgesite_sitegen::fuzzing::headers_file(&String::from_utf8_lossy(data));
+}
+
+/// `_redirects` as sitegen parses it: errors name a line, bounded and escaped; no accepted
+/// redirect leads off-site by a path browsers read as another host.
+pub fn redirects_file(data: &[u8]) {
+    edgesite_sitegen::fuzzing::redirects_file(&String::from_utf8_lossy(data));
+}
+
+/// The link pass's HTML scanner: spans in order, apart, on character boundaries; rewriting
+/// every verbatim reference changes no byte outside the spans.
+pub fn html_references(data: &[u8]) {
+    edgesite_sitegen::fuzzing::html_references(&String::from_utf8_lossy(data));
+}
+
+/// The link pass's CSS scanner, with the same properties.
+pub fn css_references(data: &[u8]) {
+    edgesite_sitegen::fuzzing::css_references(&String::from_utf8_lossy(data));
+}

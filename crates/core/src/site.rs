@@ -361,7 +361,7 @@ pub struct Representation<'a> {
 
 /// How many decoded bytes (compact storage, [`Content::Decoded`]) each runtime keeps, the most
 /// recently used first: the native twin per process, the Worker per isolate (outside wasm
-/// memory). No decoded representation is larger.
+/// memory). No decoded representation is larger than half of it.
 pub const DECODED_CACHE_BYTES: usize = 32 * 1024 * 1024;
 
 /// Where a representation's bytes are. The core needs only their length; adapters fetch the
@@ -385,7 +385,7 @@ pub enum Content<'a> {
     /// Not stored (compact storage): the bytes are those of the asset's representation `from`
     /// (an encoded one) decoded. Adapters decode on demand and keep up to
     /// [`DECODED_CACHE_BYTES`] of decoded bytes by recency; sitegen stores a file larger than
-    /// that whole, so every decoded representation fits the cache.
+    /// half of that whole, so any two decoded representations fit the cache together.
     Decoded {
         /// Unique within the site: what adapters key the decoded bytes under.
         id: u32,

@@ -573,6 +573,8 @@ fn routes_win_over_rules_and_a_long_location_is_414() {
         (r.status, body(&r)),
         (414, URI_TOO_LONG.body.as_bytes().to_vec())
     );
+    // RFC 9111 §4.2.2: a 414 may be stored heuristically; this one says nothing of later ones.
+    assert_eq!(&*r.field("cache-control").unwrap(), "no-store");
     let r = get(
         &std::format!("/docs?{}", &query[..LOCATION_CAPACITY - 7]),
         &[],

@@ -3,7 +3,7 @@
 //! edgesite-decode and kept by recency (LRU) up to [`DECODED_CACHE_BYTES`], so a popular one is
 //! decoded once. Concurrent requests for one representation that is not kept share one decode
 //! (single flight): the first decodes, the others wait for its bytes. The server decodes on
-//! the blocking pool ([`ready`] says when it need not).
+//! the blocking pool ([`without_decoding`] gives what it need not).
 
 use bytes::Bytes;
 use edgesite_core::{Body, Content, Representation, DECODED_CACHE_BYTES};
@@ -64,44 +64,55 @@ impl Cache {
     }
 }
 
-/// Whether `body` can be produced without decoding (a slice of the site, or a decoded
-/// representation the cache holds): then the server builds it on the runtime's thread.
-pub(crate) fn ready(site: usize, body: &Body<'static>) -> bool {
+/// The content of `body` if it can be produced without decoding (a slice of the site, or a
+/// decoded representation the cache holds, taken from it at once): then the server builds the
+/// answer on the runtime's thread. `None`: it must be decoded ([`bytes`], on the blocking pool).
+pub(crate) fn without_decoding(
+    site: usize,
+    body: &Body<'static>,
+) -> Option<Result<Bytes, Unavailable>> {
     let representation = match *body {
-        Body::Empty | Body::Bytes(_) => return true,
+        Body::Empty | Body::Bytes(_) => return Some(bytes(site, body)),
         Body::Representation { representation, .. } => representation,
         Body::Multipart(ref multipart) => multipart.representation(),
     };
-    match representation.content {
-        Content::Decoded { id, .. } => cache()
-            .as_ref()
-            .is_some_and(|cache| cache.entries.contains(&(site, id))),
-        Content::Bytes(_) | Content::External { .. } => true,
-    }
+    let all = match representation.content {
+        Content::Decoded { id, .. } => cache().as_mut()?.entries.get(&(site, id))?.clone(),
+        Content::Bytes(_) | Content::External { .. } => return Some(bytes(site, body)),
+    };
+    Some(Ok(cut(body, all)))
 }
 
 /// The content of `body` as hyper bytes. `site` keys the cache (ids are unique per site).
 pub(crate) fn bytes(site: usize, body: &Body<'static>) -> Result<Bytes, Unavailable> {
-    match *body {
-        Body::Empty => Ok(Bytes::new()),
-        Body::Bytes(bytes) => Ok(Bytes::from_static(bytes)),
+    let all = match *body {
+        Body::Empty => return Ok(Bytes::new()),
+        Body::Bytes(bytes) => return Ok(Bytes::from_static(bytes)),
         Body::Representation {
             representation,
             source,
-            range,
-        } => {
-            let all = whole(site, representation, source)?;
-            Ok(match range {
-                Some(r) => all.slice(r.first as usize..=r.last as usize),
-                None => all,
-            })
+            ..
+        } => whole(site, representation, source)?,
+        Body::Multipart(ref multipart) => {
+            whole(site, multipart.representation(), multipart.source())?
         }
-        Body::Multipart(multipart) => {
-            let all = whole(site, multipart.representation(), multipart.source())?;
+    };
+    Ok(cut(body, all))
+}
+
+/// What `body` sends of its representation's bytes `all`: a range of them, or the parts of a
+/// multipart body around them.
+fn cut(body: &Body<'static>, all: Bytes) -> Bytes {
+    match *body {
+        Body::Representation { range: Some(r), .. } => {
+            all.slice(r.first as usize..=r.last as usize)
+        }
+        Body::Multipart(ref multipart) => {
             let mut assembled = Vec::with_capacity(multipart.byte_len() as usize);
             multipart.for_each_chunk(&all, |chunk| assembled.extend_from_slice(chunk));
-            Ok(Bytes::from(assembled))
+            Bytes::from(assembled)
         }
+        _ => all,
     }
 }
 
@@ -222,7 +233,7 @@ mod tests {
             range: None,
         };
         let key = site as *const _ as usize;
-        assert!(!ready(key, &body));
+        assert!(without_decoding(key, &body).is_none());
         let before = DECODES.load(Ordering::Relaxed);
         let barrier = std::sync::Barrier::new(8);
         let bodies: Vec<Bytes> = std::thread::scope(|scope| {
@@ -238,6 +249,7 @@ mod tests {
         });
         assert_eq!(DECODES.load(Ordering::Relaxed) - before, 1, "one decode");
         assert!(bodies.iter().all(|b| b == text.as_bytes()));
-        assert!(ready(key, &body), "kept once decoded");
+        let kept = without_decoding(key, &body).expect("kept once decoded");
+        assert_eq!(kept.unwrap(), text.as_bytes());
     }
 }

@@ -17,6 +17,11 @@
 
 mod content;
 
+// `guarded` catches a panic of one request only if panics unwind: the workspace's release
+// profile must not say `panic = "abort"` (the Worker's profile does, as wasm32 must).
+#[cfg(panic = "abort")]
+compile_error!("edgesite-native must be built with panics that unwind (see `guarded`)");
+
 use bytes::Bytes;
 use edgesite::RequestHead;
 use edgesite_core::{FieldText, HostFieldLines, Site, REQUEST_FIELDS};
@@ -177,7 +182,15 @@ fn request_head<'r, B>(request: &'r Request<B>, read: &'r FieldValues<'_>) -> Re
 /// stored representation, which the build's hashes make impossible for a compiled site), the
 /// answer is 500 with no fields of the site.
 fn to_hyper(site: &'static Site<'static>, response: &edgesite::Response<'static>) -> Response {
-    let Ok(body) = content::bytes(site_key(site), &response.body) else {
+    with_body(response, content::bytes(site_key(site), &response.body))
+}
+
+/// `response` as a hyper response with `body` (its content, or why it could not be had).
+fn with_body(
+    response: &edgesite::Response<'static>,
+    body: Result<Bytes, content::Unavailable>,
+) -> Response {
+    let Ok(body) = body else {
         return internal_error();
     };
     let mut out = hyper::Response::new(Full::new(body));
@@ -380,12 +393,12 @@ async fn answer(
         decide(site, &request, timing)
     })) {
         Err(_) => internal_error(),
-        Ok(decided) if content::ready(site_key(site), &decided.body) => {
-            guarded(|| to_hyper(site, &decided))
-        }
-        Ok(decided) => tokio::task::spawn_blocking(move || guarded(|| to_hyper(site, &decided)))
-            .await
-            .unwrap_or_else(|_| internal_error()),
+        Ok(decided) => match content::without_decoding(site_key(site), &decided.body) {
+            Some(body) => guarded(|| with_body(&decided, body)),
+            None => tokio::task::spawn_blocking(move || guarded(|| to_hyper(site, &decided)))
+                .await
+                .unwrap_or_else(|_| internal_error()),
+        },
     };
     if log {
         let headers = response.headers();
@@ -433,7 +446,7 @@ pub fn guarded(respond: impl FnOnce() -> Response) -> Response {
 }
 
 /// The answer to a connection past [`Settings::max_connections`] (RFC 9110 §15.6.4).
-const OVERLOADED: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nretry-after: 1\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: 24\r\nconnection: close\r\n\r\n503 Service Unavailable\n";
+const OVERLOADED: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nretry-after: 1\r\ncache-control: no-store\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: 24\r\nconnection: close\r\n\r\n503 Service Unavailable\n";
 
 /// Serves HTTP/1.1 connections from `listener` with `settings` until `shutdown` completes.
 /// Then it stops accepting, lets in-flight requests finish (their responses say

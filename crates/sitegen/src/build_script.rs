@@ -265,6 +265,12 @@ fn history(manifest: &Manifest, config: &Config, dir: &Path, out_dir: &Path) -> 
     println!("cargo:rerun-if-env-changed=EDGESITE_RECORD_DEPLOY");
     if env::var("EDGESITE_RECORD_DEPLOY").as_deref() == Ok("1") {
         let staged = report_dir(out_dir).join("staged-deploy");
+        // Tracked while it exists, and missing once recorded: cargo reruns a build script while
+        // a path it tracks is missing, so every deploy after a recorded one stages again.
+        println!(
+            "cargo:rerun-if-changed={}",
+            staged.join("staged.json").display()
+        );
         crate::history::stage(manifest, dir, config.history.keep, &staged).map_err(|source| {
             Error::Read {
                 path: staged.clone(),

@@ -24,7 +24,8 @@ pub(crate) const MAX_VALUE_LEN: usize = 8192;
 pub(crate) fn check_name(name: &str) -> Result<(), String> {
     if name.is_empty() || !name.bytes().all(is_tchar) {
         return Err(format!(
-            "{name:?} is not a field name (letters, digits and !#$%&'*+-.^_`|~ only)"
+            "{} is not a field name (letters, digits and !#$%&'*+-.^_`|~ only)",
+            crate::error::excerpt(name)
         ));
     }
     Ok(())

@@ -51,6 +51,8 @@ mod speculation;
 mod storage;
 // What a build.rs calls.
 pub mod build_script;
+#[doc(hidden)]
+pub mod fuzzing;
 
 pub use cache::CacheReason;
 pub use config::{

@@ -466,11 +466,12 @@ impl Asset {
     }
 
     /// The index of the representation compact storage decodes identity from: gzip; `None`
-    /// when the asset has none, or when its identity is larger than the runtimes' decoded
-    /// cache ([`edgesite_core::DECODED_CACHE_BYTES`]), which would decode it whole for every
-    /// request without Accept-Encoding (then it keeps its identity).
+    /// when the asset has none, or when its identity is larger than half the runtimes' decoded
+    /// cache ([`edgesite_core::DECODED_CACHE_BYTES`]), so that any two decoded files fit it at
+    /// once and two alternating requests never decode each other out (then it keeps its
+    /// identity).
     pub(crate) fn compact_source(&self) -> Option<usize> {
-        if self.size > edgesite_core::DECODED_CACHE_BYTES as u64 {
+        if self.size > edgesite_core::DECODED_CACHE_BYTES as u64 / 2 {
             return None;
         }
         self.representations

@@ -13,7 +13,7 @@
 //!   that are not UTF-8; CSS with unterminated strings and escaped `url()`s;
 //! * `_headers` and `_redirects` of 100,000 rules, and lines of a megabyte.
 //!
-//! Symbolic links out of the site, FIFOs, names with control characters and configuration files
+//! A link to a folder out of the site is here; links to files and loops, FIFOs, names with control characters and configuration files
 //! with CRLF, a BOM and tabs are in `compile.rs`.
 
 use edgesite_core::ContentCoding;
@@ -251,4 +251,29 @@ fn a_rule_file_that_is_a_folder_is_an_error() {
     std::os::unix::fs::symlink(dir.path(), site).unwrap();
     fs::remove_dir(dir.path().join("_headers")).unwrap();
     compile(site, &options()).unwrap();
+}
+
+/// A link to a folder outside the site is refused like a link to a file, naming the link: the
+/// build reads nothing from it.
+#[test]
+fn a_link_to_a_folder_outside_the_site_is_an_error_naming_it() {
+    let outside = tempfile::tempdir().unwrap();
+    fs::write(
+        outside.path().join("id_rsa"),
+        "-----BEGIN OPENSSH PRIVATE KEY-----",
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("index.html"), "<p>x</p>").unwrap();
+    std::os::unix::fs::symlink(outside.path(), dir.path().join("ssh")).unwrap();
+    let err = compile(dir.path(), &options()).unwrap_err();
+    assert!(
+        matches!(err, edgesite_sitegen::Error::SymlinkOutside { .. }),
+        "{err}"
+    );
+    let text = err.to_string();
+    assert!(
+        text.contains("ssh") && !text.contains("PRIVATE KEY"),
+        "{text}"
+    );
 }

@@ -26,8 +26,9 @@ const STAGES: [&str; 10] = [
     "emit",
 ];
 
-/// Above the stages: they call `compile` and write what it made.
-const TOP: [&str; 2] = ["lib", "build_script"];
+/// Above the stages: they call `compile` and write what it made, or (`fuzzing`) call into the
+/// stages' parsers for the fuzz targets.
+const TOP: [&str; 3] = ["lib", "build_script", "fuzzing"];
 
 /// `module -> modules it imports`, a top-level module (file or folder) per node.
 fn graph() -> BTreeMap<String, BTreeSet<String>> {

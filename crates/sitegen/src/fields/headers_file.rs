@@ -24,7 +24,7 @@
 //!   A rule that matches no file is reported as a warning.
 //! - No cap on the number of rules; `[compat] pages_limits` restores Cloudflare Pages' 100.
 
-use crate::error::{excerpt, Error};
+use crate::error::{escaped, excerpt, Error};
 use crate::field::{check_name, check_value};
 use std::path::Path;
 
@@ -136,10 +136,13 @@ impl HeaderRules {
                         let value = substitute(value, &captures);
                         let value = value.trim_matches([' ', '\t']).to_string();
                         let set = set_field(fields, cache_control, name, value, &set_here);
-                        set.map_err(|m| (rule.line, format!("for {}, {name}: {m}", paths[0])))?;
+                        set.map_err(|m| {
+                            let (path, name) = (escaped(paths[0]), escaped(name));
+                            (rule.line, format!("for {path}, {name}: {m}"))
+                        })?;
                         set_here.push(name);
                         check_bounds(fields)
-                            .map_err(|m| (rule.line, format!("for {}: {m}", paths[0])))?;
+                            .map_err(|m| (rule.line, format!("for {}: {m}", escaped(paths[0]))))?;
                     }
                 }
             }
@@ -214,10 +217,12 @@ fn parse_edit(line: &str) -> Result<Edit, String> {
     let value = value.trim();
     if value.is_empty() {
         return Err(format!(
-            "{name} has an empty value; to remove a field, write `! {name}`"
+            "{} has an empty value; to remove a field, write `! {}`",
+            escaped(&name),
+            escaped(&name)
         ));
     }
-    check_value(value).map_err(|m| format!("{name}: {m}"))?;
+    check_value(value).map_err(|m| format!("{}: {m}", escaped(&name)))?;
     Ok(Edit::Set {
         name,
         value: value.to_string(),
@@ -230,7 +235,8 @@ fn checked_name(name: &str) -> Result<String, String> {
     let lower = name.to_ascii_lowercase();
     if MANAGED.contains(&lower.as_str()) {
         return Err(format!(
-            "{name} is computed by edgesite for every response and cannot be set in _headers"
+            "{} is computed by edgesite for every response and cannot be set in _headers",
+            escaped(name)
         ));
     }
     Ok(lower)
@@ -300,6 +306,44 @@ fn substitute(value: &str, captures: &[(String, &str)]) -> String {
         out = out.replace(&format!(":{name}"), text);
     }
     out
+}
+
+/// For fuzzing (`crate::fuzzing`): parses `text` as `_headers` and applies it to a few paths;
+/// checks that an error names `_headers` and a line of the text, without control characters,
+/// at a bounded length, and that what applies leaves each file at most [`MAX_FIELDS`] fields,
+/// every one of which passes the field check. Panics when one does not hold.
+pub(crate) fn fuzz_check(text: &str) {
+    let lines = text.lines().count();
+    let bounded = |message: &str| {
+        assert!(message.len() < 1000, "{} bytes", message.len());
+        assert!(!message.chars().any(char::is_control), "{message:?}");
+    };
+    let rules = match HeaderRules::parse(text, Path::new("_headers"), false) {
+        Ok(rules) => rules,
+        Err(error) => {
+            let message = error.to_string();
+            assert!(message.starts_with("_headers:"), "{message}");
+            return bounded(&message);
+        }
+    };
+    for path in ["/", "/index.html", "/a/b/c.css", "/caf\u{e9} (1).js"] {
+        let mut fields = Vec::new();
+        let mut cache_control = "public, max-age=0, must-revalidate".to_string();
+        match rules.apply(&[path], &mut fields, &mut cache_control) {
+            Ok(_) => {
+                assert!(fields.len() <= MAX_FIELDS);
+                for (name, value) in &fields {
+                    assert!(check_name(name).is_ok(), "{name:?}");
+                    assert!(check_value(value).is_ok(), "{name}: {value:?}");
+                }
+                assert!(check_value(&cache_control).is_ok(), "{cache_control:?}");
+            }
+            Err((line, message)) => {
+                assert!((1..=lines).contains(&line), "line {line} of {lines}");
+                bounded(&message);
+            }
+        }
+    }
 }
 
 #[cfg(test)]

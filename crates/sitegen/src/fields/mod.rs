@@ -4,6 +4,8 @@
 
 mod headers_file;
 
+pub(crate) use headers_file::fuzz_check as fuzz_check_headers;
+
 use crate::cache::CacheReason;
 use crate::config::SharedCaches;
 use crate::error::ShowPath as _;

@@ -8,6 +8,7 @@ use edgesite_imaging as imaging;
 use image::metadata::Orientation;
 use image::{DynamicImage, ImageDecoder, ImageReader};
 use std::io::Cursor;
+use std::sync::{Condvar, Mutex, PoisonError};
 
 /// An image, decoded.
 pub(super) struct Decoded {
@@ -20,13 +21,44 @@ pub(super) struct Decoded {
     pub(super) colours: Result<(), String>,
     /// 8 bits per channel (a lossless WebP holds no more).
     pub(super) eight_bit: bool,
+    /// Its share of the memory the stage's images take at once, held while it is worked on.
+    _held: Held,
+}
+
+/// The memory the images worked on at once (one per core: `parallel::map`) take together, in
+/// MiB of their estimated peaks: an image waits until its peak fits `images.max_memory_mb`
+/// beside the others'; one alone always may (its own peak was checked against the bound).
+static IN_FLIGHT: (Mutex<u64>, Condvar) = (Mutex::new(0), Condvar::new());
+
+/// An image's share of [`IN_FLIGHT`], given back when dropped.
+struct Held(u64);
+
+impl Held {
+    fn take(mb: u64, total: u64) -> Held {
+        let (used, freed) = &IN_FLIGHT;
+        let mut used = used.lock().unwrap_or_else(PoisonError::into_inner);
+        while *used > 0 && *used + mb > total {
+            used = freed.wait(used).unwrap_or_else(PoisonError::into_inner);
+        }
+        *used += mb;
+        Held(mb)
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        let (used, freed) = &IN_FLIGHT;
+        *used.lock().unwrap_or_else(PoisonError::into_inner) -= self.0;
+        freed.notify_all();
+    }
 }
 
 /// Decodes `bytes`; `Err(why it is left as it is)` for an image the stage does not touch.
 ///
 /// The one gate before any pixel is allocated: the dimensions are read from the header (a GIF's
 /// logical screen), held to `max_pixels` and to `max_memory_mb` (the stage's estimated peak for
-/// an image of that size); only then is anything decoded, and every decoder runs with
+/// an image of that size), and the image waits until that peak fits the bound beside the other
+/// images being worked on; only then is anything decoded, and every decoder runs with
 /// [`imaging::limits`] for those dimensions, so a frame or a chunk that claims more is refused.
 pub(super) fn decode(bytes: &[u8], is_png: bool, config: &ImagesConfig) -> Result<Decoded, String> {
     let mut reader = ImageReader::new(Cursor::new(bytes))
@@ -35,7 +67,12 @@ pub(super) fn decode(bytes: &[u8], is_png: bool, config: &ImagesConfig) -> Resul
     // No dimension is known yet: the header is read under the largest allocation any image
     // within max_pixels could need.
     let mut header_limits = image::Limits::no_limits();
-    header_limits.max_alloc = Some(config.max_pixels.saturating_mul(16) + (16 << 20));
+    header_limits.max_alloc = Some(
+        config
+            .max_pixels
+            .saturating_mul(16)
+            .saturating_add(16 << 20),
+    );
     reader.limits(header_limits);
     let mut decoder = reader
         .into_decoder()
@@ -54,6 +91,7 @@ pub(super) fn decode(bytes: &[u8], is_png: bool, config: &ImagesConfig) -> Resul
              served as it is"
         ));
     }
+    let held = Held::take(peak_mb.max(1), config.max_memory_mb);
     decoder
         .set_limits(imaging::limits(width, height))
         .map_err(|e| format!("cannot decode it: {e}"))?;
@@ -88,6 +126,7 @@ pub(super) fn decode(bytes: &[u8], is_png: bool, config: &ImagesConfig) -> Resul
         shown,
         colours,
         eight_bit,
+        _held: held,
     })
 }
 

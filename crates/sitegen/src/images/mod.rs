@@ -79,6 +79,17 @@ impl Images {
     }
 }
 
+/// `text` (a decoder's error, which may quote the file's bytes) with its control characters
+/// escaped, whole.
+fn escaped_all(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| match c.is_control() {
+            true => c.escape_default().collect::<Vec<_>>(),
+            false => vec![c],
+        })
+        .collect()
+}
+
 /// Whether the stage reads the file at `path`: a PNG, JPEG or GIF, not excluded.
 fn reads(path: &str, options: &Options) -> bool {
     let config = &options.config.images;
@@ -111,7 +122,7 @@ pub(crate) fn make(sources: &Sources, options: &Options) -> Result<Images, Error
         let (made, from_cache) = result?;
         images.encoded += usize::from(!from_cache);
         if let Some(why) = &made.report.warning {
-            let path = crate::error::escaped(&files[i].url_path);
+            let (path, why) = (crate::error::escaped(&files[i].url_path), escaped_all(why));
             images.warnings.push(format!("images: {path}: {why}"));
         }
         images.made[i] = Some(made);

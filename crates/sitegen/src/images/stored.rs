@@ -4,8 +4,11 @@
 //!
 //! One file per image: a JSON line (the report, and the length and score of each kept output),
 //! then the outputs' bytes one after another. What is read is checked against the digest the
-//! line records (a hash over every output's SHA-256): a cache file damaged or edited is not
-//! used, and the image is made again.
+//! line records (a hash over every output's SHA-256): a cache file damaged or cut short is not
+//! used, and the image is made again. The folder is the build's own (under `target/`), a
+//! trusted build input like the compiler's: an entry rewritten whole, digest included, is
+//! served as it says (the encoding and delta caches, whose outputs can be decoded back to their
+//! input, are checked against it).
 
 use super::{digest_of, make_one, Made, MadeVariant};
 use crate::etag;

@@ -519,22 +519,115 @@ fn rewrite(
     if edits.is_empty() {
         return None;
     }
-    let navigations = edits.len() - fingerprinted;
-    edits.sort_by_key(|(span, _)| span.start);
-    let mut bytes = Vec::with_capacity(file.text.len() + edits.len() * 14);
-    let mut at = 0;
-    for (span, text) in &edits {
-        bytes.extend_from_slice(&file.text.as_bytes()[at..span.start]);
-        bytes.extend_from_slice(text.as_bytes());
-        at = span.end;
-    }
-    bytes.extend_from_slice(&file.text.as_bytes()[at..]);
+    let (references, navigations) = (edits.len(), edits.len() - fingerprinted);
     Some(Rewrite {
-        bytes,
-        references: edits.len(),
+        bytes: splice(&file.text, edits),
+        references,
         navigations,
         source_sha256: file.sha256.clone(),
     })
+}
+
+/// `text` with each edit's span replaced by its text, in the order of the spans: the bytes
+/// between them are copied as they are. The scanners report spans in order and apart (the
+/// fuzz targets check it); an edit that would overlap the one before is dropped, never
+/// applied over it.
+fn splice(text: &str, mut edits: Vec<(Range<usize>, String)>) -> Vec<u8> {
+    edits.sort_by_key(|(span, _)| span.start);
+    let mut bytes = Vec::with_capacity(text.len() + edits.len() * 14);
+    let mut at = 0;
+    for (span, replacement) in &edits {
+        if span.start < at || span.end > text.len() {
+            continue;
+        }
+        bytes.extend_from_slice(&text.as_bytes()[at..span.start]);
+        bytes.extend_from_slice(replacement.as_bytes());
+        at = span.end;
+    }
+    bytes.extend_from_slice(&text.as_bytes()[at..]);
+    bytes
+}
+
+/// For fuzzing (`crate::fuzzing`): scans `text` as HTML (`html`) or CSS and checks what the
+/// rewriter relies on: every reference's span lies in the text on character boundaries, no two
+/// spans overlap, a reference rewritable in place (`verbatim`) has its URL as
+/// its text, and fingerprinting every such reference changes no byte outside their spans.
+/// Panics when one does not hold.
+pub(crate) fn fuzz_check(text: &str, html: bool) {
+    let mut refs: Vec<Ref> = if html {
+        match html::scan(text) {
+            Ok(page) => page.refs,
+            Err(_) => return,
+        }
+    } else {
+        css::urls(text)
+            .into_iter()
+            .map(|url| Ref {
+                span: url.span,
+                url: url.url,
+                verbatim: url.verbatim,
+                role: Role::Subresource,
+                hint: None,
+                integrity: false,
+                amp: false,
+            })
+            .collect()
+    };
+    // The rewriter applies edits in the order of their spans.
+    refs.sort_by_key(|r| r.span.start);
+    let mut end = 0;
+    for r in &refs {
+        let span = r.span.clone();
+        assert!(
+            span.start <= span.end && span.end <= text.len(),
+            "{span:?} of {}",
+            text.len()
+        );
+        assert!(
+            text.is_char_boundary(span.start) && text.is_char_boundary(span.end),
+            "{span:?}"
+        );
+        assert!(
+            span.start >= end,
+            "{span:?} overlaps the reference before it (ends at {end})"
+        );
+        end = span.end;
+        if r.verbatim {
+            let raw = &text[span];
+            let raw = if r.amp {
+                raw.replace("&amp;", "&")
+            } else {
+                raw.to_string()
+            };
+            assert_eq!(raw.trim(), r.url, "a verbatim reference's text is its URL");
+        }
+    }
+    let edits: Vec<(Range<usize>, String)> = refs
+        .iter()
+        .filter(|r| r.verbatim)
+        .filter_map(|r| {
+            with_fingerprint(&text[r.span.clone()], None, "0123456789", r.amp)
+                .map(|t| (r.span.clone(), t))
+        })
+        .collect();
+    let out = splice(text, edits.clone());
+    // Outside the spans, the same bytes in the same order.
+    let (mut from, mut to) = (0, 0);
+    for (span, replacement) in &edits {
+        let kept = &text.as_bytes()[from..span.start];
+        assert_eq!(
+            &out[to..to + kept.len()],
+            kept,
+            "bytes before {span:?} changed"
+        );
+        to += kept.len() + replacement.len();
+        from = span.end;
+    }
+    assert_eq!(
+        &out[to..],
+        &text.as_bytes()[from..],
+        "bytes after the last reference changed"
+    );
 }
 
 /// The edits that make each link to a page that the site reaches through permanent redirects

@@ -4,8 +4,7 @@
 
 use super::check::get;
 use super::parse::{
-    check_destination, check_rewrite_destination, first_placeholder, placeholder_at, Line,
-    LineError, Status,
+    check_rewrite_destination, first_placeholder, placeholder_at, Line, LineError, Status,
 };
 use crate::error::{escaped, excerpt, ShowPath as _};
 use crate::model::{
@@ -82,7 +81,7 @@ impl RuleSet {
         if let Some(name) = first_placeholder(&line.destination) {
             return Err(format!(
                 "the destination uses :{name}, which the source {} does not capture",
-                line.source
+                excerpt(&line.source)
             ));
         }
         if let Some(first) = self
@@ -91,13 +90,12 @@ impl RuleSet {
         {
             return Err(format!(
                 "{} already has a rule on line {first}; the first rule would always win",
-                line.source
+                excerpt(&line.source)
             ));
         }
         let target = match line.status {
             Status::Rewrite => self.fixed_rewrite(line)?,
             Status::Redirect(status) => {
-                check_destination(&line.destination)?;
                 if let Some(RouteTarget::Asset(_)) = self.table.get(&line.normalized) {
                     self.warnings.push(format!(
                         "{}:{}: the redirect from {} hides the file at that path",
@@ -121,7 +119,7 @@ impl RuleSet {
             self.files.get(&line.normalized),
             Some(RouteTarget::Asset(_))
         ) {
-            return Err(format!("this rewrite is unreachable: {} is a file of the site, which is served first; remove the rule or the file", line.source));
+            return Err(format!("this rewrite is unreachable: {} is a file of the site, which is served first; remove the rule or the file", excerpt(&line.source)));
         }
         Ok(target)
     }
@@ -237,14 +235,12 @@ fn all_literal(parts: &[DestinationPart]) -> Option<String> {
 fn dynamic_rule(line: &Line) -> Result<RedirectRule, String> {
     let action = match line.status {
         Status::Rewrite => {
-            check_rewrite_destination(&line.destination)?;
             let (parts, _) = destination_parts(line, &line.destination, true)?;
             RuleAction::Rewrite {
                 destination: decoded_rewrite(line, parts)?,
             }
         }
         Status::Redirect(status) => {
-            check_destination(&line.destination)?;
             let text = encoded(&line.destination, is_visible_ascii);
             let (destination, query_at) = destination_parts(line, &text, false)?;
             RuleAction::Redirect {
@@ -276,7 +272,7 @@ fn capture_index(line: &Line, name: &str) -> Result<usize, String> {
     placeholders.position(|n| n == name).ok_or_else(|| {
         format!(
             "the destination uses :{name}, which the source {} does not capture",
-            line.source
+            excerpt(&line.source)
         )
     })
 }

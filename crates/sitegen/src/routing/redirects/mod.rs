@@ -90,6 +90,32 @@ pub(crate) fn apply(
     })
 }
 
+/// For fuzzing (`crate::fuzzing`): parses `text` as `_redirects` and checks that an error
+/// names a line of the text, without control characters, at a bounded length, and that no
+/// accepted redirect leads to another host by a path a browser reads as one (`//`, `/\`) or
+/// holds a control character. Panics when one does not hold.
+pub(crate) fn fuzz_check(text: &str) {
+    let lines = text.lines().count();
+    match parse::parse(text, false) {
+        Err((line, message)) => {
+            assert!((1..=lines).contains(&line), "line {line} of {lines}");
+            assert!(message.len() < 1000, "{} bytes", message.len());
+            assert!(!message.chars().any(char::is_control), "{message:?}");
+        }
+        Ok(rules) => {
+            for rule in rules {
+                let destination = rule.destination.as_bytes();
+                assert!(
+                    !edgesite_core::is_network_path(destination),
+                    "{}",
+                    rule.destination
+                );
+                assert!(!rule.destination.chars().any(char::is_control));
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -282,7 +308,7 @@ mod tests {
             (
                 "/a/:x /b/:y\n",
                 1,
-                "uses :y, which the source /a/:x does not capture",
+                "uses :y, which the source \"/a/:x\" does not capture",
             ),
             ("/a /b/:splat\n", 1, "does not capture"),
             (
@@ -311,7 +337,7 @@ mod tests {
             (
                 "/app.js /about 200\n",
                 1,
-                "this rewrite is unreachable: /app.js is a file",
+                "this rewrite is unreachable: \"/app.js\" is a file",
             ),
             ("/p/* /nothing 200\n", 1, "is not a file of the site"),
             (

@@ -87,6 +87,10 @@ fn parse_line(line: usize, text: &str) -> Result<Line, String> {
         }
     };
     let (normalized, pattern, splat) = parse_source(source)?;
+    match status {
+        Status::Rewrite => check_rewrite_destination(destination)?,
+        Status::Redirect(_) => check_destination(destination)?,
+    }
     Ok(Line {
         line,
         source: source.to_string(),
