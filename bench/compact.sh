@@ -5,7 +5,8 @@
 # under load alternating the two files with no Accept-Encoding, on the native twin and (with
 # PART=all or PART=workerd) on the Worker under bare `workerd serve`. For each: requests per
 # second, CPU per request (the server's user + system time over the requests), and the
-# server's resident set sampled every 5 s over the run (first / a quarter in / last / highest).
+# server's resident set sampled every 5 s over the run (first / a quarter in / last / highest),
+# and under workerd the isolate's wasm memory after the run (bench/memory.mjs).
 #   DURATION (default 60) seconds per run, CONNECTIONS (default 4).
 #   REV=<commit>: also serve the compact site with the native twin and the Worker of that commit
 #   (built in a worktree, from cold), to compare before and after.
@@ -22,6 +23,7 @@ CONNECTIONS=${CONNECTIONS:-4}
 PART=${PART:-all}
 WORK="$ROOT/target/compact-bench"
 PORT=18195
+INSPECTOR=18196
 CLK_TCK=$(getconf CLK_TCK)
 mkdir -p "$WORK"
 trap stop_all_servers EXIT
@@ -89,13 +91,13 @@ measure() {
     /requests in/ { requests = $1 }
     /^Requests\/sec:/ { rps = $2 }
     /Non-2xx or 3xx/ { bad = $5 }
-    END { printf "| %s | %.0f | %.0f us | %s | %d |\n", name, rps, ticks / hz * 1e6 / requests, rss, bad }' \
+    END { printf "| %s | %.0f | %.0f us | %s | %d |", name, rps, ticks / hz * 1e6 / requests, rss, bad }' \
     "$WORK/$name.wrk"
 }
 
 serve_native() { # name binary
   start_server "compact-$1" 60 "$PORT" taskset -c 0 "$2" --listen "127.0.0.1:$PORT" --workers 1
-  measure "$1" "$(server_pid "compact-$1")"
+  echo "$(measure "$1" "$(server_pid "compact-$1")") - |"
   stop_server "compact-$1"
 }
 
@@ -103,14 +105,20 @@ serve_workerd() { # name config [tree]
   local tree=${3:-$ROOT} capnp
   (cd "$tree" && EDGESITE_HISTORY="" scripts/workerd.sh build "$2" >/dev/null)
   capnp=$(cd "$tree" && scripts/workerd.sh config "$PORT" "$2")
-  start_server "compact-$1" 120 "$PORT" taskset -c 0 workerd serve "$capnp"
-  measure "$1" "$(server_pid "compact-$1")"
+  start_server "compact-$1" 120 "$PORT" taskset -c 0 workerd serve "$capnp" \
+    --inspector-addr="127.0.0.1:$INSPECTOR"
+  local row wasm
+  row=$(measure "$1" "$(server_pid "compact-$1")")
+  # The isolate's wasm memory after the run (the entry's own count, read through the inspector).
+  wasm=$(node bench/memory.mjs "$INSPECTOR" |
+    python3 -c 'import json, sys; d = json.load(sys.stdin); print(f"{(d["edgesite"] or {}).get("wasm", 0) / 2**20:.1f} MiB")')
+  echo "$row $wasm |"
   stop_server "compact-$1"
 }
 
 printf '\n%s: %s s per run, %s connections, two 10 MiB files alternated, no Accept-Encoding\n' \
   "$(date -u +%Y-%m-%d)" "$DURATION" "$CONNECTIONS"
-printf '| server, storage | req/s | CPU per request | RSS first / quarter / last / max | non-2xx |\n|---|---|---|---|---|\n'
+printf '| server, storage | req/s | CPU per request | RSS first / quarter / last / max | non-2xx | wasm memory after |\n|---|---|---|---|---|---|\n'
 if [ "$PART" != workerd ]; then
   full=$(native_binary full)
   compact=$(native_binary compact)

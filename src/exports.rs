@@ -15,7 +15,8 @@ pub fn start() -> JsValue {
 }
 
 /// The general path for any request: reads the whole `Request` (used when the request's head
-/// did not fit the input buffer). The entry answers a 500 without details if this fails.
+/// did not fit the input buffer; past its 1 MiB limit the answer is 431). The entry answers a
+/// 500 without details if this fails.
 #[wasm_bindgen(js_name = "edgesite_fetch")]
 #[allow(unreachable_pub)]
 pub fn fetch(request: &web_sys::Request) -> Result<web_sys::Response, JsValue> {

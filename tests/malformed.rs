@@ -163,6 +163,30 @@ fn a_100_kb_header_section_is_refused() {
 }
 
 #[test]
+fn fields_past_a_mebibyte_are_refused_never_a_500() {
+    // 1.2 MB of If-None-Match, a field the core reads: past the Worker's 1 MiB input (a 431
+    // from the bridge, RFC 6585 §5) and far past native's head limit (hyper's 431). A runtime
+    // that reads no such head refuses it at the transport.
+    let fields: String = (0..1200)
+        .map(|i| format!("If-None-Match: \"{i}-{}\"\r\n", "t".repeat(1000)))
+        .collect();
+    let status = raw(format!(
+        "GET /about HTTP/1.1\r\nHost: {}\r\n{fields}Connection: close\r\n\r\n",
+        host()
+    )
+    .as_bytes());
+    if native() {
+        assert_eq!(status, Some(431));
+    }
+    if server().runtime == Runtime::WranglerDev {
+        // (wrangler dev's proxy, not the Worker, decides what such a request gets.)
+        assert_still_serving("1.2 MB of header fields");
+    } else {
+        assert_rejected(status, "1.2 MB of header fields");
+    }
+}
+
+#[test]
 fn thousands_of_ranges_and_a_thousand_entity_tags_are_answered_normally() {
     // RFC 9110 §14.2: a server MAY ignore a Range with too many parts: the full 200.
     // 3,000 parts (12 KB, within native's 16 KiB head limit).

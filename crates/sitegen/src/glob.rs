@@ -4,22 +4,37 @@
 
 /// Whether `path` matches `pattern`.
 pub(crate) fn matches(pattern: &str, path: &str) -> bool {
-    matches_bytes(pattern.as_bytes(), path.as_bytes())
+    let mut failed = std::collections::HashSet::new();
+    matches_at(pattern.as_bytes(), path.as_bytes(), (0, 0), &mut failed)
 }
 
-fn matches_bytes(pattern: &[u8], path: &[u8]) -> bool {
-    match pattern {
-        [] => path.is_empty(),
-        [b'*', b'*', rest @ ..] => (0..=path.len()).any(|i| matches_bytes(rest, &path[i..])),
-        [b'*', rest @ ..] => {
-            let segment = path.iter().position(|&b| b == b'/').unwrap_or(path.len());
-            (0..=segment).any(|i| matches_bytes(rest, &path[i..]))
-        }
-        [b'?', rest @ ..] => {
-            matches!(path, [c, tail @ ..] if *c != b'/' && matches_bytes(rest, tail))
-        }
-        [c, rest @ ..] => matches!(path, [p, tail @ ..] if p == c && matches_bytes(rest, tail)),
+/// Whether `pattern[pi..]` matches `path[ti..]`; every position pair that failed is kept in
+/// `failed` and not tried again, so many `*` cost pattern × path steps, not exponential time.
+fn matches_at(
+    pattern: &[u8],
+    path: &[u8],
+    (pi, ti): (usize, usize),
+    failed: &mut std::collections::HashSet<(usize, usize)>,
+) -> bool {
+    if failed.contains(&(pi, ti)) {
+        return false;
     }
+    let rest = &path[ti..];
+    let mut at = |p: usize, t: usize| matches_at(pattern, path, (p, t), failed);
+    let found = match &pattern[pi..] {
+        [] => rest.is_empty(),
+        [b'*', b'*', ..] => (ti..=path.len()).any(|i| at(pi + 2, i)),
+        [b'*', ..] => {
+            let segment = rest.iter().position(|&b| b == b'/').unwrap_or(rest.len());
+            (ti..=ti + segment).any(|i| at(pi + 1, i))
+        }
+        [b'?', ..] => matches!(rest, [c, ..] if *c != b'/') && at(pi + 1, ti + 1),
+        [c, ..] => rest.first() == Some(c) && at(pi + 1, ti + 1),
+    };
+    if !found {
+        failed.insert((pi, ti));
+    }
+    found
 }
 
 #[cfg(test)]

@@ -15,14 +15,15 @@ pub(crate) fn encoded(text: &str, keep: fn(u8) -> bool) -> String {
 /// §3.3.3): what `Use-As-Dictionary: match="..."` carries (RFC 9842 §2.1.1).
 ///
 /// - Bytes a browser percent-encodes in a path (the WHATWG URL path percent-encode set: controls,
-///   space, `"`, `#`, `<`, `>`, `?`, `` ` ``, `{`, `}`, non-ASCII), and `%` (data in a decoded
-///   path), are written `%XX`, as the request will carry them;
+///   space, `"`, `#`, `<`, `>`, `?`, `^`, `` ` ``, `{`, `}`, non-ASCII; and `|`, which Chromium
+///   156 encodes too: `new URL("http://x/a|b").pathname` is `/a%7Cb`), and `%` (data in a
+///   decoded path), are written `%XX`, as the request will carry them;
 /// - the pattern syntax's own characters (`*`, `:`, `(`, `)`, `+`, `\`) are escaped with `\`,
 ///   which the string writes as `\\`.
 pub(crate) fn url_pattern_path(path: &str, out: &mut String) {
     const HEX: &[u8; 16] = b"0123456789ABCDEF";
     for &b in path.as_bytes() {
-        let encoded = b <= b' ' || b >= 0x7f || b"\"#<>?`{}%".contains(&b);
+        let encoded = b <= b' ' || b >= 0x7f || b"\"#<>?^`{|}%".contains(&b);
         if encoded {
             out.push('%');
             out.push(char::from(HEX[usize::from(b >> 4)]));
@@ -57,7 +58,9 @@ mod tests {
             pattern("/a(1)+b:c*.js"),
             "/a\\\\(1\\\\)\\\\+b\\\\:c\\\\*.js"
         );
-        assert_eq!(pattern("/a[1]|^'~!.js"), "/a[1]|^'~!.js");
+        // What Chromium 156 sends as it is, and the two it encodes beyond `{`, `}`, `` ` ``.
+        assert_eq!(pattern("/a[1]'~!.js"), "/a[1]'~!.js");
+        assert_eq!(pattern("/a|b^c.js"), "/a%7Cb%5Ec.js");
         assert_eq!(pattern("/new\nline\u{7f}.js"), "/new%0Aline%7F.js");
         let all: String = (1..=127u8).map(char::from).collect();
         assert!(pattern(&all).bytes().all(|b| b.is_ascii_graphic()));

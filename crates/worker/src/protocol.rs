@@ -39,7 +39,7 @@ pub const INPUT_CAPACITY: usize = 64 * 1024;
 
 /// The most the input buffer grows to. Far above what a Worker is handed (Cloudflare limits a
 /// URL to 16 KB and a request's header fields to 128 KB; field values are Latin-1 strings, at
-/// most two bytes each in UTF-8).
+/// most two bytes each in UTF-8); a larger request (bare workerd reads more) is answered 431.
 pub const INPUT_LIMIT: usize = 1024 * 1024;
 
 /// How many lengths the JS half writes per request: the target's, then each of

@@ -244,56 +244,84 @@ fn checked_name(name: &str) -> Result<String, String> {
 
 /// The captures when `path` matches `pattern`: `:name` one non-empty segment, `*` anything.
 fn capture<'p>(pattern: &str, path: &'p str) -> Option<Vec<(String, &'p str)>> {
-    let mut captures = Vec::new();
-    matches(pattern.as_bytes(), path, 0, &mut captures).then_some(captures)
+    let mut matcher = Matcher::new(pattern, path);
+    matcher.matches(0, 0).then_some(matcher.captures)
 }
 
-fn matches<'p>(
-    pattern: &[u8],
+/// A pattern matched against a path by backtracking, the first match (the longest captures
+/// first) kept. Every (pattern position, path position) that failed is remembered and never
+/// tried again: without it, a pattern of many `*` takes time exponential in their number (a
+/// `_headers` of `/*a*a*a*...` would never finish building); with it, at most
+/// pattern × path² steps.
+struct Matcher<'a, 'p> {
+    pattern: &'a [u8],
     path: &'p str,
-    at: usize,
-    captures: &mut Vec<(String, &'p str)>,
-) -> bool {
-    let rest = &path.as_bytes()[at..];
-    match pattern {
-        [] => rest.is_empty(),
-        [b'*', tail @ ..] => (at..=path.len())
-            .rev()
-            .filter(|&end| path.is_char_boundary(end))
-            .any(|end| {
-                let mark = captures.len();
-                captures.push(("splat".into(), &path[at..end]));
-                matches(tail, path, end, captures) || {
-                    captures.truncate(mark);
-                    false
-                }
-            }),
-        [b':', tail @ ..] => {
-            let name_len = tail
-                .iter()
-                .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
-                .count();
-            let (name, tail) = tail.split_at(name_len);
-            let segment = rest.iter().take_while(|&&b| b != b'/').count();
-            if name.is_empty() || segment == 0 {
-                return false;
-            }
-            (1..=segment)
-                .rev()
-                .filter(|&len| path.is_char_boundary(at + len))
-                .any(|len| {
-                    let mark = captures.len();
-                    captures.push((
-                        String::from_utf8_lossy(name).into_owned(),
-                        &path[at..at + len],
-                    ));
-                    matches(tail, path, at + len, captures) || {
-                        captures.truncate(mark);
-                        false
-                    }
-                })
+    captures: Vec<(String, &'p str)>,
+    failed: std::collections::HashSet<(usize, usize)>,
+    /// Positions tried (what the memo bounds).
+    steps: usize,
+}
+
+impl<'a, 'p> Matcher<'a, 'p> {
+    fn new(pattern: &'a str, path: &'p str) -> Self {
+        Matcher {
+            pattern: pattern.as_bytes(),
+            path,
+            captures: Vec::new(),
+            failed: std::collections::HashSet::new(),
+            steps: 0,
         }
-        [c, tail @ ..] => rest.first() == Some(c) && matches(tail, path, at + 1, captures),
+    }
+
+    fn matches(&mut self, pi: usize, at: usize) -> bool {
+        if self.failed.contains(&(pi, at)) {
+            return false;
+        }
+        self.steps += 1;
+        let found = self.step(pi, at);
+        if !found {
+            self.failed.insert((pi, at));
+        }
+        found
+    }
+
+    fn step(&mut self, pi: usize, at: usize) -> bool {
+        let (pattern, path) = (self.pattern, self.path);
+        let rest = &path.as_bytes()[at..];
+        match &pattern[pi..] {
+            [] => rest.is_empty(),
+            [b'*', ..] => (at..=path.len())
+                .rev()
+                .filter(|&end| path.is_char_boundary(end))
+                .any(|end| self.capture("splat".into(), at, end, pi + 1)),
+            [b':', tail @ ..] => {
+                let name_len = tail
+                    .iter()
+                    .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+                    .count();
+                let name = String::from_utf8_lossy(&tail[..name_len]).into_owned();
+                let segment = rest.iter().take_while(|&&b| b != b'/').count();
+                if name.is_empty() || segment == 0 {
+                    return false;
+                }
+                (1..=segment)
+                    .rev()
+                    .filter(|&len| path.is_char_boundary(at + len))
+                    .any(|len| self.capture(name.clone(), at, at + len, pi + 1 + name_len))
+            }
+            [c, ..] => rest.first() == Some(c) && self.matches(pi + 1, at + 1),
+        }
+    }
+
+    /// Whether the rest matches with `path[at..end]` captured as `name`; the capture is kept
+    /// only if it does.
+    fn capture(&mut self, name: String, at: usize, end: usize, next: usize) -> bool {
+        let mark = self.captures.len();
+        self.captures.push((name, &self.path[at..end]));
+        self.matches(next, end) || {
+            self.captures.truncate(mark);
+            false
+        }
     }
 }
 
@@ -450,6 +478,23 @@ mod tests {
         let err = rules.apply(&["/x"], &mut fields, &mut cc).unwrap_err();
         assert_eq!(err.0, 3);
         assert!(err.1.contains("over the limit of 8192"), "{}", err.1);
+    }
+
+    /// A pattern of many `*` that cannot match is refused after at most one try per (pattern,
+    /// path) position pair, not after exponentially many (the fuzz target found a `_headers`
+    /// whose build took minutes); one that can still matches.
+    #[test]
+    fn a_pattern_of_many_stars_tries_each_position_once() {
+        let pattern = format!("/{}b", "*a".repeat(40));
+        let path = format!("/{}", "a".repeat(60));
+        let mut matcher = Matcher::new(&pattern, &path);
+        assert!(!matcher.matches(0, 0));
+        assert!(
+            matcher.steps <= (pattern.len() + 1) * (path.len() + 1),
+            "{}",
+            matcher.steps
+        );
+        assert!(capture(&format!("/{}", "*a".repeat(40)), &path).is_some());
     }
 
     /// No rule set can make a file's answers carry more fields than a runtime's table holds.

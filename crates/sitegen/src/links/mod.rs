@@ -282,7 +282,9 @@ fn css_file_refs(text: &str) -> Vec<Ref> {
         .map(|u| Ref {
             span: u.span,
             url: u.url.trim().to_string(),
-            verbatim: u.verbatim,
+            // Rewritten in place only when the text is the URL itself: `url(" a.png ")` with
+            // `?v=` after its space would name another file.
+            verbatim: u.verbatim && u.url.trim() == u.url,
             role: Role::Subresource,
             hint: None,
             integrity: false,
@@ -549,9 +551,9 @@ fn splice(text: &str, mut edits: Vec<(Range<usize>, String)>) -> Vec<u8> {
 }
 
 /// For fuzzing (`crate::fuzzing`): scans `text` as HTML (`html`) or CSS and checks what the
-/// rewriter relies on: every reference's span lies in the text on character boundaries, no two
-/// spans overlap, a reference rewritable in place (`verbatim`) has its URL as
-/// its text, and fingerprinting every such reference changes no byte outside their spans.
+/// rewriter relies on: every reference it may rewrite in place (`verbatim`) has its span in the
+/// text on character boundaries and its URL as its text, no two such spans overlap, and
+/// fingerprinting every such reference changes no byte outside their spans.
 /// Panics when one does not hold.
 pub(crate) fn fuzz_check(text: &str, html: bool) {
     let mut refs: Vec<Ref> = if html {
@@ -560,47 +562,30 @@ pub(crate) fn fuzz_check(text: &str, html: bool) {
             Err(_) => return,
         }
     } else {
-        css::urls(text)
-            .into_iter()
-            .map(|url| Ref {
-                span: url.span,
-                url: url.url,
-                verbatim: url.verbatim,
-                role: Role::Subresource,
-                hint: None,
-                integrity: false,
-                amp: false,
-            })
-            .collect()
+        css_file_refs(text)
     };
-    // The rewriter applies edits in the order of their spans.
+    // The rewriter edits the verbatim references, in the order of their spans.
+    refs.retain(|r| r.verbatim);
     refs.sort_by_key(|r| r.span.start);
     let mut end = 0;
     for r in &refs {
         let span = r.span.clone();
-        assert!(
-            span.start <= span.end && span.end <= text.len(),
-            "{span:?} of {}",
-            text.len()
-        );
-        assert!(
-            text.is_char_boundary(span.start) && text.is_char_boundary(span.end),
-            "{span:?}"
-        );
+        let in_text = span.start <= span.end && span.end <= text.len();
+        assert!(in_text, "{span:?} of {}", text.len());
+        let on_boundaries = text.is_char_boundary(span.start) && text.is_char_boundary(span.end);
+        assert!(on_boundaries, "{span:?}");
         assert!(
             span.start >= end,
-            "{span:?} overlaps the reference before it (ends at {end})"
+            "{span:?} overlaps the one before (ends at {end})"
         );
         end = span.end;
-        if r.verbatim {
-            let raw = &text[span];
-            let raw = if r.amp {
-                raw.replace("&amp;", "&")
-            } else {
-                raw.to_string()
-            };
-            assert_eq!(raw.trim(), r.url, "a verbatim reference's text is its URL");
-        }
+        let raw = &text[span];
+        let raw = if r.amp {
+            raw.replace("&amp;", "&")
+        } else {
+            raw.to_string()
+        };
+        assert_eq!(raw, r.url, "a verbatim reference's text is its URL");
     }
     let edits: Vec<(Range<usize>, String)> = refs
         .iter()

@@ -274,6 +274,12 @@ pub(super) fn check_destination(destination: &str) -> Result<(), String> {
 
 /// A rewrite serves a file of this site: its destination is a path, without query or fragment.
 pub(super) fn check_rewrite_destination(destination: &str) -> Result<(), String> {
+    if let Some(c) = destination.chars().find(|c| c.is_control()) {
+        return Err(format!(
+            "the destination {} contains the control character {c:?}",
+            excerpt(destination)
+        ));
+    }
     if !destination.starts_with('/') || edgesite_core::is_network_path(destination.as_bytes()) {
         return Err(format!("a rewrite (200) serves a file of this site: {} must be a path starting with `/` (proxying to other hosts is not supported)", excerpt(destination)));
     }
