@@ -72,7 +72,10 @@ fn site_under_test() -> &'static edgesite_core::Site<'static> {
         return &edgesite::SITE;
     };
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let history = edgesite_sitegen::build_script::history_from_env();
+    // As the build read it: EDGESITE_HISTORY as cargo set it for this binary's compile
+    // (.cargo/config.toml), since scripts/test.sh runs the binaries outside cargo.
+    let history = edgesite_sitegen::build_script::history_from_env()
+        .or_else(|| option_env!("EDGESITE_HISTORY").map(std::path::PathBuf::from));
     let build = edgesite_sitegen::build_script::Build {
         root,
         config_path: &root.join(config),

@@ -266,8 +266,9 @@ impl ShowPath for Path {
 }
 
 /// Text of the site (a line of `_headers` or `_redirects`, a reference in a page) as an error
-/// or warning quotes it: quoted and escaped as Rust writes a string, and cut at 80 characters
-/// (with the full length said), so no file can make a message long or hide text in it.
+/// or warning quotes it: quoted and escaped as Rust writes a string, and cut once the escaped
+/// text reaches 80 characters (with the full length said), so no file can make a message long
+/// or hide text in it.
 pub(crate) fn excerpt(text: &str) -> String {
     format!("\"{}\"", escaped(text))
 }
@@ -275,18 +276,21 @@ pub(crate) fn excerpt(text: &str) -> String {
 /// [`excerpt`] without the quotes.
 pub(crate) fn escaped(text: &str) -> String {
     const MAX_CHARS: usize = 80;
-    let mut chars = text.chars();
-    let head: String = chars.by_ref().take(MAX_CHARS).collect();
-    let debug = format!("{head:?}");
-    let mut out: String = debug[1..debug.len() - 1]
-        .chars()
-        .map(|c| match is_unsafe_to_show(c) {
-            true => c.escape_unicode().to_string(),
-            false => c.to_string(),
-        })
-        .collect();
-    if chars.next().is_some() {
-        out.push_str(&format!("… ({} bytes)", text.len()));
+    let mut out = String::new();
+    let mut shown = 0;
+    for c in text.chars() {
+        let piece: String = match c {
+            '"' | '\\' => format!("\\{c}"),
+            c if c.is_control() || is_unsafe_to_show(c) => c.escape_default().to_string(),
+            c => c.to_string(),
+        };
+        let width = piece.chars().count();
+        if shown + width > MAX_CHARS {
+            out.push_str(&format!("… ({} bytes)", text.len()));
+            return out;
+        }
+        shown += width;
+        out.push_str(&piece);
     }
     out
 }

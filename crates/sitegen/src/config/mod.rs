@@ -805,16 +805,21 @@ fn first_invalid_glob(
     globs: &[String],
 ) -> Option<(Key, String)> {
     globs.iter().enumerate().find_map(|(i, glob)| {
-        (!glob.starts_with('/')).then(|| {
-            (
-                Key(vec![
-                    KeyPart::Name(table),
-                    KeyPart::Name(key),
-                    KeyPart::Index(i),
-                ]),
-                format!("{glob:?} must start with `/` (a URL path glob)"),
-            )
-        })
+        let stars = glob.bytes().filter(|&b| b == b'*').count();
+        let problem = if !glob.starts_with('/') {
+            "must start with `/` (a URL path glob)"
+        } else if glob.len() > 2048 || stars > 32 {
+            // The matcher's depth and work grow with both; no path is longer than 1,023 bytes.
+            "is longer than 2,048 bytes or has more than 32 `*`"
+        } else {
+            return None;
+        };
+        let key = Key(vec![
+            KeyPart::Name(table),
+            KeyPart::Name(key),
+            KeyPart::Index(i),
+        ]);
+        Some((key, format!("{} {problem}", crate::error::excerpt(glob))))
     })
 }
 

@@ -92,6 +92,9 @@ impl HeaderRules {
                         ),
                     ));
                 }
+                if let Err(message) = check_pattern(trimmed) {
+                    return Err(error(line, message));
+                }
                 if pages_limits && rules.len() == PAGES_MAX_RULES {
                     return Err(error(line, format!("more than {PAGES_MAX_RULES} rules (Cloudflare Pages' limit, [compat] pages_limits)")));
                 }
@@ -153,6 +156,30 @@ impl HeaderRules {
     /// The line and pattern of every rule.
     pub(crate) fn rules(&self) -> impl Iterator<Item = (usize, &str)> {
         self.rules.iter().map(|r| (r.line, r.pattern.as_str()))
+    }
+}
+
+/// The longest pattern, in bytes (a request path is at most 1,023), and the most `*` and
+/// `:name` in one: the matcher's depth and work grow with both.
+const MAX_PATTERN_BYTES: usize = 2048;
+const MAX_WILDCARDS: usize = 32;
+
+/// `Err(why)` for a pattern longer than [`MAX_PATTERN_BYTES`] or with more than
+/// [`MAX_WILDCARDS`] wildcards.
+fn check_pattern(pattern: &str) -> Result<(), String> {
+    let wildcards = pattern.bytes().filter(|&b| b == b'*' || b == b':').count();
+    if pattern.len() > MAX_PATTERN_BYTES {
+        Err(format!(
+            "the pattern {} is longer than {MAX_PATTERN_BYTES} bytes",
+            excerpt(pattern)
+        ))
+    } else if wildcards > MAX_WILDCARDS {
+        Err(format!(
+            "the pattern {} has more than {MAX_WILDCARDS} `*` and `:name`",
+            excerpt(pattern)
+        ))
+    } else {
+        Ok(())
     }
 }
 
@@ -343,7 +370,7 @@ fn substitute(value: &str, captures: &[(String, &str)]) -> String {
 pub(crate) fn fuzz_check(text: &str) {
     let lines = text.lines().count();
     let bounded = |message: &str| {
-        assert!(message.len() < 1000, "{} bytes", message.len());
+        assert!(message.len() < 2000, "{} bytes", message.len());
         assert!(!message.chars().any(char::is_control), "{message:?}");
     };
     let rules = match HeaderRules::parse(text, Path::new("_headers"), false) {
@@ -485,6 +512,7 @@ mod tests {
     /// whose build took minutes); one that can still matches.
     #[test]
     fn a_pattern_of_many_stars_tries_each_position_once() {
+        // Within the bounds a pattern may have (check_pattern).
         let pattern = format!("/{}b", "*a".repeat(40));
         let path = format!("/{}", "a".repeat(60));
         let mut matcher = Matcher::new(&pattern, &path);
@@ -515,6 +543,24 @@ mod tests {
             .apply(&["/a"], &mut Vec::new(), &mut String::new())
             .unwrap_err();
         assert!(err.1.contains("bytes"), "{}", err.1);
+    }
+
+    /// A pattern of thousands of `*` (the fuzz target's, which overflowed a test thread's
+    /// stack) is an error naming its line, as is one longer than any path.
+    #[test]
+    fn overlong_and_overwild_patterns_are_errors() {
+        let stars = format!("/{}\n  X-A: a\n", "*".repeat(7000));
+        assert!(parse(&stars)
+            .unwrap_err()
+            .to_string()
+            .contains("_headers:1:"));
+        let long = format!("/a\n  X-A: a\n/{}\n  X-B: b\n", "b".repeat(3000));
+        assert!(parse(&long)
+            .unwrap_err()
+            .to_string()
+            .contains("_headers:3:"));
+        let fine = format!("/{}\n  X-A: a\n", "*a".repeat(16));
+        assert!(parse(&fine).is_ok());
     }
 
     #[test]

@@ -21,12 +21,17 @@ pub(crate) fn urls(text: &str) -> Vec<CssUrl> {
     let mut input = ParserInput::new(text);
     let mut parser = Parser::new(&mut input);
     let mut out = Vec::new();
-    scan(&mut parser, false, &mut out);
+    scan(&mut parser, false, &mut out, 0);
     out
 }
 
+/// Blocks nested deeper than this are skipped, not scanned: the scanner recurses once per
+/// level, and a stylesheet of a hundred thousand `(` must not exhaust the build's stack (no
+/// real stylesheet nests a URL so deep; one there is left as written).
+const MAX_DEPTH: usize = 64;
+
 /// Scans one block; `strings_are_urls` inside `url()`, `src()` and `image-set()`.
-fn scan(parser: &mut Parser<'_, '_>, strings_are_urls: bool, out: &mut Vec<CssUrl>) {
+fn scan(parser: &mut Parser<'_, '_>, strings_are_urls: bool, out: &mut Vec<CssUrl>, depth: usize) {
     let mut after_import = false;
     loop {
         let start = parser.position();
@@ -46,10 +51,10 @@ fn scan(parser: &mut Parser<'_, '_>, strings_are_urls: bool, out: &mut Vec<CssUr
                 let urls = ["url", "src", "image-set", "-webkit-image-set"]
                     .iter()
                     .any(|f| name.eq_ignore_ascii_case(f));
-                nested(parser, urls, out);
+                nested(parser, urls, out, depth + 1);
             }
             Token::ParenthesisBlock | Token::SquareBracketBlock | Token::CurlyBracketBlock => {
-                nested(parser, false, out);
+                nested(parser, false, out, depth + 1);
             }
             _ => {}
         }
@@ -57,9 +62,19 @@ fn scan(parser: &mut Parser<'_, '_>, strings_are_urls: bool, out: &mut Vec<CssUr
     }
 }
 
-fn nested(parser: &mut Parser<'_, '_>, strings_are_urls: bool, out: &mut Vec<CssUrl>) {
+fn nested(
+    parser: &mut Parser<'_, '_>,
+    strings_are_urls: bool,
+    out: &mut Vec<CssUrl>,
+    depth: usize,
+) {
+    // Past the bound the block is not entered: the parser skips it as the next token is read
+    // (cssparser skips a block by counting, without recursion).
+    if depth > MAX_DEPTH {
+        return;
+    }
     let _ = parser.parse_nested_block(|p| -> Result<(), cssparser::ParseError<'_, ()>> {
-        scan(p, strings_are_urls, out);
+        scan(p, strings_are_urls, out, depth);
         Ok(())
     });
 }
@@ -97,6 +112,19 @@ fn is_css_space(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A hundred thousand nested blocks neither exhaust the stack (the scan stops descending
+    /// at MAX_DEPTH) nor hide the URLs before and after them.
+    #[test]
+    fn deep_nesting_is_skipped_not_recursed_into() {
+        let deep = format!(
+            "a{{background:url(x.png)}}{}{}b{{background:url(y.png)}}",
+            "(".repeat(100_000),
+            ")".repeat(100_000)
+        );
+        let found: Vec<String> = urls(&deep).into_iter().map(|u| u.url).collect();
+        assert_eq!(found, ["x.png", "y.png"]);
+    }
 
     fn found(text: &str) -> Vec<(&str, String, bool)> {
         urls(text)
