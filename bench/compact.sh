@@ -111,7 +111,7 @@ serve_workerd() { # name config [tree]
   row=$(measure "$1" "$(server_pid "compact-$1")")
   # The isolate's wasm memory after the run (the entry's own count, read through the inspector).
   wasm=$(node bench/memory.mjs "$INSPECTOR" |
-    python3 -c 'import json, sys; d = json.load(sys.stdin); print(f"{(d["edgesite"] or {}).get("wasm", 0) / 2**20:.1f} MiB")')
+    python3 -c 'import json, sys; own = json.load(sys.stdin)["edgesite"] or {}; print("%.1f MiB" % (own.get("wasm", 0) / 2**20))')
   echo "$row $wasm |"
   stop_server "compact-$1"
 }
