@@ -165,7 +165,19 @@ fn fields<'a>(
             };
             not_found(h, page, vary_field(selectors))
         }
-        Outcome::BadRequest => error_text(h, None, &BAD_REQUEST),
+        Outcome::Options => {
+            h.push("allow", ALLOW);
+            Body::Empty
+        }
+        ref error => error_fields(h, error, navigation),
+    }
+}
+
+/// The fields and fixed text of an error outcome (400, 405, 406, 412, 414, 416);
+/// `navigation`: whether the SPA fallback's choice took part (a 406's Vary names it too).
+fn error_fields<'a>(h: &mut FieldList<'a>, error: &Outcome<'a, '_>, navigation: bool) -> Body<'a> {
+    let vary = |asset: &Asset<'_>| vary_field(asset.selected_by(navigation));
+    match *error {
         Outcome::UriTooLong => error_text(h, None, &URI_TOO_LONG),
         Outcome::MethodNotAllowed => {
             h.push("allow", ALLOW);
@@ -188,10 +200,8 @@ fn fields<'a>(
             h.push("accept-ranges", "bytes");
             error_text(h, vary(asset), &RANGE_NOT_SATISFIABLE)
         }
-        Outcome::Options => {
-            h.push("allow", ALLOW);
-            Body::Empty
-        }
+        // BadRequest, and no other outcome reaches here (`fields` answers them).
+        _ => error_text(h, None, &BAD_REQUEST),
     }
 }
 

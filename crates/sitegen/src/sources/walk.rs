@@ -73,24 +73,7 @@ fn visit(
             .file_name()
             .into_string()
             .map_err(|_| Error::NotUtf8 { path: path.clone() })?;
-        if name.starts_with('.') && name != ".well-known" {
-            continue;
-        }
-        // Configuration files in the site's root (Cloudflare Pages conventions), not content.
-        if url_dir.is_empty() && (name == "_headers" || name == "_redirects") {
-            continue;
-        }
-        if name.contains(['\\', '\0']) {
-            return Err(Error::Unservable {
-                path,
-                reason: "its name contains a backslash or NUL, which edgesite rejects in URLs",
-            });
-        }
-        if let Some(c) = name.chars().find(|c| c.is_control()) {
-            walk.warnings.push(format!(
-                "{}: skipped: its name has the control character {c:?}, which no URL should carry",
-                shown(&path)
-            ));
+        if skipped(&name, url_dir, &path, walk)? {
             continue;
         }
         let url_path = format!("{url_dir}/{name}");
@@ -135,6 +118,33 @@ fn resolve(path: &Path, root: &Path) -> Result<PathBuf, Error> {
         });
     }
     Ok(target)
+}
+
+/// Whether the entry `name` (at `path`, in the folder served at `url_dir`) is left out:
+/// dotfiles but `.well-known`, the root's configuration files, and names with a control
+/// character (with a warning); a name with a backslash or NUL is an error.
+fn skipped(name: &str, url_dir: &str, path: &Path, walk: &mut Walk) -> Result<bool, Error> {
+    if name.starts_with('.') && name != ".well-known" {
+        return Ok(true);
+    }
+    // Configuration files in the site's root (Cloudflare Pages conventions), not content.
+    if url_dir.is_empty() && (name == "_headers" || name == "_redirects") {
+        return Ok(true);
+    }
+    if name.contains(['\\', '\0']) {
+        return Err(Error::Unservable {
+            path: path.to_path_buf(),
+            reason: "its name contains a backslash or NUL, which edgesite rejects in URLs",
+        });
+    }
+    if let Some(c) = name.chars().find(|c| c.is_control()) {
+        walk.warnings.push(format!(
+            "{}: skipped: its name has the control character {c:?}, which no URL should carry",
+            shown(path)
+        ));
+        return Ok(true);
+    }
+    Ok(false)
 }
 
 /// The most bytes a configuration file of the site (`_headers`, `_redirects`) may have: far
