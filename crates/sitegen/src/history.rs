@@ -123,13 +123,7 @@ impl History {
         let bodies: Vec<(&str, Body<'_>)> = manifest
             .files
             .iter()
-            .map(|file| {
-                let body = match file.identity_bytes() {
-                    Some(bytes) => Body::Bytes(bytes),
-                    None => Body::File(&file.source),
-                };
-                (file.sha256.as_str(), body)
-            })
+            .map(|file| (file.sha256.as_str(), Body::of(file)))
             .collect();
         self.add(deploy_of(manifest), keep, &bodies)
     }
@@ -157,11 +151,7 @@ impl History {
             if to.exists() {
                 continue;
             }
-            let bytes = match body {
-                Body::Bytes(bytes) => bytes.to_vec(),
-                Body::File(path) => std::fs::read(path)?,
-            };
-            write_into(&to, &bytes)?;
+            write_into(&to, &body.read()?)?;
             recorded.bodies_written += 1;
         }
         let index = Index {
@@ -192,6 +182,23 @@ impl History {
 enum Body<'a> {
     Bytes(&'a [u8]),
     File(&'a Path),
+}
+
+impl<'a> Body<'a> {
+    /// What `file` served as identity: its bytes in the build, or its source file.
+    fn of(file: &'a crate::model::Asset) -> Body<'a> {
+        match file.identity_bytes() {
+            Some(bytes) => Body::Bytes(bytes),
+            None => Body::File(&file.source),
+        }
+    }
+
+    fn read(&self) -> std::io::Result<std::borrow::Cow<'a, [u8]>> {
+        Ok(match *self {
+            Body::Bytes(bytes) => std::borrow::Cow::Borrowed(bytes),
+            Body::File(path) => std::borrow::Cow::Owned(std::fs::read(path)?),
+        })
+    }
 }
 
 /// What a deploy of `manifest` serves.
@@ -241,11 +248,7 @@ pub fn stage(
         if held.join(&file.sha256).exists() || bodies.join(&file.sha256).exists() {
             continue;
         }
-        let bytes = match file.identity_bytes() {
-            Some(bytes) => bytes.to_vec(),
-            None => std::fs::read(&file.source)?,
-        };
-        write_into(&bodies.join(&file.sha256), &bytes)?;
+        write_into(&bodies.join(&file.sha256), &Body::of(file).read()?)?;
     }
     let history = std::path::absolute(history_dir)?;
     let json = serde_json::to_string_pretty(&Staged {
