@@ -1,6 +1,7 @@
-//! The core's modules form no import cycle: each `use crate::x` is an edge, and the graph of
-//! `src/*.rs` has no circle (decide → render → response, never back). A cycle is two files
-//! that are one idea split badly.
+//! The core's modules form no import cycle: each module a `crate::` path names is an edge, and
+//! the graph of `src/*.rs` has no circle (decide → render → response, never back). A cycle is
+//! two files that are one idea split badly. And no module imports through the crate root: each
+//! names the module that defines what it uses.
 
 mod module_graph_support;
 
@@ -21,6 +22,14 @@ fn core_modules_have_no_import_cycle() {
     let graph = graph();
     assert!(graph.contains_key("decision") && graph.contains_key("render"));
     module_graph_support::assert_no_cycle(&graph);
+}
+
+#[test]
+fn no_core_module_imports_through_the_crate_root() {
+    let graph =
+        module_graph_support::graph(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"));
+    // `tests` uses the crate as its users do.
+    module_graph_support::assert_no_import_through_the_root(&graph, &["lib", "tests"]);
 }
 
 #[test]

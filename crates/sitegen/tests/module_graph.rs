@@ -1,7 +1,12 @@
 //! sitegen's modules form a pipeline (docs/design.md): a model and the foundations every stage
-//! may use at the bottom, then the stages in order, then what a `build.rs` calls. Each `use
-//! crate::x` is an edge, read from the sources (a folder is one module):
+//! may use at the bottom, then the stages in order, then what a `build.rs` calls. Each module a
+//! `crate::` path names is an edge (every form: `crate::x::Y`, `crate::{x::Y, z}`, nested
+//! groups), read from the sources (a folder is one module), and an import through the crate
+//! root (`crate::Type`, a re-export of lib.rs) is an edge to `lib`:
 //!
+//! * no module imports through the crate root: it names the module that defines the thing (the
+//!   root's re-exports are the crate's API, for its users), so the drawing shows the real
+//!   neighbours and lib.rs stays the wiring above the stages;
 //! * no import cycle: two modules that import each other are one idea split badly;
 //! * a stage imports no later stage (the one after it takes its output, never the reverse);
 //! * the model and the foundations import no stage.
@@ -44,6 +49,12 @@ fn no_module_imports_one_that_imports_it_back() {
     let graph = graph();
     assert!(STAGES.iter().all(|s| graph.contains_key(*s)), "{graph:?}");
     module_graph_support::assert_no_cycle(&graph);
+}
+
+#[test]
+fn no_module_imports_through_the_crate_root() {
+    // `build_script` and `fuzzing` use the crate as its users do.
+    module_graph_support::assert_no_import_through_the_root(&graph(), &TOP);
 }
 
 #[test]

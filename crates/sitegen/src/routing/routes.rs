@@ -12,8 +12,9 @@
 //! Redirect locations are percent-encoded. The table is sorted by path (byte order) for
 //! `edgesite_core::Site::route`'s binary search.
 
+use crate::config::TrailingSlash;
+use crate::model::{Route, RouteTarget};
 use crate::uri::encoded;
-use crate::{Route, RouteTarget, TrailingSlash};
 use edgesite_core::{is_path_char, RedirectStatus};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -83,7 +84,7 @@ fn canonical_redirect(path: &str) -> RouteTarget {
 #[cfg(test)]
 pub(crate) mod tests_support {
     /// The canonical-URL redirect `routes` makes, for other modules' tests.
-    pub(crate) fn canonical(path: &str) -> crate::RouteTarget {
+    pub(crate) fn canonical(path: &str) -> crate::model::RouteTarget {
         super::canonical_redirect(path)
     }
 }
