@@ -4,7 +4,8 @@
 
 use edgesite::SITE;
 use edgesite_core::Target;
-use edgesite_sitegen::{compile, Config, Options, RouteTarget};
+use edgesite_sitegen::model::RouteTarget;
+use edgesite_sitegen::{compile, Config, Options};
 use sha2::{Digest, Sha256};
 use std::path::Path;
 

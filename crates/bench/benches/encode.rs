@@ -8,7 +8,8 @@
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use edgesite_core::ContentCoding;
-use edgesite_sitegen::{encode, CompressionConfig, GzipEncoder};
+use edgesite_sitegen::config::{CompressionConfig, GzipEncoder};
+use edgesite_sitegen::encode;
 use std::time::Duration;
 
 const INDEX: &[u8] = include_bytes!("../../../public/index.html");

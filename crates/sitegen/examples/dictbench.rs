@@ -13,9 +13,10 @@
 //!     cargo run --release -p edgesite-sitegen --example dictbench
 
 use edgesite_core::ContentCoding;
+use edgesite_sitegen::config::CompressionConfig;
 use edgesite_sitegen::delta::{dcb, dcz};
 use edgesite_sitegen::history::History;
-use edgesite_sitegen::{compile, encode, CompressionConfig, Options};
+use edgesite_sitegen::{compile, encode, Options};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;

@@ -25,7 +25,13 @@
 //! `target/edgesite/`; `cargo:rustc-env=EDGESITE_SITE_DIR` names the folder it embedded, and
 //! `EDGESITE_SERVED_DIR` a folder of its HTML and CSS files as served (after the link pass).
 
-use crate::{budget_warnings, compile, last_modified, Bodies, Config, Error, Manifest, Options};
+use crate::compile;
+use crate::config::Config;
+use crate::emit::codegen::Bodies;
+use crate::error::Error;
+use crate::model::{Manifest, Options};
+use crate::modified::last_modified;
+use crate::storage::warnings as budget_warnings;
 
 use crate::error::ShowPath as _;
 use std::env;

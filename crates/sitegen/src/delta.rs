@@ -469,10 +469,10 @@ mod tests {
     }
 
     fn brotli_alone(bytes: &[u8]) -> usize {
-        crate::encode(
+        crate::encode::compress::encode(
             edgesite_core::ContentCoding::Br,
             bytes,
-            &crate::CompressionConfig::default(),
+            &crate::config::CompressionConfig::default(),
         )
         .map_or(0, |b| b.len())
     }

@@ -1,7 +1,7 @@
 //! # edgesite-sitegen
 //!
 //! The build-time site compiler behind edgesite: [`compile`] turns a site folder into a
-//! [`Manifest`] (every file an [`Asset`] with its [`Representation`]s, the routes, the rules),
+//! [`Manifest`] (every file an [`Asset`](model::Asset) with its [`Representation`](model::Representation)s, the routes, the rules),
 //! which [`Manifest::write_rust`] writes as `site.rs` (static tables of `edgesite-core` types)
 //! and `manifest.json`. [`build_script::run`] is what a `build.rs` calls; [`compile`] reads no
 //! environment variable.
@@ -21,10 +21,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-// The model and what every stage may use.
+// The model, and the foundations every stage may use.
 mod atomic;
 mod cache;
-mod config;
+pub mod config;
 mod error;
 mod etag;
 mod field;
@@ -38,7 +38,7 @@ mod progress;
 mod resolve;
 mod rule;
 mod uri;
-// The stages, in order.
+// The stages, in order (`compile` below).
 pub mod delta;
 mod emit;
 mod encode;
@@ -49,28 +49,19 @@ mod routing;
 mod sources;
 mod speculation;
 mod storage;
-// What a build.rs calls.
+// What a build.rs calls, and the fuzz targets' entry points.
 pub mod build_script;
 #[doc(hidden)]
 pub mod fuzzing;
 
-pub use cache::CacheReason;
-pub use config::{
-    BrokenLinks, BudgetConfig, CacheConfig, CacheRule, CompatConfig, CompressionConfig, Config,
-    Eagerness, FingerprintConfig, FingerprintMode, GzipEncoder, HeadersConfig, HistoryConfig,
-    ImageFormat, ImagesConfig, LinksConfig, SharedCaches, SiteConfig, SpeculationAction, Store,
-    TrailingSlash,
-};
+// The API: the compile, what it takes and returns, and the codecs usable on their own (the
+// model's and the configuration's other types are in `model` and `config`).
+pub use config::Config;
 pub use emit::codegen::Bodies;
 pub use encode::compress::encode;
 pub use error::Error;
 pub use mime::SPECULATION_RULES_PATH;
-pub use model::{
-    Asset, BuildStats, Candidate, Delta, DeltaStats, DestinationPart, EncodeCounts, ImageReport,
-    ImageStats, Kept, LinkStats, Manifest, Options, PatternSegment, RedirectRule, Representation,
-    Rewritten, Route, RouteTarget, RuleAction, RuleIndexNode, StoreChoice, Variant,
-    CODE_ESTIMATE_BYTES,
-};
+pub use model::{Manifest, Options};
 pub use modified::last_modified;
 pub use sources::HTML_DICTIONARY_PATH;
 pub use storage::{bundle_bytes, warnings as budget_warnings};

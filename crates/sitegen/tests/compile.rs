@@ -15,9 +15,9 @@
 //!   the site, symbolic link loop, bad `SOURCE_DATE_EPOCH`.
 
 use edgesite_core::RedirectStatus;
-use edgesite_sitegen::{
-    compile, last_modified, Bodies, Error, Manifest, Options, RouteTarget, SpeculationAction, Store,
-};
+use edgesite_sitegen::config::{SpeculationAction, Store};
+use edgesite_sitegen::model::RouteTarget;
+use edgesite_sitegen::{compile, last_modified, Bodies, Error, Manifest, Options};
 use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::Path;
@@ -447,7 +447,7 @@ fn a_file_over_the_per_file_budget_fails_the_build_naming_it() {
 fn a_bundle_over_budget_fails_naming_the_largest_files_and_80_percent_warns() {
     let site = generated_site(20);
     let mut options = options();
-    options.config.budget.max_bundle_bytes = edgesite_sitegen::CODE_ESTIMATE_BYTES + 1000;
+    options.config.budget.max_bundle_bytes = edgesite_sitegen::model::CODE_ESTIMATE_BYTES + 1000;
     let err = compile(site.path(), &options).unwrap_err().to_string();
     assert!(
         err.contains("over the limit") && err.contains("/page-"),
@@ -567,7 +567,7 @@ fn the_html_report_is_self_contained_and_says_what_the_manifest_and_report_say()
 fn headers_file_rules_apply_at_build_time() {
     let manifest = compile_ok(Path::new(FIXTURE_SITE));
     let file = |p: &str| manifest.files.iter().find(|f| f.path == p).unwrap();
-    let field = |f: &edgesite_sitegen::Asset, name: &str| {
+    let field = |f: &edgesite_sitegen::model::Asset, name: &str| {
         f.fields
             .iter()
             .find(|(n, _)| n == name)
@@ -789,7 +789,7 @@ fn a_site_that_cannot_fit_fails_before_compressing_everything() {
         fs::write(site.path().join(format!("photo-{i}.png")), noise).unwrap();
     }
     let mut options = options();
-    options.config.budget.max_bundle_bytes = edgesite_sitegen::CODE_ESTIMATE_BYTES + 100_000;
+    options.config.budget.max_bundle_bytes = edgesite_sitegen::model::CODE_ESTIMATE_BYTES + 100_000;
     let started = std::time::Instant::now();
     let err = compile(site.path(), &options).unwrap_err().to_string();
     assert!(

@@ -238,7 +238,7 @@ fn the_html_dictionary_is_trained_served_announced_and_each_page_gets_deltas_aga
         .expect("the dictionary is served");
     let bytes = fs::read(&dictionary.source).unwrap();
     assert_eq!(dictionary.fingerprint, dictionary.sha256[..10]);
-    let field = |file: &edgesite_sitegen::Asset, name: &str| {
+    let field = |file: &edgesite_sitegen::model::Asset, name: &str| {
         file.fields
             .iter()
             .find(|(n, _)| n == name)

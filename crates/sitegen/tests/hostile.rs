@@ -17,7 +17,8 @@
 //! with CRLF, a BOM and tabs are in `compile.rs`.
 
 use edgesite_core::ContentCoding;
-use edgesite_sitegen::{compile, Asset, Manifest, Options};
+use edgesite_sitegen::model::Asset;
+use edgesite_sitegen::{compile, Manifest, Options};
 use std::fs;
 use std::path::Path;
 use std::time::{Duration, UNIX_EPOCH};

@@ -17,7 +17,8 @@
 //!   gets its variants again (from the cache);
 //! * `[images]` values out of range fail the build naming the key and line.
 
-use edgesite_sitegen::{compile, Asset, Config, Manifest, Options};
+use edgesite_sitegen::model::Asset;
+use edgesite_sitegen::{compile, Config, Manifest, Options};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, UNIX_EPOCH};
 
@@ -52,14 +53,17 @@ fn file<'m>(manifest: &'m Manifest, path: &str) -> &'m Asset {
     manifest.files.iter().find(|f| f.path == path).unwrap()
 }
 
-fn variant<'a>(asset: &'a Asset, content_type: &str) -> Option<&'a edgesite_sitegen::Variant> {
+fn variant<'a>(
+    asset: &'a Asset,
+    content_type: &str,
+) -> Option<&'a edgesite_sitegen::model::Variant> {
     asset
         .variants
         .iter()
         .find(|v| v.content_type == content_type)
 }
 
-fn bytes_of(v: &edgesite_sitegen::Variant) -> &[u8] {
+fn bytes_of(v: &edgesite_sitegen::model::Variant) -> &[u8] {
     v.representation.bytes.as_deref().unwrap()
 }
 

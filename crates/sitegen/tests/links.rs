@@ -14,7 +14,9 @@
 //! * broken links are reported with file and line (and fail the build with `broken = "error"`);
 //! * each page's `Link` preload field; `mode = "off"` rewrites nothing.
 
-use edgesite_sitegen::{compile, Asset, BrokenLinks, Error, FingerprintMode, Manifest, Options};
+use edgesite_sitegen::config::{BrokenLinks, FingerprintMode};
+use edgesite_sitegen::model::Asset;
+use edgesite_sitegen::{compile, Error, Manifest, Options};
 use sha2::{Digest, Sha256};
 use std::path::Path;
 use std::time::{Duration, UNIX_EPOCH};

@@ -9,9 +9,8 @@
 //!   `v`, and the file is `application/speculationrules+json`;
 //! * `prerender` and the eagerness are as configured; `off`, or a one-page site, adds nothing.
 
-use edgesite_sitegen::{
-    compile, Eagerness, Manifest, Options, SpeculationAction, SPECULATION_RULES_PATH,
-};
+use edgesite_sitegen::config::{Eagerness, SpeculationAction};
+use edgesite_sitegen::{compile, Manifest, Options, SPECULATION_RULES_PATH};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use std::fs;
