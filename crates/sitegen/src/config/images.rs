@@ -34,7 +34,7 @@
 //! shared_caches = "private"
 //! ```
 
-use super::{first_invalid_glob, Key};
+use super::key::{first_invalid_glob, Key};
 use serde::Deserialize;
 
 /// The lossy formats the stage can make.

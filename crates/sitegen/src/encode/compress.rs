@@ -45,7 +45,7 @@ pub(crate) fn precompress(
         if coding == ContentCoding::Identity || !config.codings.contains(&coding) {
             continue;
         }
-        // config.codings never holds a dictionary coding (config.rs refuses them).
+        // config.codings never holds a dictionary coding (config/compression.rs refuses them).
         let Some(settings) = settings_key(coding, config) else {
             continue;
         };
