@@ -1,0 +1,95 @@
+//! Step 2, resolve: each local reference against the page's URL and `<base href>` (RFC 3986
+//! §5.2), then through edgesite-core's own answer over the compiled routes, `_redirects` and
+//! the SPA fallback ([`crate::resolve`]); one that leads nowhere is a broken link.
+
+use super::{url, Links, Role, Scanned};
+use crate::config::BrokenLinks;
+use crate::error::{escaped, excerpt, Error, ShowPath as _};
+use crate::model::{Options, Route, RouteTarget};
+use crate::resolve::{self, Resolved};
+use crate::sources::Found;
+
+/// The URL each file is served at: a route to it (its own path if that serves it), else its
+/// path.
+pub(super) fn page_urls(found: &[Found], routes: &[Route]) -> Vec<String> {
+    let mut urls: Vec<Option<&str>> = vec![None; found.len()];
+    for route in routes {
+        if let RouteTarget::Asset(i) = route.target {
+            if urls[i].is_none() || route.path == found[i].url_path {
+                urls[i] = Some(&route.path);
+            }
+        }
+    }
+    urls.iter()
+        .zip(found)
+        .map(|(url, f)| url.unwrap_or(&f.url_path).to_string())
+        .collect()
+}
+
+/// Resolves every reference of `file`, served at `url`.
+pub(super) fn resolve_all(
+    site: &edgesite_core::Site<'_>,
+    file: &Scanned,
+    url: &str,
+) -> Vec<Option<(String, Resolved)>> {
+    // The document's base URL (HTML, "document base URL"): its `<base href>` resolved against
+    // its own URL; a base on another site leaves no reference local.
+    let base = match file.base.as_deref() {
+        None => Some(url.to_string()),
+        Some(base) if url::is_local(base) => Some(url::resolve(url, url::split(base).0)),
+        Some(_) => None,
+    };
+    let mut out = Vec::with_capacity(file.refs.len());
+    for reference in &file.refs {
+        let Some(from) = base.as_deref().filter(|_| url::is_local(&reference.url)) else {
+            out.push(None);
+            continue;
+        };
+        let (path, query, _) = url::split(&reference.url);
+        let mut target = url::as_target(&url::resolve(from, path));
+        if let Some(query) = query {
+            target.push('?');
+            target.push_str(&url::as_target(query));
+        }
+        let resolved = resolve::resolve(site, &target, reference.role == Role::Navigation);
+        out.push(Some((target, resolved)));
+    }
+    out
+}
+
+/// Warns of (or, with `broken = "error"`, fails on) each reference that leads nowhere.
+pub(super) fn report_broken(
+    found: &[Found],
+    scanned: &[Scanned],
+    options: &Options,
+    outcome: &mut Links,
+) -> Result<(), Error> {
+    let mut broken = Vec::new();
+    for file in scanned {
+        for (reference, resolved) in file.refs.iter().zip(&file.resolved) {
+            let Some((target, resolved)) = resolved else {
+                continue;
+            };
+            outcome.stats.references += 1;
+            let path = url::split(target).0;
+            if *resolved == Resolved::Missing && !options.config.links.ignores(path) {
+                broken.push(format!(
+                    "{}:{}: broken link {}: the site serves nothing at {}",
+                    found[file.index].source.shown(),
+                    url::line_of(file.text.as_bytes(), reference.span.start),
+                    excerpt(&reference.url),
+                    escaped(target)
+                ));
+            }
+        }
+    }
+    outcome.stats.broken = broken.len();
+    match options.config.links.broken {
+        BrokenLinks::Error if !broken.is_empty() => Err(Error::BrokenLinks { links: broken }),
+        BrokenLinks::Ignore => Ok(()),
+        _ => {
+            outcome.warnings.extend(broken);
+            Ok(())
+        }
+    }
+}
