@@ -1,14 +1,11 @@
 //! The last stage: the compile as a [`Manifest`], and what a build writes of it: `site.rs`
-//! (`codegen`), `manifest.json`, `report.txt` (`report`), `report.html` (`html`, its treemap
-//! laid out by `treemap`), the served copy of the site's pages;
-//! and the compile served from memory (`leak`).
+//! (`codegen`), `manifest.json`, `report.txt` and `report.html` (`report`), the served copy of
+//! the site's pages; and the compile served from memory (`leak`).
 
 mod boundary;
 pub(crate) mod codegen;
-mod html;
 mod leak;
 mod report;
-mod treemap;
 
 use crate::links::Links;
 use crate::model::{Asset, Assets, Manifest, Options};

@@ -5,7 +5,7 @@
 //! are written from, and the raw number sits in a `data-n` attribute beside the one shown
 //! (the views layer compares them in Chromium).
 
-use super::report::smallest;
+use super::smallest;
 use super::treemap::{self, Rect};
 use crate::cache::CacheReason;
 use crate::model::{Asset, Manifest, CODE_ESTIMATE_BYTES};

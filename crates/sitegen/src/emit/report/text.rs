@@ -1,7 +1,8 @@
-//! The build report: every file's stored sizes and savings, the totals, the time the compile
+//! `report.txt`: every file's stored sizes and savings, the totals, the time the compile
 //! took (and how much came from the compression cache), and the bundle estimate against the
 //! limit. Printed by `build.rs` at every build and written next to the manifest.
 
+use super::smallest;
 use crate::model::{Asset, Manifest, RouteTarget};
 use crate::storage;
 use edgesite_core::ContentCoding;
@@ -198,15 +199,6 @@ fn row(file: &Asset) -> String {
         file.cache_reason
     );
     out
-}
-
-/// The smallest stored representation of `file` (report.html's too).
-pub(super) fn smallest(file: &Asset) -> u64 {
-    file.representations
-        .iter()
-        .map(|v| v.size)
-        .min()
-        .unwrap_or(file.size)
 }
 
 fn percent_saved(identity: u64, best: u64) -> u64 {
