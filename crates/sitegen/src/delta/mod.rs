@@ -1,6 +1,6 @@
 //! The delta stage: each file a browser holds fresh is offered as a dictionary
-//! (`Use-As-Dictionary`, RFC 9842 §2.1), and such files get their deltas ([`codec`]: `dcz` and
-//! `dcb`) against the earlier versions the deploy history kept; with `[history]
+//! (`Use-As-Dictionary`, RFC 9842 §2.1), and such files get their deltas ([`dcz`] and
+//! [`dcb`]) against the earlier versions the deploy history kept; with `[history]
 //! html_dictionary`, every page gets deltas against the site-wide HTML dictionary. Built at
 //! build time at maximum settings; a request only selects one.
 

@@ -1,0 +1,249 @@
+//! One file of the site as the build serves it: an [`Asset`], its [`Representation`]s (named as
+//! edgesite-core names them), its deltas and variants, and what the image stage and the link
+//! pass did with it.
+
+use crate::cache::CacheReason;
+use crate::etag;
+use edgesite_core::ContentCoding;
+use serde::{Serialize, Serializer};
+use std::path::PathBuf;
+
+/// One file of the site: a resource and everything its responses carry, decided at build.
+#[derive(Debug, Clone, Serialize)]
+pub struct Asset {
+    /// The URL path, e.g. `/docs/index.html`.
+    pub path: String,
+    /// Where it was read from.
+    pub source: PathBuf,
+    /// Content-Type field value.
+    pub content_type: &'static str,
+    /// Cache-Control field value.
+    pub cache_control: String,
+    /// Why it got that Cache-Control.
+    pub cache_reason: CacheReason,
+    /// The configured fields of this file's 2xx and 304 responses: the `[headers]` defaults,
+    /// `cdn-cache-control`, and what `_headers` adds or removes.
+    #[serde(rename = "headers")]
+    pub fields: Vec<(String, String)>,
+    /// Size in bytes.
+    pub size: u64,
+    /// SHA-256 of the bytes served (identity), lower-case hex.
+    pub sha256: String,
+    /// Its first 10 hex digits, when references to this file get `?v=` (`[fingerprint]`): a
+    /// request with `v` equal to it gets [`Manifest::fingerprinted_cache_control`](super::Manifest::fingerprinted_cache_control). Empty when
+    /// the file is not fingerprinted.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub fingerprint: String,
+    /// When the link pass rewrote references in this file (`?v=`): the bytes served, which
+    /// `sha256` and `integrity` describe, are not the source file's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rewritten: Option<Rewritten>,
+    /// Subresource Integrity of the bytes served (`sha384-...`, W3C SRI), for
+    /// `<script integrity>`.
+    pub integrity: String,
+    /// The strong ETag, quoted.
+    pub etag: String,
+    /// The stored representations: identity first, then the encodings worth keeping.
+    pub representations: Vec<Representation>,
+    /// Deltas against earlier deploys' versions of this file (RFC 9842), from the deploy
+    /// history; empty without one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub deltas: Vec<Delta>,
+    /// The file in other media types (an image's AVIF and WebP forms), sent to clients whose
+    /// Accept names them; empty for most files.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub variants: Vec<Variant>,
+    /// What the image stage did with this file, when it is an image it read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub image: Option<ImageReport>,
+}
+
+/// The file in another media type, made by the image stage (stored in the identity coding).
+#[derive(Debug, Clone, Serialize)]
+pub struct Variant {
+    /// Its Content-Type: `image/avif`, `image/webp`.
+    pub content_type: &'static str,
+    /// Its bytes, size and ETag.
+    pub representation: Representation,
+    /// Its SSIMULACRA2 score against the original (lossy variants; `None`: lossless, checked
+    /// pixel-identical).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+}
+
+/// What the image stage did with one image: the report's rows.
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
+pub struct ImageReport {
+    /// The source file's size.
+    pub original_bytes: u64,
+    /// Width and height as shown (EXIF orientation applied).
+    pub dimensions: (u32, u32),
+    /// Why the image is served as it is, with no candidate tried (excluded, animated, too large,
+    /// not decodable, ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub left_as_is: Option<String>,
+    /// Set with `left_as_is` when the build should warn of it: an image over the stage's bounds
+    /// (`max_pixels`, `max_memory_mb`) or one that cannot be decoded, not one left as it is by
+    /// design (animated, excluded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
+    /// Every encoding tried, kept or not.
+    pub candidates: Vec<Candidate>,
+}
+
+/// One encoding the image stage tried.
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
+pub struct Candidate {
+    /// What it is: `png (oxipng)`, `webp lossless`, `avif q82`, `webp q85`.
+    pub kind: String,
+    /// Its bytes (0 when it could not be made).
+    pub bytes: u64,
+    /// Its SSIMULACRA2 score against the original (lossy only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+    /// Whether it is served.
+    pub kept: bool,
+    /// Why it was kept or dropped.
+    pub why: String,
+}
+
+/// How the link pass changed a file (see [`Asset::rewritten`]).
+#[derive(Debug, Clone, Serialize)]
+pub struct Rewritten {
+    /// References given a `?v=` (or replaced by a redirect's target).
+    pub references: usize,
+    /// SHA-256 of the source file's bytes, lower-case hex.
+    pub source_sha256: String,
+}
+
+/// A delta of a file (RFC 9842): its bytes in `dcb` or `dcz` against an earlier version the
+/// deploy history kept.
+#[derive(Debug, Clone, Serialize)]
+pub struct Delta {
+    /// The SHA-256 of the dictionary (the earlier version's bytes): what Available-Dictionary
+    /// names.
+    #[serde(serialize_with = "serialize_hex")]
+    pub dictionary: [u8; 32],
+    /// The delta's bytes, size and ETag.
+    #[serde(rename = "variant")]
+    pub representation: Representation,
+}
+
+fn serialize_hex<S: Serializer>(bytes: &[u8; 32], serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(&etag::hex(bytes))
+}
+
+/// One stored representation of a file (RFC 9110 §3.2).
+#[derive(Debug, Clone, Serialize)]
+pub struct Representation {
+    /// The content coding (written as its token: `identity`, `br`, `zstd`, `gzip`).
+    #[serde(serialize_with = "serialize_coding")]
+    pub coding: ContentCoding,
+    /// Size in bytes.
+    pub size: u64,
+    /// SHA-256 of these bytes, lower-case hex.
+    pub sha256: String,
+    /// This representation's own strong ETag (RFC 9110 §8.8.3).
+    pub etag: String,
+    /// The encoded bytes (`None` for identity, which is read from the source file).
+    #[serde(skip)]
+    pub bytes: Option<Vec<u8>>,
+    /// Compact storage: not stored, but decoded on demand from the file's representation with
+    /// this index.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decoded_from: Option<usize>,
+}
+
+impl Representation {
+    /// A representation of `size` bytes with this SHA-256; `bytes` are kept for encoded ones.
+    pub(crate) fn new(
+        coding: ContentCoding,
+        digest: &[u8; 32],
+        size: usize,
+        bytes: Option<Vec<u8>>,
+    ) -> Representation {
+        Representation {
+            coding,
+            size: size as u64,
+            sha256: etag::hex(digest),
+            etag: etag::strong_etag(digest),
+            bytes,
+            decoded_from: None,
+        }
+    }
+
+    /// The bytes this representation adds to the bundle (none when decoded on demand).
+    pub fn stored_size(&self) -> u64 {
+        if self.decoded_from.is_some() {
+            0
+        } else {
+            self.size
+        }
+    }
+}
+
+impl Asset {
+    /// The bytes served as identity when they are not the source file's (the link pass
+    /// rewrote it).
+    pub fn identity_bytes(&self) -> Option<&[u8]> {
+        self.representations
+            .iter()
+            .find(|r| r.coding == ContentCoding::Identity)
+            .and_then(|r| r.bytes.as_deref())
+    }
+
+    /// The bytes this asset adds to the bundle as it is now.
+    pub fn stored_bytes(&self) -> u64 {
+        let deltas = self.deltas.iter().map(|d| d.representation.size);
+        self.representations
+            .iter()
+            .map(Representation::stored_size)
+            .chain(deltas)
+            .chain(self.variant_bytes())
+            .sum()
+    }
+
+    /// The bytes of each variant (stored in every storage mode).
+    fn variant_bytes(&self) -> impl Iterator<Item = u64> + '_ {
+        self.variants.iter().map(|v| v.representation.size)
+    }
+
+    /// The bytes this asset would add in compact storage.
+    pub fn compact_bytes(&self) -> u64 {
+        match self.compact_source() {
+            Some(_) => self
+                .representations
+                .iter()
+                .filter(|r| kept_in_compact(r.coding))
+                .map(|r| r.size)
+                .chain(self.deltas.iter().map(|d| d.representation.size))
+                .chain(self.variant_bytes())
+                .sum(),
+            None => self.stored_bytes(),
+        }
+    }
+
+    /// The index of the representation compact storage decodes identity from: gzip; `None`
+    /// when the asset has none, or when its identity is larger than half the runtimes' decoded
+    /// cache ([`edgesite_core::DECODED_CACHE_BYTES`]), so that any two decoded files fit it at
+    /// once and two alternating requests never decode each other out (then it keeps its
+    /// identity).
+    pub(crate) fn compact_source(&self) -> Option<usize> {
+        if self.size > edgesite_core::DECODED_CACHE_BYTES as u64 / 2 {
+            return None;
+        }
+        self.representations
+            .iter()
+            .position(|r| r.coding == ContentCoding::Gzip)
+    }
+}
+
+/// The encodings compact storage keeps.
+pub(crate) fn kept_in_compact(coding: ContentCoding) -> bool {
+    matches!(coding, ContentCoding::Br | ContentCoding::Gzip)
+}
+
+/// Writes a coding as its token in `manifest.json`.
+fn serialize_coding<S: Serializer>(coding: &ContentCoding, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(coding.token())
+}

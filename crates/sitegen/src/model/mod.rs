@@ -1,0 +1,134 @@
+//! The types every stage of the build shares: what a compile is asked ([`Options`]), what it
+//! makes of each file of the site (an [`Asset`] and its [`Representation`]s, named as
+//! edgesite-core names them) and of the site ([`Manifest`]), and what each stage counted.
+//!
+//! The bottom of the pipeline: this module imports no stage, and every stage imports it
+//! (`tests/module_graph.rs`).
+
+mod asset;
+mod route;
+mod stats;
+
+pub(crate) use asset::kept_in_compact;
+pub use asset::{Asset, Candidate, Delta, ImageReport, Representation, Rewritten, Variant};
+pub use route::{
+    DestinationPart, PatternSegment, RedirectRule, Route, RouteTarget, RuleAction, RuleIndexNode,
+};
+pub use stats::{BuildStats, DeltaStats, EncodeCounts, ImageStats, Kept, LinkStats, StoreChoice};
+
+use crate::config::{BudgetConfig, Config};
+use serde::Serialize;
+use std::path::PathBuf;
+use std::time::SystemTime;
+
+/// How to compile a site: what `edgesite.toml` asks for, and what the caller knows besides.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The configuration (`edgesite.toml`, or the defaults).
+    pub config: Config,
+    /// The Last-Modified of every file (see [`last_modified`](crate::last_modified)).
+    pub last_modified: SystemTime,
+    /// Where encoded files are cached between builds (keyed by content and settings); `None`
+    /// encodes everything every time.
+    pub cache_dir: Option<PathBuf>,
+    /// The deploy history to build RFC 9842 deltas from (`[history] dir`, resolved by the
+    /// caller); `None`: no deltas.
+    pub history_dir: Option<PathBuf>,
+}
+
+impl Options {
+    /// The defaults: clean URLs on, no SPA fallback, the default caching policy and fields.
+    pub fn new(last_modified: SystemTime) -> Self {
+        Options::from_config(Config::default(), last_modified)
+    }
+
+    /// The options an `edgesite.toml` asks for (no encoding cache, no deploy history).
+    pub fn from_config(config: Config, last_modified: SystemTime) -> Self {
+        Options {
+            config,
+            last_modified,
+            cache_dir: None,
+            history_dir: None,
+        }
+    }
+}
+
+/// The Worker's code without the site, counted in every bundle estimate: the wasm module and its
+/// JS glue, rounded up (docs/benchmarks.md has their measured sizes).
+pub const CODE_ESTIMATE_BYTES: u64 = 256 * 1024;
+
+/// A compiled site: everything `site.rs` is generated from, also written as `manifest.json`.
+#[derive(Debug, Serialize)]
+pub struct Manifest {
+    /// The site directory.
+    pub site_dir: PathBuf,
+    /// Last-Modified of every file, as an IMF-fixdate (RFC 9110 §5.6.7).
+    pub last_modified: String,
+    /// The same instant, in seconds since the Unix epoch.
+    pub last_modified_unix: u64,
+    /// Every file, sorted by URL path.
+    pub files: Vec<Asset>,
+    /// Every route, sorted by path (the order `edgesite_core::Site::route` searches).
+    pub routes: Vec<Route>,
+    /// The `_redirects` rules with placeholders or a splat, in file order (matched at run time
+    /// for paths that are not routes).
+    pub rules: Vec<RedirectRule>,
+    /// The index of `rules` by their literal leading segments (a trie; node 0 is the root).
+    #[serde(skip)]
+    pub rule_index: Vec<RuleIndexNode>,
+    /// The 404 pages: each folder that has a `404.html`, with its index in `files`.
+    pub not_found: Vec<(String, usize)>,
+    /// The index in `files` of the SPA fallback, if configured.
+    pub fallback: Option<usize>,
+    /// The `multipart/byteranges` boundary: occurs in no body of the site.
+    pub boundary: String,
+    /// Fields sent on every response (security fields), names in lower case.
+    #[serde(rename = "headers")]
+    pub fields: Vec<(&'static str, String)>,
+    /// Cache-Control of a request whose `v` is a file's fingerprint (`cache.fingerprinted`;
+    /// empty when `[fingerprint] mode = "off"`).
+    #[serde(rename = "versioned_cache_control")]
+    pub fingerprinted_cache_control: String,
+    /// What shared caches are told of answers a CDN could mix up (`cache.shared_caches`; the
+    /// core's `Site::shared_caches`).
+    pub shared_caches: crate::config::SharedCaches,
+    /// The build id: the first 16 hex digits of the SHA-256 of every file's path and SHA-256,
+    /// sent as `X-Edgesite-Build` with `headers.build_id = true`.
+    pub build_id: String,
+    /// What the build did and how long it took (in the report, not in `manifest.json`, which
+    /// stays identical across builds of the same tree).
+    #[serde(skip)]
+    pub stats: BuildStats,
+    /// The size limits it was checked against.
+    #[serde(skip)]
+    pub budget: BudgetConfig,
+    /// The storage it chose (`[compression] store`), and why.
+    #[serde(skip)]
+    pub store: StoreChoice,
+    /// Things worth a look that do not fail the build (e.g. a `_headers` rule that matches no file).
+    #[serde(skip)]
+    pub warnings: Vec<String>,
+    /// Every directory and file read, for `cargo:rerun-if-changed`.
+    #[serde(skip)]
+    pub tracked: Vec<PathBuf>,
+}
+
+/// The site's assets as the stages after encoding pass them on (each takes them and returns
+/// them with its work done), with what the stages counted and decided.
+#[derive(Debug, Default)]
+pub(crate) struct Assets {
+    /// One per source, in the sources' order.
+    pub(crate) list: Vec<Asset>,
+    /// What the stages counted.
+    pub(crate) stats: BuildStats,
+    /// The storage chosen (the storage stage).
+    pub(crate) store: StoreChoice,
+    /// Fields of every response (the fields stage).
+    pub(crate) fields: Vec<(&'static str, String)>,
+    /// The build id (the fields stage).
+    pub(crate) build_id: String,
+    /// Warnings of the stages after encoding (the link pass and `_redirects` keep their own).
+    pub(crate) warnings: Vec<String>,
+    /// Files the stages after encoding read (`_headers`), for `cargo:rerun-if-changed`.
+    pub(crate) tracked: Vec<PathBuf>,
+}

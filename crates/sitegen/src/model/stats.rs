@@ -1,0 +1,129 @@
+//! What each stage counted, and what the storage stage chose: the report's figures.
+
+use crate::config::Store;
+use serde::Serialize;
+
+/// What one compile did, stage by stage.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct BuildStats {
+    /// Files compiled.
+    pub files: usize,
+    /// Encodings computed now, and taken from the cache.
+    pub encodings: EncodeCounts,
+    /// What the link pass found and did.
+    pub links: LinkStats,
+    /// The RFC 9842 deltas built from the deploy history.
+    pub deltas: DeltaStats,
+    /// What the image stage made.
+    pub images: ImageStats,
+    /// Wall time of the compile, in milliseconds.
+    pub wall_time_ms: u64,
+    /// Wall time of each stage, in milliseconds, in the order they ran.
+    pub stages: Vec<(&'static str, u64)>,
+}
+
+/// How many encodings were computed, and how many came from the cache.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct EncodeCounts {
+    /// Encoded now.
+    pub encoded: usize,
+    /// Taken from the cache.
+    pub cached: usize,
+}
+
+/// What the link pass counted.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct LinkStats {
+    /// HTML and CSS files read.
+    pub files: usize,
+    /// Local references found.
+    pub references: usize,
+    /// References given a `v` (or replaced by where their redirect leads).
+    #[serde(rename = "versioned")]
+    pub fingerprinted: usize,
+    /// Links to pages made to name the page's own URL, not a permanent redirect to it.
+    pub navigations: usize,
+    /// Files whose bytes changed.
+    pub rewritten_files: usize,
+    /// Local references that lead nowhere.
+    pub broken: usize,
+    /// `rel=preload` hints written.
+    pub preload_hints: usize,
+    /// Wall time of the pass, in milliseconds.
+    pub wall_time_ms: u64,
+}
+
+/// What the image stage counted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct ImageStats {
+    /// Images read (PNG, JPEG, not excluded).
+    pub images: usize,
+    /// Of those, made now (the rest came from the cache).
+    pub encoded: usize,
+    /// Their bytes as the sources hold them.
+    pub original_bytes: u64,
+    /// What they serve as themselves (lossless re-encodes kept).
+    pub served_bytes: u64,
+    /// Variants kept, and their bytes.
+    pub variants: usize,
+    /// Their bytes.
+    pub variant_bytes: u64,
+    /// Variants the storage stage left out to fit the budget.
+    pub left_out: usize,
+    /// Milliseconds.
+    pub wall_time_ms: u64,
+}
+
+/// What the build did with the deploy history: deltas, dictionaries, kept files.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct DeltaStats {
+    /// Deploys the history held.
+    pub deploys: usize,
+    /// Files that got at least one delta.
+    pub files: usize,
+    /// Deltas kept (dcb and dcz, per earlier version).
+    pub deltas: usize,
+    /// Their bytes.
+    pub bytes: u64,
+    /// Deltas computed now.
+    pub encoded: usize,
+    /// Taken from the encoding cache.
+    pub cached: usize,
+    /// Files offered as dictionaries (`Use-As-Dictionary`).
+    pub dictionaries: usize,
+    /// Skew protection: earlier deploys' fingerprinted files still served.
+    pub kept: Kept,
+    /// The site-wide HTML dictionary's size (0: none).
+    pub html_dictionary_bytes: u64,
+    /// Pages with deltas against the HTML dictionary.
+    pub html_pages: usize,
+    /// Milliseconds.
+    pub wall_time_ms: u64,
+}
+
+/// Skew protection: what the kept deploys served that the current site does not.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Kept {
+    /// Files of earlier deploys still served.
+    pub files: usize,
+    /// Their bytes (identity).
+    pub bytes: u64,
+}
+
+/// The storage a build chose, and why (for the report).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoreChoice {
+    /// `Full` or `Compact` (never `Auto`).
+    pub store: Store,
+    /// Why, with the figures.
+    pub reason: String,
+}
+
+impl Default for StoreChoice {
+    fn default() -> Self {
+        StoreChoice {
+            store: Store::Full,
+            reason: String::new(),
+        }
+    }
+}
