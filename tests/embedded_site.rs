@@ -96,7 +96,7 @@ fn every_representation_is_embedded_byte_for_byte() {
             continue;
         };
         let file = &manifest.files[*i];
-        let on_disk = std::fs::read(&file.source).unwrap();
+        let on_disk = file.source.read().unwrap();
         assert_eq!(
             asset.representations.len(),
             file.representations.len(),

@@ -32,7 +32,7 @@ fn served(path: &str) -> Vec<u8> {
     let file = manifest.files.iter().find(|f| f.path == path).unwrap();
     match file.identity_bytes() {
         Some(bytes) => bytes.to_vec(),
-        None => std::fs::read(&file.source).unwrap(),
+        None => file.source.read().unwrap().into_owned(),
     }
 }
 

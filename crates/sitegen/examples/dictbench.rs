@@ -155,7 +155,7 @@ fn main() {
             };
             let (old, new) = (
                 history.body(previous).unwrap(),
-                std::fs::read(&file.source).unwrap(),
+                file.source.read().unwrap().into_owned(),
             );
             let t = totals.entry(kind(&file.path)).or_default();
             t.files += 1;

@@ -12,7 +12,9 @@
 //! A name that looks hashed but does not verify (e.g. a bundler that hashes something other than
 //! the output bytes) is not trusted; a `[[cache.rules]]` entry can opt such a folder in.
 
-use crate::config::{CacheConfig, FingerprintConfig};
+use crate::config::{CacheConfig, Config, FingerprintConfig};
+use crate::etag;
+use crate::mime;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use md5::Md5;
@@ -33,9 +35,72 @@ pub enum CacheReason {
     Default,
 }
 
+/// The policy `[cache]` and `[fingerprint]` configure: what the stages that decide a file's
+/// Cache-Control or its `v` ask (speculation, links, encode), so that they cannot disagree.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Policy<'c> {
+    pub(crate) cache: &'c CacheConfig,
+    pub(crate) fingerprint: &'c FingerprintConfig,
+}
+
+impl<'c> Policy<'c> {
+    /// The policy `config` sets.
+    pub(crate) fn of(config: &'c Config) -> Policy<'c> {
+        Policy {
+            cache: &config.cache,
+            fingerprint: &config.fingerprint,
+        }
+    }
+
+    /// The Cache-Control of the file at `path` with these bytes (whose SHA-256 the caller
+    /// already has), and why.
+    pub(crate) fn cache_control(
+        self,
+        path: &str,
+        bytes: &[u8],
+        sha256: &[u8; 32],
+    ) -> (&'c str, CacheReason) {
+        cache_control(self.cache, path, mime::content_type(path), bytes, sha256)
+    }
+
+    /// The `v` of a file at `path` whose digest is `digest` (hex) and whose Cache-Control
+    /// came from `reason`: its first 10 hex digits, unless `[fingerprint]` does not cover the
+    /// file or its name already carries a verified hash. The one rule for references and for
+    /// the core.
+    pub(crate) fn fingerprint_of<'s>(
+        self,
+        path: &str,
+        reason: CacheReason,
+        digest: &'s str,
+    ) -> Option<&'s str> {
+        (reason != CacheReason::Fingerprinted && self.fingerprint.covers(path))
+            .then(|| &digest[..10])
+    }
+
+    /// The `v` of a file at `path` with these bytes: [`Policy::fingerprint_of`] with the
+    /// Cache-Control they get, over their SHA-256, or over `digest` when given (an image's
+    /// digest, which covers its variants too).
+    pub(crate) fn fingerprint(
+        self,
+        path: &str,
+        bytes: &[u8],
+        digest: Option<&str>,
+    ) -> Option<String> {
+        if !self.fingerprint.covers(path) {
+            return None;
+        }
+        let sha256 = etag::sha256(bytes);
+        let (_, reason) = self.cache_control(path, bytes, &sha256);
+        let hex = etag::hex(&sha256);
+        let digest = digest.unwrap_or(&hex);
+        self.fingerprint_of(path, reason, digest)
+            .map(str::to_string)
+    }
+}
+
 /// The Cache-Control for the file at `path` with these bytes (whose SHA-256 the caller already
 /// has) and content type.
-pub(crate) fn cache_control<'c>(
+fn cache_control<'c>(
     config: &'c CacheConfig,
     path: &str,
     content_type: &str,
@@ -58,18 +123,6 @@ pub(crate) fn cache_control<'c>(
     (&config.default, CacheReason::Default)
 }
 
-/// The `v` of a file at `path` whose SHA-256 is `sha256` (hex) and whose Cache-Control came
-/// from `reason`: its first 10 hex digits, unless `[fingerprint]` does not cover the file or
-/// its name already carries a verified hash. The one rule for references and for the core.
-pub(crate) fn fingerprint_of<'s>(
-    path: &str,
-    reason: CacheReason,
-    sha256: &'s str,
-    fingerprint: &FingerprintConfig,
-) -> Option<&'s str> {
-    (reason != CacheReason::Fingerprinted && fingerprint.covers(path)).then(|| &sha256[..10])
-}
-
 /// Whether the file name carries a hash of `bytes` (see the module docs); `sha256` is theirs.
 pub(crate) fn is_fingerprinted(path: &str, bytes: &[u8], sha256: &[u8; 32]) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
@@ -82,9 +135,9 @@ pub(crate) fn is_fingerprinted(path: &str, bytes: &[u8], sha256: &[u8; 32]) -> b
         return false;
     }
     let digests = [
-        crate::etag::hex(sha256),
-        crate::etag::hex(&Sha1::digest(bytes)),
-        crate::etag::hex(&Md5::digest(bytes)),
+        etag::hex(sha256),
+        etag::hex(&Sha1::digest(bytes)),
+        etag::hex(&Md5::digest(bytes)),
         URL_SAFE_NO_PAD.encode(sha256),
     ];
     tokens
@@ -120,7 +173,7 @@ mod tests {
     const JS: &str = "text/javascript; charset=utf-8";
 
     fn name_for(bytes: &[u8], make: impl Fn(&str) -> String) -> String {
-        make(&crate::etag::hex(&Sha256::digest(bytes))[..10])
+        make(&etag::hex(&Sha256::digest(bytes))[..10])
     }
 
     #[test]
@@ -136,7 +189,7 @@ mod tests {
         ));
         let b64 = URL_SAFE_NO_PAD.encode(Sha256::digest(bytes));
         assert!(is_fingerprinted(&format!("/index-{}.js", &b64[..8]), bytes));
-        let md5 = crate::etag::hex(&Md5::digest(bytes));
+        let md5 = etag::hex(&Md5::digest(bytes));
         assert!(is_fingerprinted(&format!("/x.{}.js", &md5[..12]), bytes));
     }
 

@@ -12,7 +12,7 @@
 
 use crate::error::Error;
 use crate::etag;
-use crate::model::{Manifest, Options};
+use crate::model::{Manifest, Source};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -54,16 +54,6 @@ pub struct Recorded {
 }
 
 impl History {
-    /// The history at `options.history_dir`, if one is configured (see [`History::open`]): one
-    /// read per build, for skew protection's kept files and the deltas.
-    pub(crate) fn open_configured(options: &Options) -> Result<Option<History>, Error> {
-        options
-            .history_dir
-            .as_deref()
-            .map(History::open)
-            .transpose()
-    }
-
     /// Reads the history in `dir`; a missing folder is an empty history. A `deploys.json` that
     /// is not valid is an error naming it and the line.
     pub fn open(dir: &Path) -> Result<History, Error> {
@@ -187,9 +177,10 @@ enum Body<'a> {
 impl<'a> Body<'a> {
     /// What `file` served as identity: its bytes in the build, or its source file.
     fn of(file: &'a crate::model::Asset) -> Body<'a> {
-        match file.identity_bytes() {
-            Some(bytes) => Body::Bytes(bytes),
-            None => Body::File(&file.source),
+        match (file.identity_bytes(), &file.source) {
+            (Some(bytes), _) => Body::Bytes(bytes),
+            (None, Source::Made(bytes)) => Body::Bytes(bytes),
+            (None, Source::File(path)) => Body::File(path),
         }
     }
 

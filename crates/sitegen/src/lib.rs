@@ -75,24 +75,44 @@ use std::time::Instant;
 /// A missing, empty or unreadable site, a name no URL can reach, a bad option, a bad
 /// `_headers` or `_redirects` file, or a bundle over its budget (see [`Error`]).
 pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
-    let started = Instant::now();
-    let mut clock = Stages::default();
-    let mut sources = clock.time("sources", || sources::read(site_dir, options))?;
-    let mut routing = clock.time("routing", || routing::route(site_dir, options, &sources))?;
+    let (started, mut clock) = (Instant::now(), Stages::default());
+    let (config, cache_dir) = (&options.config, options.cache_dir.as_deref());
+    let policy = cache::Policy::of(config);
+    let mut sources = clock.time("sources", || {
+        let history = options.history_dir.as_deref();
+        sources::read(site_dir, history, config.history.html_dictionary)
+    })?;
+    let mut routing = clock.time("routing", || {
+        routing::route(site_dir, &config.site, config.compat.pages_limits, &sources)
+    })?;
     let speculation = clock.time("speculation", || {
-        speculation::add(&mut sources, &mut routing, options)
+        speculation::announce(&sources, &routing, &config.links, policy)
+    });
+    if let Some(rules) = &speculation {
+        let index = sources.add_made(SPECULATION_RULES_PATH, rules.bytes.clone());
+        routing.add_file(SPECULATION_RULES_PATH, index);
+    }
+    let images = clock.time("images", || {
+        images::make(&sources, &config.images, cache_dir)
     })?;
-    let images = clock.time("images", || images::make(&sources, options))?;
     let links = clock.time("links", || {
-        links::pass(&sources, &images, &routing, options)
+        links::pass(&sources, &images, &routing, &config.links, policy)
     })?;
+    let settings = encode::Settings::new(config, cache_dir);
     let assets = clock.time("encode", || {
-        encode::encode(&sources, images, &links, options)
+        encode::assets(&sources, images, &links, &settings)
     })?;
-    let assets = clock.time("delta", || delta::add(assets, &sources, options))?;
-    let assets = clock.time("storage", || storage::store(assets, options))?;
+    let settings = delta::Settings {
+        compression: &config.compression,
+        cache_dir,
+    };
+    let assets = clock.time("delta", || delta::compute(assets, &sources, settings))?;
+    let assets = clock.time("storage", || {
+        storage::store(assets, &config.compression, &config.budget)
+    })?;
     let mut assets = clock.time("fields", || {
-        fields::apply(assets, site_dir, &routing, speculation.as_ref(), options)
+        let field = speculation.as_ref().map(|rules| rules.field.as_str());
+        fields::apply(assets, site_dir, &routing, field, config)
     })?;
     assets.stats.stages = clock.0;
     let stages = (sources, routing, links);

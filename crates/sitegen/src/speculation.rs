@@ -13,39 +13,40 @@
 //! on a link to one of its URLs when the pointer rests on it: the browser only ever fetches a
 //! page the site serves, and only when a visitor is about to click it.
 //!
-//! It runs after routing (it reads the routes) and before the images (which index the files):
-//! it adds the file to the sources and its route to the routing.
+//! It reads the routes, and returns the rules' bytes and field: the wiring adds the file to the
+//! sources and its route to the routing, before the stages that index the files (images, links).
 
-use crate::cache;
-use crate::config::SpeculationAction;
-use crate::error::Error;
-use crate::etag;
+use crate::cache::Policy;
+use crate::config::{LinksConfig, SpeculationAction};
 use crate::mime::{self, SPECULATION_RULES_PATH};
-use crate::model::{Options, Route, RouteTarget};
+use crate::model::RouteTarget;
 use crate::resolve::{self, Resolved};
 use crate::routing::Routing;
 use crate::rule::indexed_assets;
-use crate::sources::{Found, Sources};
+use crate::sources::Sources;
 use edgesite_core::is_path_char;
+use std::sync::Arc;
 
-/// The site's rules, once added.
+/// The site's rules.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Speculation {
+    /// The file's bytes, served at [`SPECULATION_RULES_PATH`].
+    pub(crate) bytes: Arc<[u8]>,
     /// The `Speculation-Rules` field value: the file's URL as a structured-field string.
     pub(crate) field: String,
 }
 
-/// Builds the rules and adds their file to `sources` and its route to `routing`. `None` when
-/// `[links] speculation = "off"`, when the site has fewer than two pages to speculate on, or
-/// when the site has its own file at [`SPECULATION_RULES_PATH`] (served as it is, unannounced).
-pub(crate) fn add(
-    sources: &mut Sources,
-    routing: &mut Routing,
-    options: &Options,
-) -> Result<Option<Speculation>, Error> {
-    let links = &options.config.links;
+/// The site's rules: `None` when `[links] speculation = "off"`, when the site has fewer than
+/// two pages to speculate on, or when the site has its own file at [`SPECULATION_RULES_PATH`]
+/// (served as it is, unannounced).
+pub(crate) fn announce(
+    sources: &Sources,
+    routing: &Routing,
+    links: &LinksConfig,
+    policy: Policy<'_>,
+) -> Option<Speculation> {
     let action = match links.speculation {
-        SpeculationAction::Off => return Ok(None),
+        SpeculationAction::Off => return None,
         SpeculationAction::Prefetch => "prefetch",
         SpeculationAction::Prerender => "prerender",
     };
@@ -54,11 +55,11 @@ pub(crate) fn add(
         .iter()
         .any(|f| f.url_path == SPECULATION_RULES_PATH)
     {
-        return Ok(None);
+        return None;
     }
-    let urls = pages(sources, routing, options);
+    let urls = pages(sources, routing, links);
     if urls.len() < 2 {
-        return Ok(None);
+        return None;
     }
     let rules = serde_json::json!({
         action: [{
@@ -68,27 +69,19 @@ pub(crate) fn add(
         }]
     });
     let bytes = serde_json::to_vec(&rules).expect("a JSON value serializes");
-    let source = write(options, &bytes)?;
-    let index = sources.files.len();
-    sources.files.push(Found {
-        url_path: SPECULATION_RULES_PATH.into(),
-        source,
-    });
-    for table in [&mut routing.served, &mut routing.routes] {
-        add_route(table, index);
-    }
-    let url = match fingerprint(&bytes, options) {
+    // The rules' `v`, as the encode stage will decide it (`[fingerprint]` may not cover them).
+    let url = match policy.fingerprint(SPECULATION_RULES_PATH, &bytes, None) {
         Some(v) => format!("{SPECULATION_RULES_PATH}?v={v}"),
         None => SPECULATION_RULES_PATH.to_string(),
     };
-    Ok(Some(Speculation {
+    Some(Speculation {
+        bytes: bytes.into(),
         field: format!("\"{url}\""),
-    }))
+    })
 }
 
 /// The request targets of the site's pages (see the module docs), sorted.
-fn pages(sources: &Sources, routing: &Routing, options: &Options) -> Vec<String> {
-    let links = &options.config.links;
+fn pages(sources: &Sources, routing: &Routing, links: &LinksConfig) -> Vec<String> {
     let excluded = |path: &str| {
         links
             .ignore
@@ -126,40 +119,4 @@ fn pages(sources: &Sources, routing: &Routing, options: &Options) -> Vec<String>
             .map(|(target, _)| target)
             .collect()
     })
-}
-
-/// The rules' `v`, as the encode stage will decide it (`[fingerprint]` may not cover them).
-fn fingerprint(bytes: &[u8], options: &Options) -> Option<String> {
-    let sha256 = etag::sha256(bytes);
-    let path = SPECULATION_RULES_PATH;
-    let config = &options.config.cache;
-    let (_, reason) = cache::cache_control(config, path, mime::content_type(path), bytes, &sha256);
-    let fingerprint = &options.config.fingerprint;
-    cache::fingerprint_of(path, reason, &etag::hex(&sha256), fingerprint).map(str::to_string)
-}
-
-/// Writes the rules to the build cache (or the temporary folder), named by their hash, whole
-/// (another build of the same site may be reading the file: a rename, never a truncation).
-fn write(options: &Options, bytes: &[u8]) -> Result<std::path::PathBuf, Error> {
-    let sha256 = etag::hex(&etag::sha256(bytes));
-    let dir = options.cache_dir.clone().unwrap_or_else(std::env::temp_dir);
-    let name = format!("speculation-rules-{sha256}.json");
-    crate::atomic::write_atomically(&dir, &name, bytes).map_err(|e| Error::Read {
-        path: dir.join(&name),
-        source: e,
-    })?;
-    Ok(dir.join(name))
-}
-
-/// Adds the rules file's route to a route table, kept sorted for the core's binary search.
-fn add_route(table: &mut Vec<Route>, index: usize) {
-    if let Err(at) = table.binary_search_by(|r| r.path.as_str().cmp(SPECULATION_RULES_PATH)) {
-        table.insert(
-            at,
-            Route {
-                path: SPECULATION_RULES_PATH.into(),
-                target: RouteTarget::Asset(index),
-            },
-        );
-    }
 }

@@ -45,7 +45,7 @@ fn served(manifest: &Manifest, path: &str) -> String {
     match file.identity_bytes() {
         Some(bytes) => String::from_utf8(bytes.to_vec()).unwrap(),
         // The site's file, or one the build wrote (the speculation rules).
-        None => std::fs::read_to_string(&file.source).unwrap(),
+        None => String::from_utf8(file.source.read().unwrap().into_owned()).unwrap(),
     }
 }
 
@@ -82,7 +82,10 @@ fn every_v_names_the_bytes_served_for_its_target() {
         // The manifest says which files were rewritten, and from what.
         match &file.rewritten {
             Some(r) => assert_eq!(r.source_sha256, hex(&Sha256::digest(source(&file.path)))),
-            None => assert_eq!(bytes, std::fs::read_to_string(&file.source).unwrap()),
+            None => assert_eq!(
+                bytes,
+                String::from_utf8(file.source.read().unwrap().into_owned()).unwrap()
+            ),
         }
     }
     assert_eq!(

@@ -11,14 +11,24 @@ pub use codec::{
 };
 
 use crate::cache::CacheReason;
-use crate::error::{read_bytes, Error};
+use crate::config::CompressionConfig;
+use crate::error::Error;
 use crate::etag;
 use crate::history::History;
-use crate::model::{Asset, Assets, Delta, DeltaStats, Options, Representation};
+use crate::model::{Asset, Assets, Delta, DeltaStats, Representation};
 use crate::sources::{HtmlDictionary, Sources, HTML_DICTIONARY_PATH};
 use crate::uri::url_pattern_path;
 use edgesite_core::ContentCoding;
+use std::path::Path;
 use std::time::Instant;
+
+/// What the stage is asked: the encoders' settings (`[compression]`: brotli quality, zstd
+/// level) and where deltas are cached between builds.
+#[derive(Clone, Copy)]
+pub(crate) struct Settings<'a> {
+    pub(crate) compression: &'a CompressionConfig,
+    pub(crate) cache_dir: Option<&'a Path>,
+}
 
 /// A delta is kept only when at least this many percent smaller than the br representation.
 const MIN_SAVING_PERCENT: u64 = 5;
@@ -26,16 +36,20 @@ const MIN_SAVING_PERCENT: u64 = 5;
 /// Adds to each file a browser holds fresh its `Use-As-Dictionary` field (RFC 9842 §2.1), and
 /// to those files their deltas against the earlier versions the deploy history kept (newest
 /// first; `dcz` and `dcb`, each kept when it saves 5% over br).
-pub(crate) fn add(
+pub(crate) fn compute(
     mut assets: Assets,
     sources: &Sources,
-    options: &Options,
+    settings: Settings<'_>,
 ) -> Result<Assets, Error> {
-    assets.stats.deltas = add_to(&mut assets.list, sources, options)?;
+    assets.stats.deltas = add_to(&mut assets.list, sources, settings)?;
     Ok(assets)
 }
 
-fn add_to(files: &mut [Asset], sources: &Sources, options: &Options) -> Result<DeltaStats, Error> {
+fn add_to(
+    files: &mut [Asset],
+    sources: &Sources,
+    settings: Settings<'_>,
+) -> Result<DeltaStats, Error> {
     let (history, html) = (sources.history.as_ref(), sources.html_dictionary.as_ref());
     let started = Instant::now();
     let mut stats = DeltaStats {
@@ -53,16 +67,16 @@ fn add_to(files: &mut [Asset], sources: &Sources, options: &Options) -> Result<D
         }
     }
     if let Some(dictionary) = html {
-        use_html_dictionary(files, dictionary, options, &mut stats)?;
+        use_html_dictionary(files, dictionary, settings, &mut stats)?;
     }
-    let (Some(dir), Some(history)) = (&options.history_dir, history) else {
+    let Some(history) = history else {
         return Ok(stats);
     };
     stats.deploys = history.deploys.len();
-    for file in files.iter_mut() {
+    for (i, file) in files.iter_mut().enumerate() {
         // An earlier deploy's file, kept as it was (skew protection), gets none.
-        if !file.source.starts_with(dir) {
-            deltas_of(file, history, options, &mut stats)?;
+        if !sources.is_kept(i) {
+            deltas_of(file, history, settings, &mut stats)?;
         }
     }
     stats.wall_time_ms = started.elapsed().as_millis() as u64;
@@ -73,7 +87,7 @@ fn add_to(files: &mut [Asset], sources: &Sources, options: &Options) -> Result<D
 fn deltas_of(
     file: &mut Asset,
     history: &History,
-    options: &Options,
+    settings: Settings<'_>,
     stats: &mut DeltaStats,
 ) -> Result<(), Error> {
     // A browser holds an earlier version as a dictionary only if it was offered as one (and
@@ -93,7 +107,7 @@ fn deltas_of(
     let had_deltas = !file.deltas.is_empty();
     for old_sha in versions {
         if let Some(old) = history.body(&old_sha) {
-            push_deltas(file, &new, (&old, &old_sha), options, stats);
+            push_deltas(file, &new, (&old, &old_sha), settings, stats);
         }
     }
     stats.files += usize::from(!had_deltas && !file.deltas.is_empty());
@@ -104,7 +118,7 @@ fn deltas_of(
 fn identity_of(file: &Asset) -> Result<Vec<u8>, Error> {
     match file.identity_bytes() {
         Some(bytes) => Ok(bytes.to_vec()),
-        None => read_bytes(&file.source),
+        None => file.source.read().map(std::borrow::Cow::into_owned),
     }
 }
 
@@ -114,7 +128,7 @@ fn push_deltas(
     file: &mut Asset,
     new: &[u8],
     (old, old_sha): (&[u8], &str),
-    options: &Options,
+    settings: Settings<'_>,
     stats: &mut DeltaStats,
 ) {
     let Some(br) = file
@@ -127,7 +141,7 @@ fn push_deltas(
     let limit = br.size * (100 - MIN_SAVING_PERCENT) / 100;
     for coding in [ContentCoding::Dcz, ContentCoding::Dcb] {
         let key = (new, file.sha256.as_str(), old, old_sha);
-        let Some(bytes) = cached_delta(coding, key, options, stats) else {
+        let Some(bytes) = cached_delta(coding, key, settings, stats) else {
             continue;
         };
         if bytes.len() as u64 <= limit {
@@ -145,7 +159,7 @@ fn push_deltas(
 fn use_html_dictionary(
     files: &mut [Asset],
     dictionary: &HtmlDictionary,
-    options: &Options,
+    settings: Settings<'_>,
     stats: &mut DeltaStats,
 ) -> Result<(), Error> {
     let version = &dictionary.sha256[..10];
@@ -167,7 +181,7 @@ fn use_html_dictionary(
                 file,
                 &new,
                 (&dictionary.bytes, &dictionary.sha256),
-                options,
+                settings,
                 stats,
             );
             let added = usize::from(file.deltas.len() > before);
@@ -218,15 +232,15 @@ fn earlier_versions(history: &History, file: &Asset) -> Vec<String> {
 fn cached_delta(
     coding: ContentCoding,
     (new, new_sha, old, old_sha): (&[u8], &str, &[u8], &str),
-    options: &Options,
+    settings: Settings<'_>,
     stats: &mut DeltaStats,
 ) -> Option<Vec<u8>> {
-    let c = &options.config.compression;
+    let c = settings.compression;
     let key = match coding {
         ContentCoding::Dcz => format!("{new_sha}.{old_sha}.dcz-{}", c.zstd_level),
         _ => format!("{new_sha}.{old_sha}.dcb-q{}", c.brotli_quality),
     };
-    let path = options.cache_dir.as_ref().map(|dir| dir.join(&key));
+    let path = settings.cache_dir.map(|dir| dir.join(&key));
     let cached = path.as_ref().and_then(|p| std::fs::read(p).ok());
     if let Some(bytes) =
         cached.filter(|d| undelta(coding, d, old, new.len()).as_deref() == Some(new))
@@ -240,7 +254,7 @@ fn cached_delta(
     }
     .ok()?;
     stats.encoded += 1;
-    if let Some(dir) = &options.cache_dir {
+    if let Some(dir) = settings.cache_dir {
         // A failed cache write only costs a later re-encode.
         let _ = crate::atomic::write_atomically(dir, &key, &bytes);
     }

@@ -4,6 +4,7 @@
 use crate::model::Asset;
 use memchr::memmem::Finder;
 use sha2::{Digest, Sha256};
+use std::borrow::Cow;
 
 /// A boundary that occurs in no representation of `files`: `edgesite-<24 hex of the site's
 /// hash>-<n>` for the smallest `n` that no body contains.
@@ -16,7 +17,7 @@ pub(crate) fn choose(files: &[Asset]) -> String {
     let prefix = format!("edgesite-{}-", &hash[..24]);
     let sources: Vec<Vec<u8>> = files
         .iter()
-        .map(|file| std::fs::read(&file.source).unwrap_or_default())
+        .map(|file| file.source.read().map(Cow::into_owned).unwrap_or_default())
         .collect();
     let stored = files
         .iter()

@@ -6,9 +6,10 @@
 //! always yields a valid Rust string literal; core's enums (codings, redirect statuses) with
 //! `{:?}`, which is the variant's name, so a variant sitegen has is one core has.
 
+use super::read;
 use crate::model::{
     Asset, DestinationPart, Manifest, PatternSegment, RedirectRule, Representation, RouteTarget,
-    RuleAction, RuleIndexNode,
+    RuleAction, RuleIndexNode, Source,
 };
 use base64::prelude::{Engine as _, BASE64_STANDARD};
 use std::collections::HashMap;
@@ -134,24 +135,24 @@ fn asset(
     id: &mut u32,
 ) -> std::io::Result<String> {
     let mut out = String::new();
-    let source = file
-        .source
-        .canonicalize()
-        .unwrap_or_else(|_| file.source.clone());
+    // A representation without bytes is the source file's: the build keeps the bytes it made
+    // or changed (`Asset::identity_bytes`).
+    let source = &file.source;
     let identity_stored = file
         .representations
         .iter()
         .any(|v| v.bytes.is_none() && v.decoded_from.is_none());
-    if blobs.is_none() && identity_stored {
+    if let (None, true, Some(path)) = (&blobs, identity_stored, source.path()) {
+        let path = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
         let _ = writeln!(
             out,
             "static BODY_{i}: &[u8] = include_bytes!({:?});",
-            source.display().to_string()
+            path.display().to_string()
         );
     }
     let mut representations = Vec::new();
     for variant in &file.representations {
-        let content = content(i, variant, &source, out_dir, blobs.as_deref_mut(), *id)?;
+        let content = content(i, variant, source, out_dir, blobs.as_deref_mut(), *id)?;
         *id += 1;
         representations.push(representation(variant, &content));
     }
@@ -160,7 +161,7 @@ fn asset(
         let content = content(
             i,
             &delta.representation,
-            &source,
+            source,
             out_dir,
             blobs.as_deref_mut(),
             *id,
@@ -176,7 +177,7 @@ fn asset(
     let mut variants = Vec::new();
     for variant in &file.variants {
         let r = &variant.representation;
-        let content = content(i, r, &source, out_dir, blobs.as_deref_mut(), *id)?;
+        let content = content(i, r, source, out_dir, blobs.as_deref_mut(), *id)?;
         *id += 1;
         variants.push(format!(
             "{CORE}::Variant {{ content_type: {:?}, representation: {} }}",
@@ -215,7 +216,7 @@ fn representation(variant: &Representation, content: &str) -> String {
 fn content(
     i: usize,
     variant: &Representation,
-    source: &Path,
+    source: &Source,
     out_dir: &Path,
     blobs: Option<&mut Blobs>,
     id: u32,
@@ -241,7 +242,7 @@ fn content(
     };
     let (blob, offset) = match &variant.bytes {
         Some(bytes) => blobs.place(&variant.sha256, bytes)?,
-        None => blobs.place(&variant.sha256, &std::fs::read(source)?)?,
+        None => blobs.place(&variant.sha256, &read(source)?)?,
     };
     Ok(format!(
         "{CORE}::Content::External {{ id: {id}, blob: {blob}, offset: {offset}, length: {} }}",

@@ -9,6 +9,7 @@
 //!
 //! [`Bodies::Embedded`]: crate::Bodies::Embedded
 
+use super::read;
 use crate::model::{Asset, Delta, Manifest, Representation, RuleIndexNode};
 use crate::rule::{core_destination, core_pattern, core_route, core_rule};
 use base64::prelude::{Engine as _, BASE64_STANDARD};
@@ -146,7 +147,7 @@ fn representation(
         (None, Some(bytes)) => Content::Bytes(leak_slice(bytes.clone())),
         (None, None) => Content::Bytes(match source {
             Some(bytes) => bytes,
-            None => source.insert(leak_slice(std::fs::read(&file.source)?)),
+            None => source.insert(leak_slice(read(&file.source)?)),
         }),
     };
     *id += 1;

@@ -8,7 +8,7 @@ mod leak;
 mod report;
 
 use crate::links::Links;
-use crate::model::{Asset, Assets, Manifest, Options};
+use crate::model::{Asset, Assets, Manifest, Options, Source};
 use crate::routing::Routing;
 use crate::sources::Sources;
 use codegen::Bodies;
@@ -153,7 +153,7 @@ impl Manifest {
             }
             match file.identity_bytes() {
                 Some(bytes) => std::fs::write(to, bytes)?,
-                None => std::fs::copy(&file.source, to).map(|_| ())?,
+                None => std::fs::write(to, read(&file.source)?)?,
             }
         }
         Ok(())
@@ -164,4 +164,9 @@ impl Manifest {
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("a Manifest always serializes")
     }
+}
+
+/// The bytes of `source`, for what emit writes (an I/O error names the file).
+fn read(source: &Source) -> std::io::Result<Vec<u8>> {
+    Ok(source.read().map_err(std::io::Error::other)?.into_owned())
 }

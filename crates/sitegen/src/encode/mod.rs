@@ -1,37 +1,62 @@
-//! The fourth stage: every file read (or taken from the link pass's rewrite), hashed and
-//! precompressed on all cores (encoding dominates a build), its Content-Type, Cache-Control and
-//! fingerprint decided: the site's [`Asset`]s. Compression stops early when even compact storage
-//! cannot fit the budget ([`BundleLowerBound`]).
+//! The encode stage: every file read (or taken from the link pass's rewrite, the image stage's
+//! re-encode, the bytes the build made), hashed and precompressed on all cores (encoding
+//! dominates a build), its Content-Type, Cache-Control, fingerprint and first fields decided
+//! (the configured ones, the link pass's preload hints): the site's [`Asset`]s. Compression
+//! stops early when even compact storage cannot fit the budget ([`BundleLowerBound`]).
 
 pub(crate) mod compress;
 
-use crate::cache::{self, CacheReason};
-use crate::config::Store;
-use crate::error::{read_bytes, Error};
+use crate::cache::{CacheReason, Policy};
+use crate::config::{BudgetConfig, CompressionConfig, Config, Store};
+use crate::error::Error;
 use crate::etag;
 use crate::images::{Images, Made};
-use crate::links::{self, Links, Rewrite};
+use crate::links::{Links, Rewrite};
 use crate::mime;
 use crate::model::{
-    Asset, Assets, EncodeCounts, ImageStats, Options, Representation, Rewritten, Variant,
+    Asset, Assets, EncodeCounts, ImageStats, Representation, Rewritten, Variant,
     CODE_ESTIMATE_BYTES,
 };
 use crate::parallel;
 use crate::progress::Progress;
 use crate::sources::{Found, Sources};
 use edgesite_core::ContentCoding;
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-/// Encodes every source (the link pass's rewrites in place of their files' bytes), then adds
-/// the pages' preload hints: the site's assets, in the sources' order.
-pub(crate) fn encode(
+/// What the stage is asked: `[compression]`, `[budget]` (compressing stops once even compact
+/// storage cannot fit), the caching policy, the fields every file's responses start with
+/// (`[headers]`, `cache.cdn`), and where encodings are cached between builds.
+pub(crate) struct Settings<'a> {
+    pub(crate) compression: &'a CompressionConfig,
+    pub(crate) budget: &'a BudgetConfig,
+    pub(crate) policy: Policy<'a>,
+    pub(crate) fields: Vec<(String, String)>,
+    pub(crate) cache_dir: Option<&'a Path>,
+}
+
+impl<'a> Settings<'a> {
+    /// What `config` asks of the stage, with the encoding cache in `cache_dir`.
+    pub(crate) fn new(config: &'a Config, cache_dir: Option<&'a Path>) -> Settings<'a> {
+        Settings {
+            compression: &config.compression,
+            budget: &config.budget,
+            policy: Policy::of(config),
+            fields: config.default_fields(),
+            cache_dir,
+        }
+    }
+}
+
+/// Encodes every source (the link pass's rewrites in place of their files' bytes, with the
+/// pages' preload hints): the site's assets, in the sources' order.
+pub(crate) fn assets(
     sources: &Sources,
     images: Images,
     links: &Links,
-    options: &Options,
+    settings: &Settings<'_>,
 ) -> Result<Assets, Error> {
-    let (mut list, encodings) = encode_all(&sources.files, options, &links.rewrites, &images)?;
-    links::add_preload(&mut list, &links.preload);
+    let (list, encodings) = encode_all(&sources.files, settings, links, &images)?;
     let mut assets = Assets {
         list,
         ..Assets::default()
@@ -81,11 +106,11 @@ struct BundleLowerBound {
 }
 
 impl BundleLowerBound {
-    fn new(found: &[Found], options: &Options) -> BundleLowerBound {
+    fn new(found: &[Found], settings: &Settings<'_>) -> BundleLowerBound {
         let untried: Vec<(String, u64)> = found
             .iter()
-            .filter_map(|f| Some((f, std::fs::metadata(&f.source).ok()?.len())))
-            .filter(|(f, size)| !compress::tries(&f.url_path, *size, &options.config.compression))
+            .filter_map(|f| Some((f, f.source.len()?)))
+            .filter(|(f, size)| !compress::tries(&f.url_path, *size, settings.compression))
             .map(|(f, size)| (f.url_path.clone(), size))
             .collect();
         let bound = BundleLowerBound {
@@ -94,16 +119,16 @@ impl BundleLowerBound {
             ),
             untried,
             over: AtomicBool::new(false),
-            limit: options.config.budget.max_bundle_bytes,
-            compact_allowed: options.config.compression.store != Store::Full,
+            limit: settings.budget.max_bundle_bytes,
+            compact_allowed: settings.compression.store != Store::Full,
         };
         bound.add(0);
         bound
     }
 
     /// Adds a compiled file (its least storage, if it was compressed).
-    fn add_file(&self, asset: &Asset, options: &Options) {
-        if compress::tries(&asset.path, asset.size, &options.config.compression) {
+    fn add_file(&self, asset: &Asset, compression: &CompressionConfig) {
+        if compress::tries(&asset.path, asset.size, compression) {
             let least = if self.compact_allowed {
                 asset.compact_bytes()
             } else {
@@ -124,26 +149,29 @@ impl BundleLowerBound {
 /// stops early when the bundle cannot fit (see [`BundleLowerBound`]).
 fn encode_all(
     found: &[Found],
-    options: &Options,
-    rewrites: &[Option<Rewrite>],
+    settings: &Settings<'_>,
+    links: &Links,
     images: &Images,
 ) -> Result<(Vec<Asset>, EncodeCounts), Error> {
     let total = found.len();
-    let bound = BundleLowerBound::new(found, options);
+    let bound = BundleLowerBound::new(found, settings);
     let progress = Progress::new("compress", total);
     let results = parallel::map(total, |i| {
         if bound.over.load(Ordering::Relaxed) {
             return None;
         }
-        let rewrite = rewrites.get(i).and_then(Option::as_ref);
-        let result = encode_one(found[i].clone(), options, rewrite, images.of(i));
+        let link = Link {
+            rewrite: links.rewrites.get(i).and_then(Option::as_ref),
+            preload: links.preload.get(i).and_then(Option::as_deref),
+        };
+        let result = encode_one(found[i].clone(), settings, link, images.of(i));
         if let Ok((compiled, _)) = &result {
-            bound.add_file(compiled, options);
+            bound.add_file(compiled, settings.compression);
         }
         progress.one_done(result.as_ref().map_or(0, |(compiled, _)| compiled.size));
         Some(result)
     });
-    collect(results, &bound, options)
+    collect(results, &bound, settings.budget)
 }
 
 /// The compiled files in walk order, or the first error, or the budget error when compiling
@@ -151,7 +179,7 @@ fn encode_all(
 fn collect(
     results: Vec<Option<Encoding>>,
     bound: &BundleLowerBound,
-    options: &Options,
+    budget: &BudgetConfig,
 ) -> Result<(Vec<Asset>, EncodeCounts), Error> {
     let mut files = Vec::with_capacity(results.len());
     let mut counts = EncodeCounts::default();
@@ -175,31 +203,40 @@ fn collect(
                 .filter(|(p, _)| !files.iter().any(|f| &f.path == p))
                 .cloned(),
         );
-        return Err(Error::over_budget(
-            bytes,
-            options.config.budget.max_bundle_bytes,
-            sizes,
-        ));
+        return Err(Error::over_budget(bytes, budget.max_bundle_bytes, sizes));
     }
     Ok((files, counts))
 }
 
-/// Reads (or takes the link pass's `rewrite` or the image stage's re-encode of), hashes and
-/// precompresses one file, and decides its caching fields.
+/// What the link pass did with one file: its new bytes, and a page's preload hints.
+#[derive(Clone, Copy)]
+struct Link<'a> {
+    rewrite: Option<&'a Rewrite>,
+    preload: Option<&'a str>,
+}
+
+/// Reads (or takes the link pass's rewrite or the image stage's re-encode of), hashes and
+/// precompresses one file, and decides its caching fields and its first fields (the configured
+/// ones, then the page's preload hints, before `_headers`, which may remove any).
 fn encode_one(
     found: Found,
-    options: &Options,
-    rewrite: Option<&Rewrite>,
+    settings: &Settings<'_>,
+    link: Link<'_>,
     image: Option<&Made>,
 ) -> Result<(Asset, EncodeCounts), Error> {
+    let rewrite = link.rewrite;
     let optimised = image.and_then(|made| made.optimised.as_ref());
     let bytes = match optimised {
         Some(optimised) => optimised.clone(),
         None => served_bytes(&found, rewrite)?,
     };
     let digest = etag::sha256(&bytes);
-    // A rewritten or re-encoded file's bytes are not the source's: kept, as the encodings are.
-    let kept = rewrite.map(|r| r.bytes.clone()).or(optimised.cloned());
+    // Bytes that are not a file's (rewritten, re-encoded, made by the build) are kept, as the
+    // encodings are.
+    let kept = rewrite
+        .map(|r| r.bytes.clone())
+        .or(optimised.cloned())
+        .or_else(|| found.source.made().map(<[u8]>::to_vec));
     let identity = Representation::new(ContentCoding::Identity, &digest, bytes.len(), kept);
     let mut counts = EncodeCounts::default();
     let mut representations = vec![identity.clone()];
@@ -207,12 +244,16 @@ fn encode_one(
         &found.url_path,
         &bytes,
         &identity,
-        options,
+        settings,
         &mut counts,
     ));
     let content_type = mime::content_type(&found.url_path);
     let (cache_control, cache_reason, fingerprint) =
-        caching(&found, &bytes, &identity, image, options)?;
+        caching(&found, &bytes, &identity, image, settings.policy)?;
+    let mut fields = settings.fields.clone();
+    if let Some(preload) = link.preload {
+        fields.push(("link".to_string(), preload.to_string()));
+    }
     let asset = Asset {
         variants: image.map_or_else(Vec::new, variants),
         image: image.map(|made| made.report.clone()),
@@ -224,7 +265,7 @@ fn encode_one(
         content_type,
         cache_control,
         cache_reason,
-        fields: options.config.default_fields(),
+        fields,
         size: identity.size,
         etag: identity.etag,
         sha256: identity.sha256,
@@ -245,25 +286,19 @@ fn caching(
     bytes: &[u8],
     identity: &Representation,
     image: Option<&Made>,
-    options: &Options,
+    policy: Policy<'_>,
 ) -> Result<(String, CacheReason, String), Error> {
     let re_encoded = image.is_some_and(|made| made.optimised.is_some());
     let source = if re_encoded {
-        read_bytes(&found.source)?
+        found.source.read()?
     } else {
-        Vec::new()
+        std::borrow::Cow::Borrowed(&[][..])
     };
     let named = if re_encoded { &source[..] } else { bytes };
-    let (cache_control, reason) = cache::cache_control(
-        &options.config.cache,
-        &found.url_path,
-        mime::content_type(&found.url_path),
-        named,
-        &etag::sha256(named),
-    );
+    let (cache_control, reason) =
+        policy.cache_control(&found.url_path, named, &etag::sha256(named));
     let digest = image.map_or(&identity.sha256, |made| &made.digest);
-    let fingerprint =
-        cache::fingerprint_of(&found.url_path, reason, digest, &options.config.fingerprint);
+    let fingerprint = policy.fingerprint_of(&found.url_path, reason, digest);
     Ok((
         cache_control.to_string(),
         reason,
@@ -291,14 +326,15 @@ fn variants(made: &Made) -> Vec<Variant> {
 /// The bytes a file serves: the link pass's rewrite of it, or the source's.
 fn served_bytes(found: &Found, rewrite: Option<&Rewrite>) -> Result<Vec<u8>, Error> {
     if found.url_path.len() > edgesite_core::MAX_PATH_LEN - 1 {
+        let path = found.source.path().unwrap_or(Path::new(&found.url_path));
         return Err(Error::Unservable {
-            path: found.source.clone(),
+            path: path.to_path_buf(),
             reason: "its URL path is longer than edgesite_core::MAX_PATH_LEN bytes",
         });
     }
     match rewrite {
         Some(rewrite) => Ok(rewrite.bytes.clone()),
-        None => read_bytes(&found.source),
+        None => Ok(found.source.read()?.into_owned()),
     }
 }
 
@@ -307,16 +343,15 @@ fn encodings(
     path: &str,
     bytes: &[u8],
     identity: &Representation,
-    options: &Options,
+    settings: &Settings<'_>,
     counts: &mut EncodeCounts,
 ) -> Vec<Representation> {
-    let cache_dir = options.cache_dir.as_deref();
     compress::precompress(
         path,
         bytes,
         &identity.sha256,
-        &options.config.compression,
-        cache_dir,
+        settings.compression,
+        settings.cache_dir,
         counts,
     )
     .into_iter()

@@ -1,4 +1,4 @@
-//! The seventh stage: the fields of every response. The build id (`X-Edgesite-Build`, when
+//! The fields stage: the fields of every response. The build id (`X-Edgesite-Build`, when
 //! `[headers] build_id` asks for it), the fields sent on every answer, `Speculation-Rules` on
 //! every page, and the site's `_headers` file applied to each asset at the URLs it is served at.
 
@@ -7,38 +7,39 @@ mod headers_file;
 pub(crate) use headers_file::fuzz_check as fuzz_check_headers;
 
 use crate::cache::CacheReason;
-use crate::config::SharedCaches;
+use crate::config::{Config, HeadersConfig, SharedCaches};
 use crate::error::ShowPath as _;
 use crate::error::{escaped, Error};
 use crate::etag;
 use crate::field::{check_name, check_value};
-use crate::model::{Asset, Assets, Options, RouteTarget};
+use crate::model::{Asset, Assets, RouteTarget};
 use crate::routing::Routing;
 use crate::sources::read_site_file;
-use crate::speculation::Speculation;
 use std::path::Path;
 
-/// Adds the build id, the fields of every response and the speculation rules' field, then
-/// applies `_headers` (which may remove any of them for some files); `_headers`, when the site
-/// has one, is read and tracked.
+/// Adds the build id, the fields of every response (`[headers]`) and the speculation rules'
+/// field (`speculation`, the `Speculation-Rules` value), keeps image variants from shared
+/// caches (`images.shared_caches`), then applies `_headers` (which may remove any of them for
+/// some files); `_headers`, when the site has one, is read and tracked.
 pub(crate) fn apply(
     mut assets: Assets,
     site_dir: &Path,
     routing: &Routing,
-    speculation: Option<&Speculation>,
-    options: &Options,
+    speculation: Option<&str>,
+    config: &Config,
 ) -> Result<Assets, Error> {
     assets.build_id = build_id(&assets.list);
-    assets.fields = site_fields(options, &assets.build_id, &mut assets.list);
+    assets.fields = site_fields(&config.headers, &assets.build_id, &mut assets.list);
     if let Some(speculation) = speculation {
         announce(speculation, &mut assets.list);
     }
-    if options.config.images.shared_caches == SharedCaches::Private {
+    if config.images.shared_caches == SharedCaches::Private {
         keep_variants_from_shared_caches(&mut assets.list);
     }
     let path = site_dir.join("_headers");
     if let Some(text) = read_site_file(site_dir, "_headers")? {
-        let warnings = apply_headers_file(&text, &path, options, &mut assets.list, routing)?;
+        let pages_limits = config.compat.pages_limits;
+        let warnings = apply_headers_file(&text, &path, pages_limits, &mut assets.list, routing)?;
         assets.warnings.extend(warnings);
         assets.tracked.push(path);
     }
@@ -69,12 +70,12 @@ fn check_fields(assets: &Assets) -> Result<(), Error> {
 /// on every file too when `headers.build_id` asks for it (before `_headers`, which may remove
 /// it for some files).
 fn site_fields(
-    options: &Options,
+    headers: &HeadersConfig,
     build_id: &str,
     files: &mut [Asset],
 ) -> Vec<(&'static str, String)> {
-    let mut fields = options.config.headers.fields();
-    if options.config.headers.build_id {
+    let mut fields = headers.fields();
+    if headers.build_id {
         for file in files.iter_mut() {
             file.fields
                 .push(("x-edgesite-build".to_string(), build_id.to_string()));
@@ -87,13 +88,13 @@ fn site_fields(
 /// `Speculation-Rules: "<the rules' URL>"` on every HTML file (nav-speculation, "The
 /// Speculation-Rules header"): its 200s and 304s (a 404 carries the site's fields, not its
 /// page's).
-fn announce(speculation: &Speculation, files: &mut [Asset]) {
+fn announce(field: &str, files: &mut [Asset]) {
     for file in files
         .iter_mut()
         .filter(|f| f.content_type.starts_with("text/html"))
     {
         file.fields
-            .push(("speculation-rules".to_string(), speculation.field.clone()));
+            .push(("speculation-rules".to_string(), field.to_string()));
     }
 }
 
@@ -131,12 +132,12 @@ fn build_id(files: &[Asset]) -> String {
 fn apply_headers_file(
     text: &str,
     path: &Path,
-    options: &Options,
+    pages_limits: bool,
     files: &mut [Asset],
     routing: &Routing,
 ) -> Result<Vec<String>, Error> {
     let routes = &routing.served;
-    let rules = headers_file::HeaderRules::parse(text, path, options.config.compat.pages_limits)?;
+    let rules = headers_file::HeaderRules::parse(text, path, pages_limits)?;
     let mut used = std::collections::BTreeSet::new();
     for (i, file) in files.iter_mut().enumerate() {
         let mut paths: Vec<&str> = routes

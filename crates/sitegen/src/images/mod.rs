@@ -23,12 +23,14 @@ mod candidates;
 mod inspect;
 mod stored;
 
-use crate::error::{read_bytes, Error};
+use crate::config::ImagesConfig;
+use crate::error::Error;
 use crate::etag;
-use crate::model::{ImageReport, Options};
+use crate::model::ImageReport;
 use crate::parallel;
 use crate::progress::Progress;
 use crate::sources::Sources;
+use std::path::Path;
 use std::time::Instant;
 
 /// What the stage made of the site's images.
@@ -91,23 +93,27 @@ fn escaped_all(text: &str) -> String {
 }
 
 /// Whether the stage reads the file at `path`: a PNG, JPEG or GIF, not excluded.
-fn reads(path: &str, options: &Options) -> bool {
-    let config = &options.config.images;
+fn reads(path: &str, config: &ImagesConfig) -> bool {
     config.enabled && candidates::Kind::of(path).is_some() && !config.excludes(path)
 }
 
-/// Makes the variants of the site's images (its own and the kept ones), on all cores.
-pub(crate) fn make(sources: &Sources, options: &Options) -> Result<Images, Error> {
+/// Makes the variants of the site's images (its own and the kept ones), on all cores, as
+/// `[images]` says; what it made is cached in `cache_dir` (`None`: made every time).
+pub(crate) fn make(
+    sources: &Sources,
+    config: &ImagesConfig,
+    cache_dir: Option<&Path>,
+) -> Result<Images, Error> {
     let started = Instant::now();
     let files = &sources.files;
     let todo: Vec<usize> = (0..files.len())
-        .filter(|&i| reads(&files[i].url_path, options))
+        .filter(|&i| reads(&files[i].url_path, config))
         .collect();
     let progress = Progress::new("images", todo.len());
     let results = parallel::map(todo.len(), |n| {
         let file = &files[todo[n]];
-        let result = read_bytes(&file.source).map(|bytes| {
-            let made = stored::made(&file.url_path, &bytes, options);
+        let result = file.source.read().map(|bytes| {
+            let made = stored::made(&file.url_path, &bytes, config, cache_dir);
             progress.one_done(bytes.len() as u64);
             made
         });
@@ -133,8 +139,7 @@ pub(crate) fn make(sources: &Sources, options: &Options) -> Result<Images, Error
 
 /// What one image becomes (not cached): its candidates tried, the best of each kind kept.
 /// `digest` is the SHA-256 of `bytes`.
-fn make_one(path: &str, bytes: &[u8], digest: &[u8; 32], options: &Options) -> Made {
-    let config = &options.config.images;
+fn make_one(path: &str, bytes: &[u8], digest: &[u8; 32], config: &ImagesConfig) -> Made {
     let made = candidates::try_all(path, bytes, digest, config);
     let digest = digest_of(digest, made.optimised.as_deref(), &made.variants);
     Made {

@@ -11,8 +11,9 @@
 //! input, are checked against it).
 
 use super::{digest_of, make_one, Made, MadeVariant};
+use crate::config::ImagesConfig;
 use crate::etag;
-use crate::model::{ImageReport, Options};
+use crate::model::ImageReport;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -30,22 +31,26 @@ struct Header {
 
 /// What `bytes` (the file at `path`) becomes, from the cache when it holds it; and whether it
 /// did.
-pub(super) fn made(path: &str, bytes: &[u8], options: &Options) -> (Made, bool) {
+pub(super) fn made(
+    path: &str,
+    bytes: &[u8],
+    config: &ImagesConfig,
+    dir: Option<&Path>,
+) -> (Made, bool) {
     let digest = etag::sha256(bytes);
     let key = format!(
         "{}.img{VERSION}-{}-t{}{}{}",
         etag::hex(&digest),
-        options.config.images.settings_key(),
+        config.settings_key(),
         // Which tools were found: installing one makes what it makes.
         u8::from(edgesite_imaging::avif_tools_found()),
         u8::from(edgesite_imaging::webp_tools_found()),
         u8::from(edgesite_imaging::jpeg_tool_found())
     );
-    let dir = options.cache_dir.as_deref();
     if let Some(made) = dir.and_then(|dir| read(&dir.join(&key), &digest)) {
         return (made, true);
     }
-    let made = make_one(path, bytes, &digest, options);
+    let made = make_one(path, bytes, &digest, config);
     if let Some(dir) = dir {
         // A failed cache write only costs a later re-encode.
         let _ = write(dir, &key, &made);

@@ -34,12 +34,13 @@ mod rewrite;
 mod scan;
 mod url;
 
-pub(crate) use preload::add_preload;
 pub(crate) use rewrite::fuzz_check;
 
+use crate::cache::Policy;
+use crate::config::LinksConfig;
 use crate::error::Error;
 use crate::images::Images;
-use crate::model::{LinkStats, Options};
+use crate::model::LinkStats;
 use crate::resolve::Resolved;
 use crate::routing::Routing;
 use crate::rule::indexed_assets;
@@ -127,17 +128,18 @@ struct Scanned {
     resolved: Vec<Option<(String, Resolved)>>,
 }
 
-/// Runs the pass over the walked files.
+/// Runs the pass over the sources, as `[links]` says, with the caching policy's fingerprints:
+/// the site's own files are read for references (and may be rewritten); the rest (an earlier
+/// deploy's files, kept for skew protection, and what the build made) are served as they were.
 ///
 /// # Errors
 /// A file that cannot be read, or broken links with `[links] broken = "error"`.
-/// Only the first `scanned` files are read for references (and may be rewritten); the rest (an
-/// earlier deploy's files, kept for skew protection) are served as they were.
 pub(crate) fn pass(
     sources: &Sources,
     images: &Images,
     routing: &Routing,
-    options: &Options,
+    links: &LinksConfig,
+    policy: Policy<'_>,
 ) -> Result<Links, Error> {
     let (found, scanned) = (&sources.files[..], sources.own);
     let started = Instant::now();
@@ -155,10 +157,10 @@ pub(crate) fn pass(
         }
     });
     outcome.stats.files = scanned.len();
-    report_broken(found, &scanned, options, &mut outcome)?;
-    let mut hashes = Hashes::new(found, images, options);
-    rewrite_in_order(found, &scanned, options, &mut hashes, &mut outcome);
-    if options.config.links.preload {
+    report_broken(found, &scanned, links, &mut outcome)?;
+    let mut hashes = Hashes::new(found, images, policy);
+    rewrite_in_order(found, &scanned, &mut hashes, &mut outcome);
+    if links.preload {
         for file in &scanned {
             outcome.preload[file.index] = preload(file, &mut hashes, &outcome.rewrites);
         }

@@ -3,7 +3,6 @@
 
 use super::rewrite::{with_fingerprint, Hashes};
 use super::{Hint, Rewrite, Scanned, MAX_PRELOADS};
-use crate::model::Asset;
 use crate::resolve::Resolved;
 
 impl Hint {
@@ -13,15 +12,6 @@ impl Hint {
             Hint::Script => "; rel=preload; as=script",
             // Fonts are fetched in CORS mode: the hint must be too, or it is not used.
             Hint::Font => "; rel=preload; as=font; crossorigin",
-        }
-    }
-}
-
-/// Adds each page's preload hints to its fields (before `_headers`, which may remove them).
-pub(crate) fn add_preload(files: &mut [Asset], preload: &[Option<String>]) {
-    for (file, link) in files.iter_mut().zip(preload) {
-        if let Some(link) = link {
-            file.fields.push(("link".to_string(), link.clone()));
         }
     }
 }

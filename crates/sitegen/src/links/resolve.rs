@@ -3,9 +3,9 @@
 //! the SPA fallback ([`crate::resolve`]); one that leads nowhere is a broken link.
 
 use super::{url, Links, Role, Scanned};
-use crate::config::BrokenLinks;
-use crate::error::{escaped, excerpt, Error, ShowPath as _};
-use crate::model::{Options, Route, RouteTarget};
+use crate::config::{BrokenLinks, LinksConfig};
+use crate::error::{escaped, excerpt, Error};
+use crate::model::{Route, RouteTarget};
 use crate::resolve::{self, Resolved};
 use crate::sources::Found;
 
@@ -61,7 +61,7 @@ pub(super) fn resolve_all(
 pub(super) fn report_broken(
     found: &[Found],
     scanned: &[Scanned],
-    options: &Options,
+    links: &LinksConfig,
     outcome: &mut Links,
 ) -> Result<(), Error> {
     let mut broken = Vec::new();
@@ -72,10 +72,10 @@ pub(super) fn report_broken(
             };
             outcome.stats.references += 1;
             let path = url::split(target).0;
-            if *resolved == Resolved::Missing && !options.config.links.ignores(path) {
+            if *resolved == Resolved::Missing && !links.ignores(path) {
                 broken.push(format!(
                     "{}:{}: broken link {}: the site serves nothing at {}",
-                    found[file.index].source.shown(),
+                    found[file.index].source,
                     url::line_of(file.text.as_bytes(), reference.span.start),
                     excerpt(&reference.url),
                     escaped(target)
@@ -84,7 +84,7 @@ pub(super) fn report_broken(
         }
     }
     outcome.stats.broken = broken.len();
-    match options.config.links.broken {
+    match links.broken {
         BrokenLinks::Error if !broken.is_empty() => Err(Error::BrokenLinks { links: broken }),
         BrokenLinks::Ignore => Ok(()),
         _ => {

@@ -3,13 +3,9 @@
 
 use super::scan::css_file_refs;
 use super::{graph, html, Links, Ref, Rewrite, Role, Scanned};
-use crate::cache;
+use crate::cache::Policy;
 use crate::config::FingerprintMode;
-use crate::error::ShowPath as _;
-use crate::etag;
-use crate::images::{Images, Made};
-use crate::mime;
-use crate::model::Options;
+use crate::images::Images;
 use crate::resolve::Resolved;
 use crate::sources::Found;
 use std::collections::HashMap;
@@ -19,16 +15,16 @@ use std::ops::Range;
 pub(super) struct Hashes<'a> {
     found: &'a [Found],
     images: &'a Images,
-    options: &'a Options,
+    policy: Policy<'a>,
     known: HashMap<usize, Option<String>>,
 }
 
 impl<'a> Hashes<'a> {
-    pub(super) fn new(found: &'a [Found], images: &'a Images, options: &'a Options) -> Self {
+    pub(super) fn new(found: &'a [Found], images: &'a Images, policy: Policy<'a>) -> Self {
         Hashes {
             found,
             images,
-            options,
+            policy,
             known: HashMap::new(),
         }
     }
@@ -42,45 +38,24 @@ impl<'a> Hashes<'a> {
         let file = &self.found[index];
         let bytes = match &rewrites[index] {
             Some(rewrite) => rewrite.bytes.clone(),
-            None => std::fs::read(&file.source).ok()?,
+            None => file.source.read().ok()?.into_owned(),
         };
-        let image = self.images.of(index);
-        let fingerprint = fingerprint_of_bytes(&file.url_path, &bytes, image, self.options);
+        // An image's `v` covers its variants too (`Made::digest`); `bytes` are its source's.
+        let image = self.images.of(index).map(|made| made.digest.as_str());
+        let fingerprint = self.policy.fingerprint(&file.url_path, &bytes, image);
         self.known.insert(index, fingerprint.clone());
         fingerprint
     }
-}
-
-/// The `v` of a file at `path` with these bytes (what the encode stage puts in the manifest);
-/// for an image the image stage read, `bytes` are its source's and the `v` is taken from
-/// [`Made::digest`], so that it covers the variants too.
-pub(crate) fn fingerprint_of_bytes(
-    path: &str,
-    bytes: &[u8],
-    image: Option<&Made>,
-    options: &Options,
-) -> Option<String> {
-    if !options.config.fingerprint.covers(path) {
-        return None;
-    }
-    let digest = etag::sha256(bytes);
-    let content_type = mime::content_type(path);
-    let (_, reason) =
-        cache::cache_control(&options.config.cache, path, content_type, bytes, &digest);
-    let hex = etag::hex(&digest);
-    let digest = image.map_or(&hex, |made| &made.digest);
-    cache::fingerprint_of(path, reason, digest, &options.config.fingerprint).map(str::to_string)
 }
 
 /// Rewrites the scanned files, each after the files it references.
 pub(super) fn rewrite_in_order(
     found: &[Found],
     scanned: &[Scanned],
-    options: &Options,
     hashes: &mut Hashes<'_>,
     outcome: &mut Links,
 ) {
-    if options.config.fingerprint.mode == FingerprintMode::Off {
+    if hashes.policy.fingerprint.mode == FingerprintMode::Off {
         return;
     }
     let position: HashMap<usize, usize> = scanned
@@ -126,7 +101,7 @@ pub(super) fn rewrite_in_order(
             if in_cycle {
                 outcome.warnings.push(format!(
                     "{}: its references to files that reference it back (a cycle) are left without ?v=",
-                    found[file.index].source.shown()
+                    found[file.index].source
                 ));
             }
         }

@@ -2,7 +2,7 @@
 //! tokenizer: [`super::css`]) read for references, with their exact byte spans, on all cores.
 
 use super::{css, html, Ref, Role, Scanned};
-use crate::error::{Error, ShowPath as _};
+use crate::error::Error;
 use crate::etag;
 use crate::mime;
 use crate::sources::Found;
@@ -47,22 +47,17 @@ pub(super) fn scan_file(index: usize, file: &Found) -> ScanResult {
     if !is_html && !content_type.starts_with("text/css") {
         return Ok(Ok(None));
     }
-    let bytes = crate::error::read_bytes(&file.source)?;
+    let bytes = file.source.read()?.into_owned();
     let Ok(text) = String::from_utf8(bytes) else {
         return Ok(Err(format!(
             "{}: not UTF-8, so its links are not checked or fingerprinted",
-            file.source.shown()
+            file.source
         )));
     };
     let page = if is_html {
         match html::scan(&text) {
             Ok(page) => page,
-            Err(why) => {
-                return Ok(Err(format!(
-                    "{}: links not read: {why}",
-                    file.source.shown()
-                )))
-            }
+            Err(why) => return Ok(Err(format!("{}: links not read: {why}", file.source))),
         }
     } else {
         html::Page {

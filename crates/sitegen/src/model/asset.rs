@@ -2,19 +2,20 @@
 //! edgesite-core names them), its deltas and variants, and what the image stage and the link
 //! pass did with it.
 
+use super::Source;
 use crate::cache::CacheReason;
 use crate::etag;
 use edgesite_core::ContentCoding;
 use serde::{Serialize, Serializer};
-use std::path::PathBuf;
 
 /// One file of the site: a resource and everything its responses carry, decided at build.
 #[derive(Debug, Clone, Serialize)]
 pub struct Asset {
     /// The URL path, e.g. `/docs/index.html`.
     pub path: String,
-    /// Where it was read from.
-    pub source: PathBuf,
+    /// Where its bytes come from (the source's, unless the build changed them: see
+    /// [`Asset::identity_bytes`]).
+    pub source: Source,
     /// Content-Type field value.
     pub content_type: &'static str,
     /// Cache-Control field value.
@@ -145,7 +146,7 @@ pub struct Representation {
     pub sha256: String,
     /// This representation's own strong ETag (RFC 9110 §8.8.3).
     pub etag: String,
-    /// The encoded bytes (`None` for identity, which is read from the source file).
+    /// The bytes (`None` for an identity read from the source file).
     #[serde(skip)]
     pub bytes: Option<Vec<u8>>,
     /// Compact storage: not stored, but decoded on demand from the file's representation with
@@ -183,8 +184,9 @@ impl Representation {
 }
 
 impl Asset {
-    /// The bytes served as identity when they are not the source file's (the link pass
-    /// rewrote it).
+    /// The bytes served as identity when the build holds them: a file the link pass rewrote,
+    /// one the image stage re-encoded, one the build made; `None`: the source file's, read
+    /// from it.
     pub fn identity_bytes(&self) -> Option<&[u8]> {
         self.representations
             .iter()

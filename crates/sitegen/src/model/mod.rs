@@ -7,6 +7,7 @@
 
 mod asset;
 mod route;
+mod source;
 mod stats;
 
 pub(crate) use asset::kept_in_compact;
@@ -14,6 +15,7 @@ pub use asset::{Asset, Candidate, Delta, ImageReport, Representation, Rewritten,
 pub use route::{
     DestinationPart, PatternSegment, RedirectRule, Route, RouteTarget, RuleAction, RuleIndexNode,
 };
+pub use source::Source;
 pub use stats::{BuildStats, DeltaStats, EncodeCounts, ImageStats, Kept, LinkStats, StoreChoice};
 
 use crate::config::{BudgetConfig, Config};

@@ -8,9 +8,10 @@ mod routes;
 #[cfg(test)]
 pub(crate) use routes::tests_support;
 
+use crate::config::SiteConfig;
 use crate::error::Error;
 use crate::field::check_value;
-use crate::model::{Options, RedirectRule, Route, RouteTarget, RuleIndexNode};
+use crate::model::{RedirectRule, Route, RouteTarget, RuleIndexNode};
 use crate::sources::{read_site_file, Sources};
 use std::path::{Path, PathBuf};
 
@@ -29,6 +30,18 @@ pub(crate) struct Routing {
 }
 
 impl Routing {
+    /// Adds a route from `path` to the file at `index` (a file the build made), to both
+    /// tables, kept sorted for the core's binary search; a path already routed keeps its route.
+    pub(crate) fn add_file(&mut self, path: &str, index: usize) {
+        for table in [&mut self.served, &mut self.routes] {
+            if let Err(at) = table.binary_search_by(|r| r.path.as_str().cmp(path)) {
+                let target = RouteTarget::Asset(index);
+                let path = path.to_string();
+                table.insert(at, Route { path, target });
+            }
+        }
+    }
+
     /// The rules matched at run time.
     pub(crate) fn rules(&self) -> &[RedirectRule] {
         &self.redirects.rules
@@ -57,13 +70,14 @@ impl Routing {
     }
 }
 
-/// The routes of the site's files, `_redirects` applied, and the SPA fallback.
+/// The routes of the site's files (`[site]`: clean URLs, trailing slashes), `_redirects`
+/// applied (held to Cloudflare Pages' caps with `pages_limits`), and the SPA fallback.
 pub(crate) fn route(
     site_dir: &Path,
-    options: &Options,
+    site: &SiteConfig,
+    pages_limits: bool,
     sources: &Sources,
 ) -> Result<Routing, Error> {
-    let site = &options.config.site;
     let paths: Vec<&str> = sources.files.iter().map(|f| f.url_path.as_str()).collect();
     let served = routes::routes(&paths, site.clean_urls, site.trailing_slash);
     let mut routes = served.clone();
@@ -71,11 +85,10 @@ pub(crate) fn route(
     let mut redirects = redirects::Applied::default();
     let mut tracked = None;
     if let Some(text) = read_site_file(site_dir, "_redirects")? {
-        let pages_limits = options.config.compat.pages_limits;
         redirects = redirects::apply(&text, &file, &mut routes, pages_limits)?;
         tracked = Some(file);
     }
-    let fallback = spa_fallback(site_dir, options, &paths)?;
+    let fallback = spa_fallback(site_dir, site, &paths)?;
     check_locations(&routes)?;
     Ok(Routing {
         served,
@@ -112,10 +125,10 @@ fn check_locations(routes: &[Route]) -> Result<(), Error> {
 /// The index of the SPA fallback's file, if one is configured.
 fn spa_fallback(
     site_dir: &Path,
-    options: &Options,
+    site: &SiteConfig,
     paths: &[&str],
 ) -> Result<Option<usize>, Error> {
-    let Some(path) = &options.config.site.spa_fallback else {
+    let Some(path) = &site.spa_fallback else {
         return Ok(None);
     };
     let index = paths.iter().position(|p| p == path);

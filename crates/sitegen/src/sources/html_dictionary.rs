@@ -2,9 +2,10 @@
 //! of the site; the deltas stage gives the pages deltas against it.
 
 use super::Found;
-use crate::error::{read_bytes, Error};
+use crate::error::Error;
 use crate::etag;
-use crate::model::Options;
+use crate::model::Source;
+use std::sync::Arc;
 
 /// The site-wide HTML dictionary's URL path (`[history] html_dictionary`).
 pub const HTML_DICTIONARY_PATH: &str = "/_edgesite/html.dict";
@@ -17,8 +18,8 @@ const HTML_DICTIONARY_PAGES: usize = 8;
 
 /// A trained site-wide HTML dictionary.
 pub(crate) struct HtmlDictionary {
-    /// Its bytes.
-    pub(crate) bytes: Vec<u8>,
+    /// Its bytes (the file's too).
+    pub(crate) bytes: Arc<[u8]>,
     /// Their SHA-256, lower-case hex.
     pub(crate) sha256: String,
 }
@@ -28,19 +29,17 @@ pub(crate) struct HtmlDictionary {
 /// [`HTML_DICTIONARY_PATH`]. `None` when off, when the site has a file at that path, or when it
 /// has fewer than 8 pages (or the trainer fails).
 pub(super) fn add(
-    options: &Options,
+    on: bool,
     found: &mut Vec<Found>,
     current: usize,
 ) -> Result<Option<HtmlDictionary>, Error> {
-    if !options.config.history.html_dictionary
-        || found.iter().any(|f| f.url_path == HTML_DICTIONARY_PATH)
-    {
+    if !on || found.iter().any(|f| f.url_path == HTML_DICTIONARY_PATH) {
         return Ok(None);
     }
     let pages = found[..current]
         .iter()
         .filter(|f| crate::mime::content_type(&f.url_path).starts_with("text/html"))
-        .map(|f| read_bytes(&f.source))
+        .map(|f| f.source.read().map(|bytes| bytes.into_owned()))
         .collect::<Result<Vec<_>, _>>()?;
     if pages.len() < HTML_DICTIONARY_PAGES {
         return Ok(None);
@@ -49,17 +48,10 @@ pub(super) fn add(
         return Ok(None);
     };
     let sha256 = etag::hex(&etag::sha256(&bytes));
-    let dir = options.cache_dir.clone().unwrap_or_else(std::env::temp_dir);
-    // Whole (a rename): another build of the same site may be reading it.
-    let name = format!("html-dictionary-{sha256}.dict");
-    let source = dir.join(&name);
-    crate::atomic::write_atomically(&dir, &name, &bytes).map_err(|e| Error::Read {
-        path: source.clone(),
-        source: e,
-    })?;
+    let bytes: Arc<[u8]> = bytes.into();
     found.push(Found {
         url_path: HTML_DICTIONARY_PATH.into(),
-        source,
+        source: Source::Made(bytes.clone()),
     });
     Ok(Some(HtmlDictionary { bytes, sha256 }))
 }

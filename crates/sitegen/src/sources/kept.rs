@@ -3,7 +3,7 @@
 use super::Found;
 use crate::etag;
 use crate::history::History;
-use crate::model::Kept;
+use crate::model::{Kept, Source};
 use std::collections::BTreeSet;
 
 /// Adds to `found` (the current site's files) the files of the kept deploys (`history`, opened
@@ -34,7 +34,7 @@ pub(super) fn add_kept_files(history: Option<&History>, found: &mut Vec<Found>) 
             kept.bytes += bytes.len() as u64;
             found.push(Found {
                 url_path: path.clone(),
-                source: history.body_path(sha),
+                source: Source::File(history.body_path(sha)),
             });
         }
     }

@@ -13,13 +13,14 @@ pub(crate) use walk::{read_site_file, Found};
 
 use crate::error::Error;
 use crate::history::History;
-use crate::model::{Kept, Options};
+use crate::model::{Kept, Source};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// What the site serves, and what was read to find it.
 pub(crate) struct Sources {
-    /// The site's own files (sorted), then the kept files of earlier deploys, then the HTML
-    /// dictionary.
+    /// The site's own files (sorted), then the kept files of earlier deploys, then what the
+    /// build made (the HTML dictionary, the speculation rules: [`Sources::add_made`]).
     pub(crate) files: Vec<Found>,
     /// How many of `files` are the site's own: the link pass reads and rewrites only those.
     pub(crate) own: usize,
@@ -35,8 +36,30 @@ pub(crate) struct Sources {
     pub(crate) warnings: Vec<String>,
 }
 
-/// The sources of the site in `site_dir` (none is an error).
-pub(crate) fn read(site_dir: &Path, options: &Options) -> Result<Sources, Error> {
+impl Sources {
+    /// Whether the file at `index` is an earlier deploy's, kept for skew protection.
+    pub(crate) fn is_kept(&self, index: usize) -> bool {
+        (self.own..self.own + self.kept.files).contains(&index)
+    }
+
+    /// Adds a file the build made, at `url_path`; returns its index.
+    pub(crate) fn add_made(&mut self, url_path: &str, bytes: Arc<[u8]>) -> usize {
+        self.files.push(Found {
+            url_path: url_path.to_string(),
+            source: Source::Made(bytes),
+        });
+        self.files.len() - 1
+    }
+}
+
+/// The sources of the site in `site_dir` (none is an error), with the deploy history in
+/// `history_dir` (`None`: no history) and, when `html_dictionary` (`[history]
+/// html_dictionary`), the HTML dictionary.
+pub(crate) fn read(
+    site_dir: &Path,
+    history_dir: Option<&Path>,
+    html_dictionary: bool,
+) -> Result<Sources, Error> {
     let walked = walk::walk(site_dir)?;
     if walked.files.is_empty() {
         return Err(Error::EmptySite {
@@ -44,12 +67,18 @@ pub(crate) fn read(site_dir: &Path, options: &Options) -> Result<Sources, Error>
         });
     }
     let mut tracked = walked.dirs;
-    tracked.extend(walked.files.iter().map(|f| f.source.clone()));
+    tracked.extend(
+        walked
+            .files
+            .iter()
+            .filter_map(|f| f.source.path())
+            .map(Path::to_path_buf),
+    );
     let mut files = walked.files;
     let own = files.len();
-    let history = History::open_configured(options)?;
+    let history = history_dir.map(History::open).transpose()?;
     let kept = kept::add_kept_files(history.as_ref(), &mut files);
-    let html_dictionary = html_dictionary::add(options, &mut files, own)?;
+    let html_dictionary = html_dictionary::add(html_dictionary, &mut files, own)?;
     Ok(Sources {
         files,
         own,

@@ -13,6 +13,7 @@
 //!   [`read_site_file`], which holds them to the same boundary.
 
 use crate::error::{shown, Error};
+use crate::model::Source;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -21,8 +22,8 @@ use std::path::{Path, PathBuf};
 pub(crate) struct Found {
     /// The URL path, e.g. `/docs/index.html`.
     pub(crate) url_path: String,
-    /// Where to read it.
-    pub(crate) source: PathBuf,
+    /// Where its bytes come from.
+    pub(crate) source: Source,
 }
 
 /// What the walk saw: the files, every directory (for `cargo:rerun-if-changed`), and a warning
@@ -98,7 +99,7 @@ fn visit(
         } else {
             walk.files.push(Found {
                 url_path,
-                source: path,
+                source: Source::File(path),
             });
         }
     }

@@ -4,7 +4,6 @@
 
 use crate::config::BudgetConfig;
 use crate::error::Error;
-use crate::error::ShowPath as _;
 use crate::model::{Asset, CODE_ESTIMATE_BYTES};
 
 /// The share of a limit past which the build warns.
@@ -23,9 +22,7 @@ pub(super) fn check(files: &[Asset], budget: &BudgetConfig) -> Result<(), Error>
             message: format!(
                 "{} is {} bytes, over the per-file limit of {} bytes ([budget] max_file_bytes); \
                  serve it from object storage, or raise the limit",
-                file.source.shown(),
-                file.size,
-                budget.max_file_bytes
+                file.source, file.size, budget.max_file_bytes
             ),
         });
     }

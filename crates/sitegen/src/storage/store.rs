@@ -86,7 +86,7 @@ mod tests {
     fn file(codings: &[(ContentCoding, u64)]) -> Asset {
         Asset {
             path: "/a.html".into(),
-            source: PathBuf::from("a.html"),
+            source: crate::model::Source::File(PathBuf::from("a.html")),
             content_type: "text/html; charset=utf-8",
             cache_control: "no-cache".into(),
             cache_reason: CacheReason::Html,
