@@ -223,7 +223,7 @@ fn costs(site: &Path, options: &Options, histories: [Option<&Path>; 3]) {
             cold.stats.wall_time_ms,
             d.wall_time_ms,
             warm.stats.wall_time_ms,
-            edgesite_sitegen::bundle_bytes(&cold.files),
+            cold.bundle_bytes(),
             d.deltas,
             d.bytes,
             d.kept.files

@@ -31,7 +31,6 @@ use crate::emit::codegen::Bodies;
 use crate::error::Error;
 use crate::model::{Manifest, Options};
 use crate::modified::last_modified;
-use crate::storage::warnings as budget_warnings;
 
 use crate::error::ShowPath as _;
 use std::env;
@@ -299,8 +298,9 @@ fn history(manifest: &Manifest, config: &Config, dir: &Path, out_dir: &Path) -> 
     Ok(())
 }
 
-/// The build report, at every build: as cargo warnings (the only build-script output cargo
-/// shows without -vv), and written with the integrity manifest to target/edgesite/.
+/// The build report, its warnings last, at every build: as cargo warnings (the only
+/// build-script output cargo shows without -vv), and written with the integrity manifest to
+/// target/edgesite/.
 fn report(manifest: &Manifest, out_dir: &Path) {
     let dir = report_dir(out_dir);
     let report = manifest.report();
@@ -310,12 +310,6 @@ fn report(manifest: &Manifest, out_dir: &Path) {
         .and_then(|()| std::fs::write(dir.join("report.html"), manifest.report_html()));
     for line in report.lines() {
         println!("cargo:warning={line}");
-    }
-    for warning in budget_warnings(&manifest.files, &manifest.budget) {
-        println!("cargo:warning=budget: {warning}");
-    }
-    for warning in &manifest.warnings {
-        println!("cargo:warning={warning}");
     }
     match written {
         Ok(()) => println!(

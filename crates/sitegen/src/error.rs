@@ -94,8 +94,8 @@ pub enum Error {
     },
     /// References to local URLs the site does not serve, with `[links] broken = "error"`.
     BrokenLinks {
-        /// Each one, as `file:line: ...`.
-        links: Vec<String>,
+        /// Each one, with its file and line.
+        links: Vec<crate::warning::Warning>,
     },
     /// `SOURCE_DATE_EPOCH` is set but is not a number of seconds.
     SourceDateEpoch {
@@ -170,7 +170,11 @@ impl fmt::Display for Error {
                 f,
                 "{} broken links ([links] broken = \"error\"; fix them, or set broken = \"warn\"):\n{}",
                 links.len(),
-                links.join("\n")
+                links
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("\n")
             ),
             Error::SourceDateEpoch { value } => write!(
                 f,

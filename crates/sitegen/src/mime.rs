@@ -1,11 +1,16 @@
-//! Content-Type by file extension (RFC 9110 §8.3), with `charset=utf-8` for text types.
+//! Content-Type by file extension (RFC 9110 §8.3), with `charset=utf-8` for text types, and the
+//! URL paths of the files the build makes.
 //!
 //! Text types get an explicit charset because browsers otherwise guess (and the WHATWG encoding
 //! sniffing differs by type); the site's text files are served as written, which sitegen takes
 //! to be UTF-8.
 
-/// The URL path of the site's speculation rules, which the build writes (speculation.rs).
+/// The URL path of the site's speculation rules, which the build makes (speculation.rs).
 pub const SPECULATION_RULES_PATH: &str = "/_edgesite/speculation-rules.json";
+
+/// The URL path of the site-wide HTML dictionary (`[history] html_dictionary`), which the build
+/// makes (sources/html_dictionary.rs).
+pub const HTML_DICTIONARY_PATH: &str = "/_edgesite/html.dict";
 
 /// Their media type (WICG nav-speculation, "The Speculation-Rules header").
 pub(crate) const SPECULATION_RULES_TYPE: &str = "application/speculationrules+json";

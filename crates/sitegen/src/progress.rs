@@ -1,4 +1,5 @@
-//! Progress of a stage that takes a while (the first compression of a large site, the image
+//! What a build shows of itself while it runs: the time of each stage ([`Clock`], for the
+//! report), and the progress of a stage that takes a while (the first compression of a large site, the image
 //! stage's encodes), shown where the user runs the build, once it has run two seconds:
 //! - on a terminal, a bar (indicatif): the stage, files done of the total, bytes, time left. A
 //!   build script's stdout and stderr go to cargo, which shows them only with `-vv`, so the bar
@@ -10,6 +11,37 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
+
+/// The wall time of each stage, in milliseconds, in the order they ran (the report shows
+/// them), and of the whole compile.
+pub(crate) struct Clock {
+    started: Instant,
+    stages: Vec<(&'static str, u64)>,
+}
+
+impl Clock {
+    /// A clock started now.
+    pub(crate) fn start() -> Clock {
+        Clock {
+            started: Instant::now(),
+            stages: Vec::new(),
+        }
+    }
+
+    /// `run`, timed as `stage`.
+    pub(crate) fn time<T>(&mut self, stage: &'static str, run: impl FnOnce() -> T) -> T {
+        let started = Instant::now();
+        let out = run();
+        self.stages
+            .push((stage, started.elapsed().as_millis() as u64));
+        out
+    }
+
+    /// Each stage's time, and the milliseconds since the clock started.
+    pub(crate) fn stop(self) -> (Vec<(&'static str, u64)>, u64) {
+        (self.stages, self.started.elapsed().as_millis() as u64)
+    }
+}
 
 /// How long a stage runs before its progress shows.
 const QUIET_FOR: Duration = Duration::from_secs(2);

@@ -17,6 +17,7 @@
 use edgesite_core::RedirectStatus;
 use edgesite_sitegen::config::{SpeculationAction, Store};
 use edgesite_sitegen::model::RouteTarget;
+use edgesite_sitegen::warning::WarningKind;
 use edgesite_sitegen::{compile, last_modified, Bodies, Error, Manifest, Options};
 use std::fs;
 use std::os::unix::fs::symlink;
@@ -137,7 +138,10 @@ fn two_compiles_of_one_tree_write_identical_tables() {
         ["site.rs", "manifest.json"].map(|name| fs::read(out.path().join(name)).unwrap())
     };
     let (first, second) = (written(), written());
-    for (name, (a, b)) in ["site.rs", "manifest.json"].iter().zip(first.iter().zip(&second)) {
+    for (name, (a, b)) in ["site.rs", "manifest.json"]
+        .iter()
+        .zip(first.iter().zip(&second))
+    {
         assert_eq!(a, b, "{name}");
     }
     let site_rs = String::from_utf8(first[0].clone()).unwrap();
@@ -451,22 +455,21 @@ fn a_bundle_over_budget_fails_naming_the_largest_files_and_80_percent_warns() {
         err.contains("over the limit") && err.contains("/page-"),
         "{err}"
     );
+    let near = |manifest: &Manifest| -> Vec<String> {
+        let warnings = manifest.warnings.iter();
+        let near = warnings.filter(|w| w.kind == WarningKind::NearBudget);
+        near.map(ToString::to_string).collect()
+    };
     let manifest = compile_ok(site.path());
-    let total = edgesite_sitegen::bundle_bytes(&manifest.files);
-    let mut tight = options.config.budget.clone();
-    tight.max_bundle_bytes = total * 100 / 90;
-    let warnings = edgesite_sitegen::budget_warnings(&manifest.files, &tight);
+    assert_eq!(near(&manifest), Vec::<String>::new());
+    options.config.budget.max_bundle_bytes = manifest.bundle_bytes() * 100 / 90;
+    let tight = compile(site.path(), &options).unwrap();
+    let warnings = near(&tight);
     assert!(
-        warnings
-            .iter()
-            .any(|w| w.contains("90%") || w.contains("89%")),
+        warnings.len() == 1 && (warnings[0].contains("90%") || warnings[0].contains("89%")),
         "{warnings:?}"
     );
-    assert!(edgesite_sitegen::budget_warnings(
-        &manifest.files,
-        &Options::new(UNIX_EPOCH).config.budget
-    )
-    .is_empty());
+    assert!(warnings[0].starts_with("budget: the Worker bundle is about"));
 }
 
 #[test]
@@ -514,7 +517,7 @@ fn the_html_report_is_self_contained_and_says_what_the_manifest_and_report_say()
     for needle in ["src=", "href=", "http://", "https://", "url(", "@import"] {
         assert!(!html.contains(needle), "{needle} in report.html");
     }
-    let bundle = edgesite_sitegen::bundle_bytes(&manifest.files);
+    let bundle = manifest.bundle_bytes();
     assert_eq!(figure(&html, "bundle-bytes"), bundle);
     assert!(report.contains(&format!("bundle estimate {bundle} bytes")));
     assert_eq!(figure(&html, "files"), manifest.files.len() as u64);
@@ -607,10 +610,20 @@ fn a_headers_rule_that_matches_nothing_is_a_warning() {
     .unwrap();
     let manifest = compile_ok(dir.path());
     assert_eq!(manifest.warnings.len(), 1, "{:?}", manifest.warnings);
+    let warning = &manifest.warnings[0];
+    assert_eq!(
+        (warning.kind, warning.line),
+        (WarningKind::UnusedHeaderRule, Some(3))
+    );
+    assert!(warning
+        .file
+        .as_deref()
+        .is_some_and(|f| f.ends_with("_headers")));
     assert!(
-        manifest.warnings[0].contains("_headers:3: the rule /nothing/* matches no file"),
-        "{:?}",
-        manifest.warnings
+        warning
+            .to_string()
+            .ends_with("_headers:3: the rule /nothing/* matches no file"),
+        "{warning}"
     );
     assert!(
         !manifest.files.iter().any(|f| f.path == "/_headers"),
@@ -725,7 +738,7 @@ fn auto_storage_goes_compact_when_full_does_not_fit() {
     let site = generated_site(20);
     let full = compile_ok(site.path());
     assert_eq!(full.store.store, Store::Full, "{}", full.store.reason);
-    let full_bytes = edgesite_sitegen::bundle_bytes(&full.files);
+    let full_bytes = full.bundle_bytes();
     let mut options = options();
     options.config.budget.max_bundle_bytes = full_bytes - 1;
     let compact = compile(site.path(), &options).unwrap();
@@ -762,9 +775,7 @@ fn auto_storage_goes_compact_when_full_does_not_fit() {
         page.representations[0].etag,
         full_page.representations[0].etag
     );
-    assert!(
-        edgesite_sitegen::bundle_bytes(&compact.files) < options.config.budget.max_bundle_bytes
-    );
+    assert!(compact.bundle_bytes() < options.config.budget.max_bundle_bytes);
     // site.rs says so: the identity is decoded, not embedded.
     let out = tempfile::tempdir().unwrap();
     compact.write_rust(out.path()).unwrap();
@@ -902,10 +913,11 @@ fn a_name_with_a_control_character_is_skipped_with_an_escaped_warning() {
     fs::write(dir.path().join("Icon\r"), "x").unwrap();
     let manifest = compile_ok(dir.path());
     assert_eq!(paths(&manifest), ["/index.html"]);
-    let skipped: Vec<&String> = manifest
+    let skipped: Vec<String> = manifest
         .warnings
         .iter()
-        .filter(|w| w.contains("skipped"))
+        .filter(|w| w.kind == WarningKind::SkippedName)
+        .map(ToString::to_string)
         .collect();
     assert_eq!(skipped.len(), 2, "{:?}", manifest.warnings);
     assert!(skipped
@@ -984,4 +996,45 @@ fn a_site_folder_holding_the_project_is_an_error_unless_allowed() {
     assert!(err.to_string().contains("allow_project_files"), "{err}");
     let (manifest, _) = build("[site]\ndir = \".\"\nallow_project_files = true\n").unwrap();
     assert!(paths(&manifest).contains(&"/edgesite.toml"));
+}
+
+/// Warnings are values with a kind, a file and a line; report.txt and report.html render each
+/// of them, and report.html's broken-link list is the typed list's broken links.
+#[test]
+fn the_reports_render_every_warning_with_its_kind_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = "<p>ok</p>\n<img src=\"/missing.png\">\n";
+    fs::write(dir.path().join("index.html"), page).unwrap();
+    fs::write(dir.path().join("_headers"), "/nothing/*\n  X-B: 2\n").unwrap();
+    let manifest = compile_ok(dir.path());
+    let kinds: Vec<(WarningKind, Option<usize>)> =
+        manifest.warnings.iter().map(|w| (w.kind, w.line)).collect();
+    assert_eq!(
+        kinds,
+        [
+            (WarningKind::BrokenLink, Some(2)),
+            (WarningKind::UnusedHeaderRule, Some(1))
+        ]
+    );
+    let report = manifest.report();
+    assert!(
+        report.contains("warnings: 2 (1 broken_link, 1 unused_header_rule)\n"),
+        "{report}"
+    );
+    let html = manifest.report_html();
+    assert_eq!(figure(&html, "warnings"), 2);
+    for warning in &manifest.warnings {
+        assert!(report.contains(&format!("  {warning}\n")), "{warning}");
+        let row = format!(
+            "<tr data-kind=\"{kind}\"><td>{kind}</td>",
+            kind = warning.kind.name()
+        );
+        assert!(html.contains(&row), "{row}");
+    }
+    let broken = &manifest.warnings[0];
+    let listed = html.split("<ul id=\"broken\">").nth(1).unwrap();
+    let listed = &listed[..listed.find("</ul>").unwrap()];
+    assert_eq!(listed.matches("<li>").count(), 1, "{listed}");
+    assert!(listed.contains("the site serves nothing at /missing.png"));
+    assert!(broken.file.as_deref().unwrap().ends_with("index.html"));
 }

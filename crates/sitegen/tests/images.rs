@@ -18,6 +18,7 @@
 //! * `[images]` values out of range fail the build naming the key and line.
 
 use edgesite_sitegen::model::Asset;
+use edgesite_sitegen::warning::WarningKind;
 use edgesite_sitegen::{compile, Config, Manifest, Options};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, UNIX_EPOCH};
@@ -348,7 +349,7 @@ fn auto_storage_leaves_out_the_variants_that_save_least() {
         ("cat.jpg", fixture("chelsea.jpg")),
     ]);
     let full = build(dir.path(), "");
-    let bundle = edgesite_sitegen::bundle_bytes(&full.files);
+    let bundle = full.bundle_bytes();
     let variants: Vec<(u64, &str)> = full
         .files
         .iter()
@@ -371,11 +372,12 @@ fn auto_storage_leaves_out_the_variants_that_save_least() {
         fitted
             .warnings
             .iter()
-            .any(|w| w.contains("left out 1 image variants")),
+            .any(|w| w.kind == WarningKind::VariantsLeftOut
+                && w.message.starts_with("left out 1 image variants")),
         "{:?}",
         fitted.warnings
     );
-    assert!(edgesite_sitegen::bundle_bytes(&fitted.files) < bundle);
+    assert!(fitted.bundle_bytes() < bundle);
 }
 
 #[test]

@@ -16,6 +16,7 @@
 
 use edgesite_sitegen::config::{BrokenLinks, FingerprintMode};
 use edgesite_sitegen::model::Asset;
+use edgesite_sitegen::warning::WarningKind;
 use edgesite_sitegen::{compile, Error, Manifest, Options};
 use sha2::{Digest, Sha256};
 use std::path::Path;
@@ -241,7 +242,8 @@ fn stylesheets_are_rewritten_after_what_they_import_and_a_cycle_is_left_alone() 
         assert!(
             m.warnings
                 .iter()
-                .any(|w| w.contains(css) && w.contains("cycle")),
+                .any(|w| w.kind == WarningKind::ReferenceCycle
+                    && w.file.as_deref().is_some_and(|f| f.ends_with(css))),
             "{css}: {:?}",
             m.warnings
         );
@@ -257,24 +259,37 @@ fn line_of(path: &str, needle: &str) -> usize {
 #[test]
 fn broken_links_are_reported_with_file_and_line() {
     let m = compile(Path::new(SITE), &options()).unwrap();
-    let broken: Vec<&String> = m
+    let broken: Vec<String> = m
         .warnings
         .iter()
-        .filter(|w| w.contains("broken link"))
+        .filter(|w| w.kind == WarningKind::BrokenLink)
+        .map(ToString::to_string)
         .collect();
     let index = format!("{SITE}/index.html");
+    // Each names its file and line, as a value and in its text.
+    let lines: Vec<(Option<&str>, Option<usize>)> = m
+        .warnings
+        .iter()
+        .filter(|w| w.kind == WarningKind::BrokenLink)
+        .map(|w| (w.file.as_deref(), w.line))
+        .collect();
+    assert_eq!(
+        lines,
+        ["missing-card.png", "missing.png", "docs/nowhere.html"]
+            .map(|needle| (Some(index.as_str()), Some(line_of("/index.html", needle))))
+    );
     assert_eq!(
         broken,
         [
-            &format!(
+            format!(
                 "{index}:{}: broken link \"/img/missing-card.png\": the site serves nothing at /img/missing-card.png",
                 line_of("/index.html", "missing-card.png")
             ),
-            &format!(
+            format!(
                 "{index}:{}: broken link \"missing.png\": the site serves nothing at /missing.png",
                 line_of("/index.html", "missing.png")
             ),
-            &format!(
+            format!(
                 "{index}:{}: broken link \"docs/nowhere.html\": the site serves nothing at /docs/nowhere.html",
                 line_of("/index.html", "docs/nowhere.html")
             ),
@@ -285,7 +300,10 @@ fn broken_links_are_reported_with_file_and_line() {
     let mut strict = options();
     strict.config.links.broken = BrokenLinks::Error;
     match compile(Path::new(SITE), &strict) {
-        Err(Error::BrokenLinks { links }) => assert_eq!(links.len(), 3, "{links:?}"),
+        Err(Error::BrokenLinks { links }) => {
+            assert_eq!(links.len(), 3, "{links:?}");
+            assert!(links.iter().all(|w| w.kind == WarningKind::BrokenLink));
+        }
         other => panic!("expected the broken links as an error, got {other:?}"),
     }
     let mut ignoring = options();
@@ -296,7 +314,7 @@ fn broken_links_are_reported_with_file_and_line() {
     ];
     let m = compile(Path::new(SITE), &ignoring).unwrap();
     assert!(
-        !m.warnings.iter().any(|w| w.contains("broken link")),
+        !m.warnings.iter().any(|w| w.kind == WarningKind::BrokenLink),
         "{:?}",
         m.warnings
     );

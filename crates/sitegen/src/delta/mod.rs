@@ -15,8 +15,9 @@ use crate::config::CompressionConfig;
 use crate::error::Error;
 use crate::etag;
 use crate::history::History;
+use crate::mime::HTML_DICTIONARY_PATH;
 use crate::model::{Asset, Assets, Delta, DeltaStats, Representation};
-use crate::sources::{HtmlDictionary, Sources, HTML_DICTIONARY_PATH};
+use crate::sources::{HtmlDictionary, Sources};
 use crate::uri::url_pattern_path;
 use edgesite_core::ContentCoding;
 use std::path::Path;
@@ -26,8 +27,18 @@ use std::time::Instant;
 /// level) and where deltas are cached between builds.
 #[derive(Clone, Copy)]
 pub(crate) struct Settings<'a> {
-    pub(crate) compression: &'a CompressionConfig,
-    pub(crate) cache_dir: Option<&'a Path>,
+    compression: &'a CompressionConfig,
+    cache_dir: Option<&'a Path>,
+}
+
+impl<'a> Settings<'a> {
+    /// Deltas made with `compression`'s settings, cached in `cache_dir`.
+    pub(crate) fn new(compression: &'a CompressionConfig, cache_dir: Option<&'a Path>) -> Self {
+        Settings {
+            compression,
+            cache_dir,
+        }
+    }
 }
 
 /// A delta is kept only when at least this many percent smaller than the br representation.

@@ -7,33 +7,26 @@ pub(crate) mod codegen;
 mod leak;
 mod report;
 
-use crate::links::Links;
-use crate::model::{Asset, Assets, Manifest, Options, Source};
+use crate::config::Config;
+use crate::model::{Asset, Assets, Manifest, Source};
 use crate::routing::Routing;
-use crate::sources::Sources;
+use crate::warning::Notes;
 use codegen::Bodies;
 use std::path::Path;
-use std::time::{Duration, Instant, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-/// The manifest of a compile that started at `started`: the assets, with the routing, and what
-/// every stage counted, warned of and read.
+/// The manifest of a compile: the assets, with the routing, what every stage counted, and what
+/// they noticed (`notes`: the warnings, the files read); every file's Last-Modified is
+/// `last_modified`.
 pub(crate) fn manifest(
     site_dir: &Path,
-    options: &Options,
-    (sources, routing, links): (Sources, Routing, Links),
-    mut assets: Assets,
-    started: Instant,
+    config: &Config,
+    last_modified: SystemTime,
+    routing: Routing,
+    assets: Assets,
+    notes: Notes,
 ) -> Manifest {
-    let mut warnings = sources.warnings;
-    warnings.append(&mut assets.warnings);
-    warnings.extend(routing.redirects.warnings);
-    warnings.extend(links.warnings);
-    let mut tracked = sources.tracked;
-    tracked.extend(routing.tracked);
-    tracked.extend(assets.tracked);
-    let (last_modified, last_modified_unix) = last_modified_fields(options);
-    assets.stats.wall_time_ms = started.elapsed().as_millis() as u64;
-    let config = &options.config;
+    let (last_modified, last_modified_unix) = last_modified_fields(last_modified);
     Manifest {
         site_dir: site_dir.to_path_buf(),
         last_modified,
@@ -48,23 +41,20 @@ pub(crate) fn manifest(
         stats: assets.stats,
         budget: config.budget.clone(),
         store: assets.store,
-        warnings,
+        warnings: notes.warnings,
         not_found: not_found_pages(&assets.list),
         files: assets.list,
         routes: routing.routes,
         rules: routing.redirects.rules,
         rule_index: routing.redirects.index,
         fallback: routing.fallback,
-        tracked,
+        tracked: notes.tracked,
     }
 }
 
 /// Last-Modified (RFC 9110 §8.8.2) of every file: the IMF-fixdate and the Unix seconds.
-fn last_modified_fields(options: &Options) -> (String, u64) {
-    let since_epoch = options
-        .last_modified
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default();
+fn last_modified_fields(last_modified: SystemTime) -> (String, u64) {
+    let since_epoch = last_modified.duration_since(UNIX_EPOCH).unwrap_or_default();
     let seconds = since_epoch.as_secs();
     (
         httpdate::fmt_http_date(UNIX_EPOCH + Duration::from_secs(seconds)),

@@ -52,11 +52,11 @@ impl<'a> Settings<'a> {
 /// pages' preload hints): the site's assets, in the sources' order.
 pub(crate) fn assets(
     sources: &Sources,
-    images: Images,
+    images: &Images,
     links: &Links,
     settings: &Settings<'_>,
 ) -> Result<Assets, Error> {
-    let (list, encodings) = encode_all(&sources.files, settings, links, &images)?;
+    let (list, encodings) = encode_all(&sources.files, settings, links, images)?;
     let mut assets = Assets {
         list,
         ..Assets::default()
@@ -64,8 +64,7 @@ pub(crate) fn assets(
     assets.stats.files = assets.list.len();
     assets.stats.encodings = encodings;
     assets.stats.links = links.stats;
-    assets.stats.images = image_stats(&assets.list, &images);
-    assets.warnings = images.warnings;
+    assets.stats.images = image_stats(&assets.list, images);
     Ok(assets)
 }
 

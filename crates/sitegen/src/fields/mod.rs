@@ -15,6 +15,7 @@ use crate::field::{check_name, check_value};
 use crate::model::{Asset, Assets, RouteTarget};
 use crate::routing::Routing;
 use crate::sources::read_site_file;
+use crate::warning::{Warning, WarningKind};
 use std::path::Path;
 
 /// Adds the build id, the fields of every response (`[headers]`) and the speculation rules'
@@ -40,8 +41,8 @@ pub(crate) fn apply(
     if let Some(text) = read_site_file(site_dir, "_headers")? {
         let pages_limits = config.compat.pages_limits;
         let warnings = apply_headers_file(&text, &path, pages_limits, &mut assets.list, routing)?;
-        assets.warnings.extend(warnings);
-        assets.tracked.push(path);
+        assets.notes.warnings.extend(warnings);
+        assets.notes.tracked.push(path);
     }
     check_fields(&assets)?;
     Ok(assets)
@@ -135,7 +136,7 @@ fn apply_headers_file(
     pages_limits: bool,
     files: &mut [Asset],
     routing: &Routing,
-) -> Result<Vec<String>, Error> {
+) -> Result<Vec<Warning>, Error> {
     let routes = &routing.served;
     let rules = headers_file::HeaderRules::parse(text, path, pages_limits)?;
     let mut used = std::collections::BTreeSet::new();
@@ -168,23 +169,22 @@ fn apply_headers_file(
         .collect();
     // A warning each for the first few; a count for the rest (a generated `_headers` of
     // thousands of rules would otherwise bury every other warning).
-    let mut warnings: Vec<String> = unused
+    let unused_rule = |message: String| {
+        Warning::new(WarningKind::UnusedHeaderRule, message).in_file(path.shown())
+    };
+    let mut warnings: Vec<Warning> = unused
         .iter()
         .take(MAX_UNUSED_WARNINGS)
         .map(|(line, pattern)| {
-            format!(
-                "{}:{line}: the rule {} matches no file",
-                path.shown(),
-                escaped(pattern)
-            )
+            let message = format!("the rule {} matches no file", escaped(pattern));
+            unused_rule(message).at_line(*line)
         })
         .collect();
     if unused.len() > MAX_UNUSED_WARNINGS {
-        warnings.push(format!(
-            "{}: {} more rules match no file",
-            path.shown(),
+        warnings.push(unused_rule(format!(
+            "{} more rules match no file",
             unused.len() - MAX_UNUSED_WARNINGS
-        ));
+        )));
     }
     Ok(warnings)
 }

@@ -30,6 +30,7 @@ use crate::model::ImageReport;
 use crate::parallel;
 use crate::progress::Progress;
 use crate::sources::Sources;
+use crate::warning::{Notes, Warning, WarningKind};
 use std::path::Path;
 use std::time::Instant;
 
@@ -41,9 +42,9 @@ pub(crate) struct Images {
     made: Vec<Option<Made>>,
     /// Images made now (the rest came from the cache).
     pub(crate) encoded: usize,
-    /// One per image the stage could not or would not read (larger than its bounds, or not
-    /// decodable), naming the file and why: served as published.
-    pub(crate) warnings: Vec<String>,
+    /// A warning for each image the stage could not or would not read (larger than its
+    /// bounds, or not decodable), naming the file and why: served as published.
+    pub(crate) notes: Notes,
     /// Milliseconds.
     pub(crate) wall_time_ms: u64,
 }
@@ -128,8 +129,9 @@ pub(crate) fn make(
         let (made, from_cache) = result?;
         images.encoded += usize::from(!from_cache);
         if let Some(why) = &made.report.warning {
-            let (path, why) = (crate::error::escaped(&files[i].url_path), escaped_all(why));
-            images.warnings.push(format!("images: {path}: {why}"));
+            let path = crate::error::escaped(&files[i].url_path);
+            let warning = Warning::new(WarningKind::ImageNotRead, escaped_all(why));
+            images.notes.warnings.push(warning.in_file(path));
         }
         images.made[i] = Some(made);
     }

@@ -45,6 +45,7 @@ use crate::resolve::Resolved;
 use crate::routing::Routing;
 use crate::rule::indexed_assets;
 use crate::sources::Sources;
+use crate::warning::Notes;
 use preload::preload;
 use resolve::{page_urls, report_broken, resolve_all};
 use rewrite::{rewrite_in_order, Hashes};
@@ -111,7 +112,8 @@ pub(crate) struct Links {
     pub rewrites: Vec<Option<Rewrite>>,
     /// By file index: a `Link` field value.
     pub preload: Vec<Option<String>>,
-    pub warnings: Vec<String>,
+    /// Files not read, broken links, cycles.
+    pub notes: Notes,
     pub stats: LinkStats,
 }
 
@@ -149,7 +151,10 @@ pub(crate) fn pass(
         ..Links::default()
     };
     let urls = page_urls(found, &routing.served);
-    let mut scanned = scan_all(&found[..scanned.min(found.len())], &mut outcome.warnings)?;
+    let mut scanned = scan_all(
+        &found[..scanned.min(found.len())],
+        &mut outcome.notes.warnings,
+    )?;
     let assets = indexed_assets(found.len());
     routing.with_core_site(&assets, |site| {
         for file in &mut scanned {

@@ -8,6 +8,7 @@ use crate::error::{escaped, excerpt, Error};
 use crate::model::{Route, RouteTarget};
 use crate::resolve::{self, Resolved};
 use crate::sources::Found;
+use crate::warning::{Warning, WarningKind};
 
 /// The URL each file is served at: a route to it (its own path if that serves it), else its
 /// path.
@@ -73,13 +74,11 @@ pub(super) fn report_broken(
             outcome.stats.references += 1;
             let path = url::split(target).0;
             if *resolved == Resolved::Missing && !links.ignores(path) {
-                broken.push(format!(
-                    "{}:{}: broken link {}: the site serves nothing at {}",
-                    found[file.index].source,
-                    url::line_of(file.text.as_bytes(), reference.span.start),
-                    excerpt(&reference.url),
-                    escaped(target)
-                ));
+                let (url, target) = (excerpt(&reference.url), escaped(target));
+                let message = format!("broken link {url}: the site serves nothing at {target}");
+                let line = url::line_of(file.text.as_bytes(), reference.span.start);
+                let warning = Warning::new(WarningKind::BrokenLink, message);
+                broken.push(warning.in_file(&found[file.index].source).at_line(line));
             }
         }
     }
@@ -88,7 +87,7 @@ pub(super) fn report_broken(
         BrokenLinks::Error if !broken.is_empty() => Err(Error::BrokenLinks { links: broken }),
         BrokenLinks::Ignore => Ok(()),
         _ => {
-            outcome.warnings.extend(broken);
+            outcome.notes.warnings.extend(broken);
             Ok(())
         }
     }

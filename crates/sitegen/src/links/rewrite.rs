@@ -8,6 +8,7 @@ use crate::config::FingerprintMode;
 use crate::images::Images;
 use crate::resolve::Resolved;
 use crate::sources::Found;
+use crate::warning::{Warning, WarningKind};
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -99,10 +100,13 @@ pub(super) fn rewrite_in_order(
                 outcome.rewrites[file.index] = Some(rewrite);
             }
             if in_cycle {
-                outcome.warnings.push(format!(
-                    "{}: its references to files that reference it back (a cycle) are left without ?v=",
-                    found[file.index].source
-                ));
+                let message = "its references to files that reference it back (a cycle) are left \
+                               without ?v=";
+                let warning = Warning::new(WarningKind::ReferenceCycle, message);
+                outcome
+                    .notes
+                    .warnings
+                    .push(warning.in_file(&found[file.index].source));
             }
         }
     }

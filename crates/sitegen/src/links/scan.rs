@@ -6,15 +6,19 @@ use crate::error::Error;
 use crate::etag;
 use crate::mime;
 use crate::sources::Found;
+use crate::warning::{Warning, WarningKind};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// One file's scan: skipped (not HTML or CSS), scanned, or a warning why not.
-pub(super) type ScanResult = Result<Result<Option<Scanned>, String>, Error>;
+pub(super) type ScanResult = Result<Result<Option<Scanned>, Warning>, Error>;
 
 /// Reads and scans every HTML and CSS file, on all cores, in walk order (text that is not
 /// UTF-8 is skipped, with a warning).
-pub(super) fn scan_all(found: &[Found], warnings: &mut Vec<String>) -> Result<Vec<Scanned>, Error> {
+pub(super) fn scan_all(
+    found: &[Found],
+    warnings: &mut Vec<Warning>,
+) -> Result<Vec<Scanned>, Error> {
     let next = AtomicUsize::new(0);
     let slots: Vec<Mutex<Option<ScanResult>>> = found.iter().map(|_| Mutex::new(None)).collect();
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -48,16 +52,17 @@ pub(super) fn scan_file(index: usize, file: &Found) -> ScanResult {
         return Ok(Ok(None));
     }
     let bytes = file.source.read()?.into_owned();
+    let not_read = |message: String| {
+        let warning = Warning::new(WarningKind::LinksNotRead, message);
+        Ok(Err(warning.in_file(&file.source)))
+    };
     let Ok(text) = String::from_utf8(bytes) else {
-        return Ok(Err(format!(
-            "{}: not UTF-8, so its links are not checked or fingerprinted",
-            file.source
-        )));
+        return not_read("not UTF-8, so its links are not checked or fingerprinted".into());
     };
     let page = if is_html {
         match html::scan(&text) {
             Ok(page) => page,
-            Err(why) => return Ok(Err(format!("{}: links not read: {why}", file.source))),
+            Err(why) => return not_read(format!("links not read: {why}")),
         }
     } else {
         html::Page {

@@ -19,6 +19,7 @@ pub use source::Source;
 pub use stats::{BuildStats, DeltaStats, EncodeCounts, ImageStats, Kept, LinkStats, StoreChoice};
 
 use crate::config::{BudgetConfig, Config};
+use crate::warning::{Notes, Warning};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::time::SystemTime;
@@ -107,9 +108,10 @@ pub struct Manifest {
     /// The storage it chose (`[compression] store`), and why.
     #[serde(skip)]
     pub store: StoreChoice,
-    /// Things worth a look that do not fail the build (e.g. a `_headers` rule that matches no file).
+    /// Things worth a look that do not fail the build (e.g. a `_headers` rule that matches no
+    /// file), in the order of the stages that found them.
     #[serde(skip)]
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
     /// Every directory and file read, for `cargo:rerun-if-changed`.
     #[serde(skip)]
     pub tracked: Vec<PathBuf>,
@@ -129,8 +131,6 @@ pub(crate) struct Assets {
     pub(crate) fields: Vec<(&'static str, String)>,
     /// The build id (the fields stage).
     pub(crate) build_id: String,
-    /// Warnings of the stages after encoding (the link pass and `_redirects` keep their own).
-    pub(crate) warnings: Vec<String>,
-    /// Files the stages after encoding read (`_headers`), for `cargo:rerun-if-changed`.
-    pub(crate) tracked: Vec<PathBuf>,
+    /// What the stages after encoding noticed (storage's warnings, `_headers` read).
+    pub(crate) notes: Notes,
 }

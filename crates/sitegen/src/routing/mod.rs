@@ -13,7 +13,8 @@ use crate::error::Error;
 use crate::field::check_value;
 use crate::model::{RedirectRule, Route, RouteTarget, RuleIndexNode};
 use crate::sources::{read_site_file, Sources};
-use std::path::{Path, PathBuf};
+use crate::warning::Notes;
+use std::path::Path;
 
 /// The site's routing.
 pub(crate) struct Routing {
@@ -21,12 +22,12 @@ pub(crate) struct Routing {
     pub(crate) served: Vec<Route>,
     /// With `_redirects` applied.
     pub(crate) routes: Vec<Route>,
-    /// The `_redirects` rules matched at run time, their index, and the file's warnings.
+    /// The `_redirects` rules matched at run time, and their index.
     pub(crate) redirects: redirects::Applied,
     /// The index of the SPA fallback's file, if one is configured.
     pub(crate) fallback: Option<usize>,
-    /// `_redirects`, when the site has one (for `cargo:rerun-if-changed`).
-    pub(crate) tracked: Option<PathBuf>,
+    /// `_redirects`, when the site has one (for `cargo:rerun-if-changed`), and its warnings.
+    pub(crate) notes: Notes,
 }
 
 impl Routing {
@@ -83,10 +84,11 @@ pub(crate) fn route(
     let mut routes = served.clone();
     let file = site_dir.join("_redirects");
     let mut redirects = redirects::Applied::default();
-    let mut tracked = None;
+    let mut notes = Notes::default();
     if let Some(text) = read_site_file(site_dir, "_redirects")? {
         redirects = redirects::apply(&text, &file, &mut routes, pages_limits)?;
-        tracked = Some(file);
+        notes.warnings = std::mem::take(&mut redirects.warnings);
+        notes.tracked.push(file);
     }
     let fallback = spa_fallback(site_dir, site, &paths)?;
     check_locations(&routes)?;
@@ -95,7 +97,7 @@ pub(crate) fn route(
         routes,
         redirects,
         fallback,
-        tracked,
+        notes,
     })
 }
 

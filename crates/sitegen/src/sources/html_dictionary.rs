@@ -4,11 +4,9 @@
 use super::Found;
 use crate::error::Error;
 use crate::etag;
+use crate::mime::HTML_DICTIONARY_PATH;
 use crate::model::Source;
 use std::sync::Arc;
-
-/// The site-wide HTML dictionary's URL path (`[history] html_dictionary`).
-pub const HTML_DICTIONARY_PATH: &str = "/_edgesite/html.dict";
 
 /// The size zstd's trainer aims at: a dictionary browsers fetch once, at idle.
 const HTML_DICTIONARY_BYTES: usize = 64 * 1024;

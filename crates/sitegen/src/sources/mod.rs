@@ -8,13 +8,13 @@ mod kept;
 mod walk;
 
 pub(crate) use html_dictionary::HtmlDictionary;
-pub use html_dictionary::HTML_DICTIONARY_PATH;
 pub(crate) use walk::{read_site_file, Found};
 
 use crate::error::Error;
 use crate::history::History;
 use crate::model::{Kept, Source};
-use std::path::{Path, PathBuf};
+use crate::warning::Notes;
+use std::path::Path;
 use std::sync::Arc;
 
 /// What the site serves, and what was read to find it.
@@ -30,10 +30,9 @@ pub(crate) struct Sources {
     pub(crate) kept: Kept,
     /// The site-wide HTML dictionary, when there is one.
     pub(crate) html_dictionary: Option<HtmlDictionary>,
-    /// Every folder and file read, for `cargo:rerun-if-changed`.
-    pub(crate) tracked: Vec<PathBuf>,
-    /// Entries the walk skipped, and why.
-    pub(crate) warnings: Vec<String>,
+    /// Every folder and file read (for `cargo:rerun-if-changed`), and a warning for each entry
+    /// the walk skipped.
+    pub(crate) notes: Notes,
 }
 
 impl Sources {
@@ -85,7 +84,9 @@ pub(crate) fn read(
         history,
         kept,
         html_dictionary,
-        tracked,
-        warnings: walked.warnings,
+        notes: Notes {
+            warnings: walked.warnings,
+            tracked,
+        },
     })
 }

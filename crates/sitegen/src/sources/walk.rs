@@ -14,6 +14,7 @@
 
 use crate::error::{shown, Error};
 use crate::model::Source;
+use crate::warning::{Warning, WarningKind};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -32,7 +33,7 @@ pub(crate) struct Found {
 pub(crate) struct Walk {
     pub(crate) files: Vec<Found>,
     pub(crate) dirs: Vec<PathBuf>,
-    pub(crate) warnings: Vec<String>,
+    pub(crate) warnings: Vec<Warning>,
 }
 
 /// Walks `root`, which must be a directory.
@@ -139,10 +140,10 @@ fn skipped(name: &str, url_dir: &str, path: &Path, walk: &mut Walk) -> Result<bo
         });
     }
     if let Some(c) = name.chars().find(|c| c.is_control()) {
-        walk.warnings.push(format!(
-            "{}: skipped: its name has the control character {c:?}, which no URL should carry",
-            shown(path)
-        ));
+        let message =
+            format!("skipped: its name has the control character {c:?}, which no URL should carry");
+        let warning = Warning::new(WarningKind::SkippedName, message).in_file(shown(path));
+        walk.warnings.push(warning);
         return Ok(true);
     }
     Ok(false)

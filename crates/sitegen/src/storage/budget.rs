@@ -3,16 +3,26 @@
 //! past `[budget]`'s limits, naming the files that take the most space, and warns past 80%.
 
 use crate::config::BudgetConfig;
+use crate::error::escaped;
 use crate::error::Error;
-use crate::model::{Asset, CODE_ESTIMATE_BYTES};
+use crate::model::{Asset, Manifest, CODE_ESTIMATE_BYTES};
+use crate::warning::{Warning, WarningKind};
 
 /// The share of a limit past which the build warns.
 const WARN_PERCENT: u64 = 80;
 
 /// The estimated bundle: every stored representation (not those decoded on demand), plus the
 /// code.
-pub fn bundle_bytes(files: &[Asset]) -> u64 {
+pub(crate) fn bundle_bytes(files: &[Asset]) -> u64 {
     files.iter().map(Asset::stored_bytes).sum::<u64>() + CODE_ESTIMATE_BYTES
+}
+
+impl Manifest {
+    /// The estimated bundle of this compile: every stored representation (not those decoded
+    /// on demand), plus the code ([`CODE_ESTIMATE_BYTES`]).
+    pub fn bundle_bytes(&self) -> u64 {
+        bundle_bytes(&self.files)
+    }
 }
 
 /// Fails when a file or the bundle is over its limit.
@@ -41,25 +51,24 @@ pub(super) fn check(files: &[Asset], budget: &BudgetConfig) -> Result<(), Error>
 }
 
 /// Warnings for what is past 80% of its limit.
-pub fn warnings(files: &[Asset], budget: &BudgetConfig) -> Vec<String> {
+pub(super) fn warnings(files: &[Asset], budget: &BudgetConfig) -> Vec<Warning> {
     let mut out = Vec::new();
     let total = bundle_bytes(files);
     if total * 100 > budget.max_bundle_bytes * WARN_PERCENT {
-        out.push(format!(
+        let message = format!(
             "the Worker bundle is about {total} bytes, {}% of the {}-byte limit; the largest files: {}",
             total * 100 / budget.max_bundle_bytes,
             budget.max_bundle_bytes,
             largest(files)
-        ));
+        );
+        out.push(Warning::new(WarningKind::NearBudget, message));
     }
     for file in files
         .iter()
         .filter(|f| f.size * 100 > budget.max_file_bytes * WARN_PERCENT)
     {
-        out.push(format!(
-            "{} is {} bytes, past 80% of the per-file limit",
-            file.path, file.size
-        ));
+        let message = format!("{} bytes, past 80% of the per-file limit", file.size);
+        out.push(Warning::new(WarningKind::NearBudget, message).in_file(escaped(&file.path)));
     }
     out
 }

@@ -6,11 +6,12 @@ mod budget;
 mod store;
 mod variants;
 
-pub use budget::{bundle_bytes, warnings};
+pub(crate) use budget::bundle_bytes;
 
 use crate::config::{BudgetConfig, CompressionConfig, Store};
 use crate::error::Error;
 use crate::model::{Assets, CODE_ESTIMATE_BYTES};
+use crate::warning::{Warning, WarningKind};
 
 /// Stores the assets as `[compression] store` says, then checks them against `[budget]`.
 pub(crate) fn store(
@@ -22,14 +23,18 @@ pub(crate) fn store(
     if compression.store == Store::Auto {
         let left_out = variants::fit(&mut assets.list, budget.max_bundle_bytes);
         if left_out.count > 0 {
-            assets.warnings.push(format!(
+            let message = format!(
                 "left out {} image variants ({} bytes, the smallest savings first) to fit the \
                  {}-byte budget; their images are served in their own format",
                 left_out.count, left_out.bytes, budget.max_bundle_bytes
-            ));
+            );
+            let warning = Warning::new(WarningKind::VariantsLeftOut, message);
+            assets.notes.warnings.push(warning);
         }
         assets.stats.images.left_out = left_out.count;
     }
     budget::check(&assets.list, budget)?;
+    let near = budget::warnings(&assets.list, budget);
+    assets.notes.warnings.extend(near);
     Ok(assets)
 }

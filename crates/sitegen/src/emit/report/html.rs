@@ -10,6 +10,7 @@ use super::treemap::{self, Rect};
 use crate::cache::CacheReason;
 use crate::model::{Asset, Manifest, CODE_ESTIMATE_BYTES};
 use crate::storage;
+use crate::warning::{Warning, WarningKind};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -43,6 +44,7 @@ impl Manifest {
         out.push_str(&self.cache_section());
         out.push_str(&self.links_section());
         out.push_str(&self.deltas_section());
+        out.push_str(&self.warnings_section());
         out.push_str(&self.stages_section());
         out.push_str(SCRIPT);
         out.push_str("</body>\n</html>\n");
@@ -243,10 +245,10 @@ impl Manifest {
     }
 
     fn links_section(&self) -> String {
-        let broken: Vec<&String> = self
+        let broken: Vec<&Warning> = self
             .warnings
             .iter()
-            .filter(|w| w.contains(": broken link "))
+            .filter(|w| w.kind == WarningKind::BrokenLink)
             .collect();
         let mut out = format!(
             "<section id=\"links\"><h2>Links</h2>\n<p>{} local references in {} HTML and CSS files; {} given <code>?v=</code>; {} links to pages led past a redirect; {} broken; {} preload hints.</p>\n<ul id=\"broken\">",
@@ -258,7 +260,7 @@ impl Manifest {
             n("preload-hints", self.stats.links.preload_hints as u64),
         );
         for warning in &broken {
-            let _ = write!(out, "<li><code>{}</code></li>", esc(warning));
+            let _ = write!(out, "<li><code>{}</code></li>", esc(&warning.to_string()));
         }
         out.push_str("</ul>\n<table class=\"sortable\" id=\"blocking\"><thead><tr><th>page</th><th>render-blocking resources preloaded</th><th>the Link field</th></tr></thead><tbody>\n");
         let mut pages: Vec<(&Asset, usize, &str)> = self
@@ -320,6 +322,31 @@ impl Manifest {
                 td(br),
                 td(delta),
                 td(br.saturating_sub(delta))
+            );
+        }
+        out.push_str("</tbody></table></section>\n");
+        out
+    }
+
+    /// Every warning, by kind, file and line (a sortable table).
+    fn warnings_section(&self) -> String {
+        let mut out = format!(
+            "<section id=\"warnings\"><h2>Warnings</h2>\n<p>{} warnings.</p>\n",
+            n("warnings", self.warnings.len() as u64)
+        );
+        if self.warnings.is_empty() {
+            out.push_str("</section>\n");
+            return out;
+        }
+        out.push_str("<table class=\"sortable\"><thead><tr><th>kind</th><th>file</th><th>line</th><th>message</th></tr></thead><tbody>\n");
+        for warning in &self.warnings {
+            let line = warning.line.map_or(String::new(), |l| l.to_string());
+            let _ = writeln!(
+                out,
+                "<tr data-kind=\"{kind}\"><td>{kind}</td><td><code>{}</code></td><td class=\"n\" data-n=\"{line}\">{line}</td><td>{}</td></tr>",
+                esc(warning.file.as_deref().unwrap_or_default()),
+                esc(&warning.message),
+                kind = warning.kind.name(),
             );
         }
         out.push_str("</tbody></table></section>\n");

@@ -1,6 +1,7 @@
 //! `report.txt`: every file's stored sizes and savings, the totals, the time the compile
-//! took (and how much came from the compression cache), and the bundle estimate against the
-//! limit. Printed by `build.rs` at every build and written next to the manifest.
+//! took (and how much came from the compression cache), the bundle estimate against the
+//! limit, and the warnings. Printed by `build.rs` at every build and written next to the
+//! manifest.
 
 use super::smallest;
 use crate::model::{Asset, Manifest, RouteTarget};
@@ -33,6 +34,28 @@ impl Manifest {
         out.push_str(&self.totals());
         out.push_str(&self.stage_times());
         out.push_str(&self.images());
+        out.push_str(&self.warnings_text());
+        out
+    }
+
+    /// The warnings: how many of each kind, then each on a line of its own (what the
+    /// terminal shows). Empty when there is none.
+    fn warnings_text(&self) -> String {
+        if self.warnings.is_empty() {
+            return String::new();
+        }
+        let mut kinds = std::collections::BTreeMap::new();
+        for warning in &self.warnings {
+            *kinds.entry(warning.kind).or_insert(0) += 1;
+        }
+        let kinds: Vec<String> = kinds
+            .iter()
+            .map(|(kind, count)| format!("{count} {}", kind.name()))
+            .collect();
+        let mut out = format!("warnings: {} ({})\n", self.warnings.len(), kinds.join(", "));
+        for warning in &self.warnings {
+            let _ = writeln!(out, "  {warning}");
+        }
         out
     }
 

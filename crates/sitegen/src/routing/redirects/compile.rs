@@ -12,6 +12,7 @@ use crate::model::{
 };
 use crate::rule::{earlier_candidates, index_rule, with_core_site};
 use crate::uri::encoded;
+use crate::warning::{Warning, WarningKind};
 use edgesite_core::{
     is_visible_ascii, normalize, percent_decode, RedirectStatus, Site, MAX_PATH_LEN,
 };
@@ -29,7 +30,7 @@ pub(super) struct RuleSet {
     fixed_sources: BTreeMap<String, usize>,
     pub(super) rules: Vec<RedirectRule>,
     pub(super) index: Vec<RuleIndexNode>,
-    pub(super) warnings: Vec<String>,
+    pub(super) warnings: Vec<Warning>,
 }
 
 impl RuleSet {
@@ -97,12 +98,9 @@ impl RuleSet {
             Status::Rewrite => self.fixed_rewrite(line)?,
             Status::Redirect(status) => {
                 if let Some(RouteTarget::Asset(_)) = self.table.get(&line.normalized) {
-                    self.warnings.push(format!(
-                        "{}:{}: the redirect from {} hides the file at that path",
-                        path.shown(),
-                        line.line,
-                        escaped(&line.source)
-                    ));
+                    let source = escaped(&line.source);
+                    let message = format!("the redirect from {source} hides the file at that path");
+                    self.warnings.push(hides_file(path, line.line, message));
                 }
                 fixed_redirect(status, &encoded(&line.destination, is_visible_ascii))
             }
@@ -142,11 +140,9 @@ impl RuleSet {
         });
         for (route_path, rule, status, location) in resolved {
             if let Some(RouteTarget::Asset(_)) = self.table.get(&route_path) {
-                self.warnings.push(format!(
-                    "{}:{}: the redirect from {route_path} hides the file at that path",
-                    path.shown(),
-                    self.rules[rule].line
-                ));
+                let message = format!("the redirect from {route_path} hides the file at that path");
+                let line = self.rules[rule].line;
+                self.warnings.push(hides_file(path, line, message));
             }
             // The Location is the rule's destination with this path's captures (encoded, so a
             // `?` or `#` in it is the destination's own).
@@ -154,6 +150,12 @@ impl RuleSet {
                 .insert(route_path, fixed_redirect(status, &location));
         }
     }
+}
+
+/// A warning that the redirect on `line` of `path` (`_redirects`) hides a file.
+fn hides_file(path: &Path, line: usize, message: String) -> Warning {
+    let warning = Warning::new(WarningKind::RedirectHidesFile, message);
+    warning.in_file(path.shown()).at_line(line)
 }
 
 /// The paths among `paths` that `site`'s rules redirect: each with its rule's index, status and

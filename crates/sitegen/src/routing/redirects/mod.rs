@@ -38,6 +38,7 @@ mod parse;
 use crate::error::Error;
 use crate::model::{RedirectRule, RuleIndexNode};
 use crate::model::{Route, RouteTarget};
+use crate::warning::Warning;
 use compile::RuleSet;
 use parse::{parse, LineError};
 use std::collections::BTreeMap;
@@ -51,7 +52,7 @@ pub(crate) struct Applied {
     /// Their index by literal leading segments.
     pub(crate) index: Vec<RuleIndexNode>,
     /// Things worth a look (a redirect hiding a file).
-    pub(crate) warnings: Vec<String>,
+    pub(crate) warnings: Vec<Warning>,
 }
 
 /// Parses `text` (the contents of `path`) and applies it to `routes`: fixed rules become
@@ -120,6 +121,7 @@ pub(crate) fn fuzz_check(text: &str) {
 mod tests {
     use super::*;
     use crate::model::{DestinationPart, PatternSegment, RuleAction};
+    use crate::warning::WarningKind;
     use edgesite_core::RedirectStatus;
     use parse::{PAGES_MAX_DYNAMIC_RULES, PAGES_MAX_FIXED_RULES, PAGES_MAX_LINE_CHARS};
 
@@ -201,10 +203,16 @@ mod tests {
             target(&routes, "/about"),
             Some(&redirect(301, "/docs/", Some(6)))
         );
+        let warning = &applied.warnings[0];
+        assert_eq!(
+            (warning.kind, warning.line),
+            (WarningKind::RedirectHidesFile, Some(8))
+        );
         assert!(
-            applied.warnings[0].contains("_redirects:8: the redirect from /about hides the file"),
-            "{:?}",
-            applied.warnings
+            warning
+                .to_string()
+                .contains("_redirects:8: the redirect from /about hides the file"),
+            "{warning}"
         );
         // A fixed rewrite serves the destination's file at the source.
         assert_eq!(target(&routes, "/start"), Some(&RouteTarget::Asset(4)));
@@ -268,7 +276,14 @@ mod tests {
             Some(&redirect(301, "https://new.example/intro?from=", None))
         );
         assert_eq!(target(&routes, "/docs/"), Some(&RouteTarget::Asset(3)));
-        assert!(applied.warnings[0].contains("_redirects:1: the redirect from /docs/intro hides"));
+        let warning = &applied.warnings[0];
+        assert_eq!(
+            (warning.kind, warning.line),
+            (WarningKind::RedirectHidesFile, Some(1))
+        );
+        assert!(warning
+            .to_string()
+            .contains("_redirects:1: the redirect from /docs/intro hides"));
     }
 
     #[test]
