@@ -8,8 +8,8 @@
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use edgesite_core::ContentCoding;
+use edgesite_sitegen::compress;
 use edgesite_sitegen::config::{CompressionConfig, GzipEncoder};
-use edgesite_sitegen::encode;
 use std::time::Duration;
 
 const INDEX: &[u8] = include_bytes!("../../../public/index.html");
@@ -22,7 +22,7 @@ fn encoders(c: &mut Criterion) {
         group.throughput(Throughput::Bytes(input.len() as u64));
         for coding in [ContentCoding::Br, ContentCoding::Zstd, ContentCoding::Gzip] {
             group.bench_function(coding.token(), |b| {
-                b.iter(|| encode(coding, black_box(input), &config).unwrap());
+                b.iter(|| compress(coding, black_box(input), &config).unwrap());
             });
         }
         // The other gzip encoder (`gzip_encoder = "zopfli"`), for comparison.
@@ -31,7 +31,7 @@ fn encoders(c: &mut Criterion) {
             ..config.clone()
         };
         group.bench_function("gzip (zopfli)", |b| {
-            b.iter(|| encode(ContentCoding::Gzip, black_box(input), &zopfli).unwrap());
+            b.iter(|| compress(ContentCoding::Gzip, black_box(input), &zopfli).unwrap());
         });
         group.finish();
     }

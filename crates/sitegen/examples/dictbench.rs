@@ -16,7 +16,7 @@ use edgesite_core::ContentCoding;
 use edgesite_sitegen::config::CompressionConfig;
 use edgesite_sitegen::delta::{dcb, dcz};
 use edgesite_sitegen::history::History;
-use edgesite_sitegen::{compile, encode, Options};
+use edgesite_sitegen::{compile, compress, Options};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -106,7 +106,7 @@ fn write_version(site: &Path, version: u64) {
 }
 
 fn br(bytes: &[u8]) -> usize {
-    encode(ContentCoding::Br, bytes, &CompressionConfig::default()).map_or(0, |b| b.len())
+    compress(ContentCoding::Br, bytes, &CompressionConfig::default()).map_or(0, |b| b.len())
 }
 
 #[derive(Default)]

@@ -13,7 +13,7 @@
 //! the output bytes) is not trusted; a `[[cache.rules]]` entry can opt such a folder in.
 
 use crate::config::{CacheConfig, Config, FingerprintConfig};
-use crate::etag;
+use crate::hash;
 use crate::mime;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
@@ -89,9 +89,9 @@ impl<'c> Policy<'c> {
         if !self.fingerprint.covers(path) {
             return None;
         }
-        let sha256 = etag::sha256(bytes);
+        let sha256 = hash::sha256(bytes);
         let (_, reason) = self.cache_control(path, bytes, &sha256);
-        let hex = etag::hex(&sha256);
+        let hex = hash::hex(&sha256);
         let digest = digest.unwrap_or(&hex);
         self.fingerprint_of(path, reason, digest)
             .map(str::to_string)
@@ -135,9 +135,9 @@ pub(crate) fn is_fingerprinted(path: &str, bytes: &[u8], sha256: &[u8; 32]) -> b
         return false;
     }
     let digests = [
-        etag::hex(sha256),
-        etag::hex(&Sha1::digest(bytes)),
-        etag::hex(&Md5::digest(bytes)),
+        hash::hex(sha256),
+        hash::hex(&Sha1::digest(bytes)),
+        hash::hex(&Md5::digest(bytes)),
         URL_SAFE_NO_PAD.encode(sha256),
     ];
     tokens
@@ -173,7 +173,7 @@ mod tests {
     const JS: &str = "text/javascript; charset=utf-8";
 
     fn name_for(bytes: &[u8], make: impl Fn(&str) -> String) -> String {
-        make(&etag::hex(&Sha256::digest(bytes))[..10])
+        make(&hash::hex(&Sha256::digest(bytes))[..10])
     }
 
     #[test]
@@ -189,7 +189,7 @@ mod tests {
         ));
         let b64 = URL_SAFE_NO_PAD.encode(Sha256::digest(bytes));
         assert!(is_fingerprinted(&format!("/index-{}.js", &b64[..8]), bytes));
-        let md5 = etag::hex(&Md5::digest(bytes));
+        let md5 = hash::hex(&Md5::digest(bytes));
         assert!(is_fingerprinted(&format!("/x.{}.js", &md5[..12]), bytes));
     }
 

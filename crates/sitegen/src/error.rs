@@ -78,7 +78,7 @@ pub enum Error {
     },
     /// A response field the build derived from the site (from a file's name or a page's
     /// reference: `Use-As-Dictionary`, `Link`, a redirect's `Location`) is not one a response
-    /// can carry: every value passes the check configured ones pass (`field.rs`).
+    /// can carry: every value passes the check configured ones pass (`field_check.rs`).
     Field {
         /// The URL path whose responses would carry it.
         path: String,

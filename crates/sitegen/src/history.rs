@@ -11,7 +11,7 @@
 //! is never used: [`History::body`] checks the hash.
 
 use crate::error::Error;
-use crate::etag;
+use crate::hash;
 use crate::model::{Manifest, Source};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -92,7 +92,7 @@ impl History {
     /// The bytes with this SHA-256 (hex), if the folder holds them intact.
     pub fn body(&self, sha256: &str) -> Option<Vec<u8>> {
         let bytes = std::fs::read(self.body_path(sha256)).ok()?;
-        (etag::hex(&etag::sha256(&bytes)) == sha256).then_some(bytes)
+        (hash::hex(&hash::sha256(&bytes)) == sha256).then_some(bytes)
     }
 
     /// The distinct earlier versions of `path` (SHA-256 hex), newest deploy first, other than
@@ -285,7 +285,7 @@ pub fn commit(staged: &Path) -> Result<Option<(PathBuf, String, Recorded)>, Erro
             continue;
         }
         let body = std::fs::read(&path).map_err(read_error(path.clone()))?;
-        if etag::hex(&etag::sha256(&body)) != *sha256 {
+        if hash::hex(&hash::sha256(&body)) != *sha256 {
             return Err(Error::Config {
                 path,
                 line: 1,

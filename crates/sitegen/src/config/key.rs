@@ -1,7 +1,7 @@
 //! A key of `edgesite.toml` and its line (what a build error names), and the checks the
 //! sections share: a configured field value, a URL path glob.
 
-use crate::field::check_value;
+use crate::field_check::check_value;
 
 /// The 1-based line of byte `offset` of `text`.
 pub(super) fn line_at(text: &str, offset: usize) -> usize {
@@ -57,7 +57,7 @@ impl std::fmt::Display for Key {
     }
 }
 
-/// A configured field value: the shared check of `field.rs`; `required`: empty is refused.
+/// A configured field value: the shared check of `field_check.rs`; `required`: empty is refused.
 pub(super) fn check_field_value(key: Key, value: &str, required: bool) -> Option<(Key, String)> {
     if required && value.is_empty() {
         return Some((

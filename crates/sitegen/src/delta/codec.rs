@@ -173,7 +173,7 @@ mod tests {
     }
 
     fn brotli_alone(bytes: &[u8]) -> usize {
-        crate::encode::compress::encode(
+        crate::encode::compress::compress(
             edgesite_core::ContentCoding::Br,
             bytes,
             &crate::config::CompressionConfig::default(),

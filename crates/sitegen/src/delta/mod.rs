@@ -13,7 +13,7 @@ pub use codec::{
 use crate::cache::CacheReason;
 use crate::config::CompressionConfig;
 use crate::error::Error;
-use crate::etag;
+use crate::hash;
 use crate::history::History;
 use crate::mime::HTML_DICTIONARY_PATH;
 use crate::model::{Asset, Assets, Delta, DeltaStats, Representation};
@@ -207,7 +207,7 @@ fn use_html_dictionary(
 /// A delta's entry: its bytes with their own strong ETag (RFC 9110 §8.8.3), and the dictionary's
 /// hash.
 fn delta(coding: ContentCoding, bytes: Vec<u8>, dictionary: &[u8]) -> Delta {
-    let digest = etag::sha256(&bytes);
+    let digest = hash::sha256(&bytes);
     let size = bytes.len();
     Delta {
         dictionary: dictionary_hash(dictionary),

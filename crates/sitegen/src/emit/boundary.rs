@@ -13,7 +13,7 @@ pub(crate) fn choose(files: &[Asset]) -> String {
     for file in files {
         seed.update(file.sha256.as_bytes());
     }
-    let hash = crate::etag::hex(&seed.finalize());
+    let hash = crate::hash::hex(&seed.finalize());
     let prefix = format!("edgesite-{}-", &hash[..24]);
     let sources: Vec<Vec<u8>> = files
         .iter()

@@ -1,4 +1,4 @@
-//! The last stage: the compile as a [`Manifest`], and what a build writes of it: `site.rs`
+//! The emit stage: the compile as a [`Manifest`], and what a build writes of it: `site.rs`
 //! (`codegen`), `manifest.json`, `report.txt` and `report.html` (`report`), the served copy of
 //! the site's pages; and the compile served from memory (`leak`).
 

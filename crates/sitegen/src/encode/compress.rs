@@ -60,7 +60,7 @@ pub(crate) fn precompress(
             }
             None => {
                 counts.encoded += 1;
-                let Some(encoded) = encode(coding, bytes, config) else {
+                let Some(encoded) = compress(coding, bytes, config) else {
                     continue;
                 };
                 if let Some(dir) = cache_dir {
@@ -119,9 +119,13 @@ fn settings_key(coding: ContentCoding, config: &CompressionConfig) -> Option<Str
     })
 }
 
-/// Encodes `bytes` with `coding` at the configured settings (identity: a copy); `None` for a
+/// `bytes` compressed with `coding` at the configured settings (identity: a copy); `None` for a
 /// dictionary coding (RFC 9842), which needs a dictionary: see [`crate::delta`].
-pub fn encode(coding: ContentCoding, bytes: &[u8], config: &CompressionConfig) -> Option<Vec<u8>> {
+pub fn compress(
+    coding: ContentCoding,
+    bytes: &[u8],
+    config: &CompressionConfig,
+) -> Option<Vec<u8>> {
     Some(match coding {
         ContentCoding::Br => brotli(bytes, config.brotli_quality),
         ContentCoding::Zstd => zstd(bytes, config.zstd_level),
@@ -235,7 +239,7 @@ mod tests {
 
     /// Default settings, no cache.
     fn precompress(name: &str, bytes: &[u8]) -> Vec<Encoded> {
-        let sha = crate::etag::hex(&crate::etag::sha256(bytes));
+        let sha = crate::hash::hex(&crate::hash::sha256(bytes));
         let config = CompressionConfig::default();
         super::precompress(
             name,
@@ -313,7 +317,7 @@ mod tests {
     fn the_cache_returns_what_was_encoded_and_is_keyed_by_settings() {
         let dir = tempfile::tempdir().unwrap();
         let input = text();
-        let sha = crate::etag::hex(&crate::etag::sha256(&input));
+        let sha = crate::hash::hex(&crate::hash::sha256(&input));
         let config = CompressionConfig::default();
         let mut first = EncodeCounts::default();
         let a = super::precompress("a.txt", &input, &sha, &config, Some(dir.path()), &mut first);
@@ -373,7 +377,7 @@ mod tests {
             "/../../public/index.html"
         ))
         .unwrap();
-        let sha = crate::etag::hex(&crate::etag::sha256(&input));
+        let sha = crate::hash::hex(&crate::hash::sha256(&input));
         let mut sizes = Vec::new();
         for gzip_encoder in [GzipEncoder::Libdeflate, GzipEncoder::Zopfli] {
             let config = CompressionConfig {

@@ -9,7 +9,7 @@ pub(crate) mod compress;
 use crate::cache::{CacheReason, Policy};
 use crate::config::{BudgetConfig, CompressionConfig, Config, Store};
 use crate::error::Error;
-use crate::etag;
+use crate::hash;
 use crate::images::{Images, Made};
 use crate::links::{Links, Rewrite};
 use crate::mime;
@@ -229,7 +229,7 @@ fn encode_one(
         Some(optimised) => optimised.clone(),
         None => served_bytes(&found, rewrite)?,
     };
-    let digest = etag::sha256(&bytes);
+    let digest = hash::sha256(&bytes);
     // Bytes that are not a file's (rewritten, re-encoded, made by the build) are kept, as the
     // encodings are.
     let kept = rewrite
@@ -268,7 +268,7 @@ fn encode_one(
         size: identity.size,
         etag: identity.etag,
         sha256: identity.sha256,
-        integrity: etag::sri_sha384(&bytes),
+        integrity: hash::sri_sha384(&bytes),
         representations,
         deltas: Vec::new(),
         path: found.url_path,
@@ -295,7 +295,7 @@ fn caching(
     };
     let named = if re_encoded { &source[..] } else { bytes };
     let (cache_control, reason) =
-        policy.cache_control(&found.url_path, named, &etag::sha256(named));
+        policy.cache_control(&found.url_path, named, &hash::sha256(named));
     let digest = image.map_or(&identity.sha256, |made| &made.digest);
     let fingerprint = policy.fingerprint_of(&found.url_path, reason, digest);
     Ok((
@@ -313,7 +313,7 @@ fn variants(made: &Made) -> Vec<Variant> {
             content_type: v.content_type,
             representation: Representation::new(
                 ContentCoding::Identity,
-                &etag::sha256(&v.bytes),
+                &hash::sha256(&v.bytes),
                 v.bytes.len(),
                 Some(v.bytes.clone()),
             ),
@@ -355,7 +355,7 @@ fn encodings(
     )
     .into_iter()
     .map(|encoded| {
-        let digest = etag::sha256(&encoded.bytes);
+        let digest = hash::sha256(&encoded.bytes);
         let size = encoded.bytes.len();
         Representation::new(encoded.coding, &digest, size, Some(encoded.bytes))
     })

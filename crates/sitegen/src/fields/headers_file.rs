@@ -18,14 +18,14 @@
 //! - Every rule that matches a file's URL applies, in file order; a field set by several rules
 //!   gets their values joined with `, `. `Cache-Control` replaces the caching policy's value.
 //! - Build errors naming file and line: a field before any pattern, a pattern that does not start
-//!   with `/`, a malformed field line or name, a value that fails the field check of `field.rs`
+//!   with `/`, a malformed field line or name, a value that fails the field check of `field_check.rs`
 //!   (controls, line breaks, non-ASCII, over 8 KiB; also after substitution and joining), and
 //!   fields edgesite computes itself (Content-Type, Content-Length, Content-Encoding, ETag, ...).
 //!   A rule that matches no file is reported as a warning.
 //! - No cap on the number of rules; `[compat] pages_limits` restores Cloudflare Pages' 100.
 
 use crate::error::{escaped, excerpt, Error};
-use crate::field::{check_name, check_value};
+use crate::field_check::{check_name, check_value};
 use std::path::Path;
 
 /// Cloudflare Pages' limit on the rules of a `_headers` file, with `[compat] pages_limits`.

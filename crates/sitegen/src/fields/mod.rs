@@ -10,8 +10,8 @@ use crate::cache::CacheReason;
 use crate::config::{Config, HeadersConfig, SharedCaches};
 use crate::error::ShowPath as _;
 use crate::error::{escaped, Error};
-use crate::etag;
-use crate::field::{check_name, check_value};
+use crate::field_check::{check_name, check_value};
+use crate::hash;
 use crate::model::{Asset, Assets, RouteTarget};
 use crate::routing::Routing;
 use crate::sources::read_site_file;
@@ -49,7 +49,7 @@ pub(crate) fn apply(
 }
 
 /// Every field value of every file, made from its name (`Use-As-Dictionary`), its page's
-/// references (`Link`) or configured, passes the one field check (`field.rs`), so no runtime
+/// references (`Link`) or configured, passes the one field check (`field_check.rs`), so no runtime
 /// is handed a value it refuses (under workerd, a 500 for every answer of the file).
 fn check_fields(assets: &Assets) -> Result<(), Error> {
     for file in &assets.list {
@@ -124,7 +124,7 @@ fn build_id(files: &[Asset]) -> String {
         }
         listing.push('\n');
     }
-    etag::hex(&etag::sha256(listing.as_bytes()))[..16].to_string()
+    hash::hex(&hash::sha256(listing.as_bytes()))[..16].to_string()
 }
 
 /// Applies the site's `_headers`, if it has one, to every file, matched against the URLs the

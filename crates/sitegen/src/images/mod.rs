@@ -1,4 +1,4 @@
-//! The second stage: images made at build time (`[images]`). Every PNG, JPEG and GIF of the site
+//! The image stage: images made at build time (`[images]`). Every PNG, JPEG and GIF of the site
 //! is read once, on all cores:
 //! - a PNG is re-encoded without loss (oxipng), a JPEG too (jpegtran), each served so when
 //!   smaller; a PNG and a static GIF are given a lossless WebP; each is decoded again and kept
@@ -25,7 +25,7 @@ mod stored;
 
 use crate::config::ImagesConfig;
 use crate::error::Error;
-use crate::etag;
+use crate::hash;
 use crate::model::ImageReport;
 use crate::parallel;
 use crate::progress::Progress;
@@ -156,14 +156,14 @@ fn make_one(path: &str, bytes: &[u8], digest: &[u8; 32], config: &ImagesConfig) 
 /// SHA-256 (hex) of what is served as the file; with them, a hash over that and each variant's
 /// media type and SHA-256. The cache checks what it reads against it.
 fn digest_of(source: &[u8; 32], optimised: Option<&[u8]>, variants: &[MadeVariant]) -> String {
-    let served = etag::hex(&optimised.map_or(*source, etag::sha256));
+    let served = hash::hex(&optimised.map_or(*source, hash::sha256));
     if variants.is_empty() {
         return served;
     }
     let mut input = served;
     for variant in variants {
         input.push_str(variant.content_type);
-        input.push_str(&etag::hex(&etag::sha256(&variant.bytes)));
+        input.push_str(&hash::hex(&hash::sha256(&variant.bytes)));
     }
-    etag::hex(&etag::sha256(input.as_bytes()))
+    hash::hex(&hash::sha256(input.as_bytes()))
 }

@@ -12,7 +12,7 @@
 
 use super::{digest_of, make_one, Made, MadeVariant};
 use crate::config::ImagesConfig;
-use crate::etag;
+use crate::hash;
 use crate::model::ImageReport;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -37,10 +37,10 @@ pub(super) fn made(
     config: &ImagesConfig,
     dir: Option<&Path>,
 ) -> (Made, bool) {
-    let digest = etag::sha256(bytes);
+    let digest = hash::sha256(bytes);
     let key = format!(
         "{}.img{VERSION}-{}-t{}{}{}",
-        etag::hex(&digest),
+        hash::hex(&digest),
         config.settings_key(),
         // Which tools were found: installing one makes what it makes.
         u8::from(edgesite_imaging::avif_tools_found()),

@@ -3,7 +3,7 @@
 
 use super::{css, html, Ref, Role, Scanned};
 use crate::error::Error;
-use crate::etag;
+use crate::hash;
 use crate::mime;
 use crate::sources::Found;
 use crate::warning::{Warning, WarningKind};
@@ -72,7 +72,7 @@ pub(super) fn scan_file(index: usize, file: &Found) -> ScanResult {
     };
     Ok(Ok(Some(Scanned {
         index,
-        sha256: etag::hex(&etag::sha256(text.as_bytes())),
+        sha256: hash::hex(&hash::sha256(text.as_bytes())),
         text,
         base: page.base,
         refs: page.refs,

@@ -4,7 +4,7 @@
 
 use super::Source;
 use crate::cache::CacheReason;
-use crate::etag;
+use crate::hash;
 use edgesite_core::ContentCoding;
 use serde::{Serialize, Serializer};
 
@@ -131,7 +131,7 @@ pub struct Delta {
 }
 
 fn serialize_hex<S: Serializer>(bytes: &[u8; 32], serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.serialize_str(&etag::hex(bytes))
+    serializer.serialize_str(&hash::hex(bytes))
 }
 
 /// One stored representation of a file (RFC 9110 §3.2).
@@ -166,8 +166,8 @@ impl Representation {
         Representation {
             coding,
             size: size as u64,
-            sha256: etag::hex(digest),
-            etag: etag::strong_etag(digest),
+            sha256: hash::hex(digest),
+            etag: hash::strong_etag(digest),
             bytes,
             decoded_from: None,
         }

@@ -1,4 +1,4 @@
-//! The second stage: the site's routing, decided from its paths before any file is read. Every
+//! The routing stage: the site's routing, decided from its paths before any file is read. Every
 //! file's routes (clean URLs, folder URLs, their canonical redirects), the `_redirects` rules
 //! (fixed ones become routes, the others are matched at run time), and the SPA fallback.
 
@@ -10,7 +10,7 @@ pub(crate) use routes::tests_support;
 
 use crate::config::SiteConfig;
 use crate::error::Error;
-use crate::field::check_value;
+use crate::field_check::check_value;
 use crate::model::{RedirectRule, Route, RouteTarget, RuleIndexNode};
 use crate::sources::{read_site_file, Sources};
 use crate::warning::Notes;
@@ -102,7 +102,7 @@ pub(crate) fn route(
 }
 
 /// Every fixed redirect's Location, made from a file's name or a `_redirects` rule, is a field
-/// value (`field.rs`) that a browser reads as this site's path or the URL written, never as
+/// value (`field_check.rs`) that a browser reads as this site's path or the URL written, never as
 /// another host (`edgesite_core::is_network_path`).
 fn check_locations(routes: &[Route]) -> Result<(), Error> {
     for route in routes {

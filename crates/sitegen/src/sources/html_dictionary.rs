@@ -3,7 +3,7 @@
 
 use super::Found;
 use crate::error::Error;
-use crate::etag;
+use crate::hash;
 use crate::mime::HTML_DICTIONARY_PATH;
 use crate::model::Source;
 use std::sync::Arc;
@@ -45,7 +45,7 @@ pub(super) fn add(
     let Ok(bytes) = zstd::dict::from_samples(&pages, HTML_DICTIONARY_BYTES) else {
         return Ok(None);
     };
-    let sha256 = etag::hex(&etag::sha256(&bytes));
+    let sha256 = hash::hex(&hash::sha256(&bytes));
     let bytes: Arc<[u8]> = bytes.into();
     found.push(Found {
         url_path: HTML_DICTIONARY_PATH.into(),

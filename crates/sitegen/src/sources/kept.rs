@@ -1,7 +1,7 @@
 //! Skew protection: the files of earlier deploys the site goes on serving.
 
 use super::Found;
-use crate::etag;
+use crate::hash;
 use crate::history::History;
 use crate::model::{Kept, Source};
 use std::collections::BTreeSet;
@@ -26,7 +26,7 @@ pub(super) fn add_kept_files(history: Option<&History>, found: &mut Vec<Found>) 
             let Some(bytes) = history.body(sha) else {
                 continue;
             };
-            if !crate::cache::is_fingerprinted(path, &bytes, &etag::sha256(&bytes)) {
+            if !crate::cache::is_fingerprinted(path, &bytes, &hash::sha256(&bytes)) {
                 continue;
             }
             served.insert(path.clone());

@@ -1,4 +1,4 @@
-//! The first stage: what the site serves, before any file is read for its bytes. The site's
+//! The sources stage: what the site serves, before any file is read for its bytes. The site's
 //! own files (the walk), the files of earlier deploys still served (skew protection, from the
 //! deploy history), and the site-wide HTML dictionary when `[history] html_dictionary` asks
 //! for one. Each later stage works from this list.

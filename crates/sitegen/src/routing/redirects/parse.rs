@@ -238,13 +238,13 @@ fn is_name(name: &str) -> bool {
 /// Location (WHATWG URL: `\` is `/`, tabs and line breaks are dropped), so no path that a
 /// browser turns into another host (`//host`, `/\host`) passes, and no control character.
 pub(super) fn check_destination(destination: &str) -> Result<(), String> {
-    // The Location it becomes must fit a field value (field.rs), with room for a query.
-    if destination.len() > crate::field::MAX_VALUE_LEN / 2 {
+    // The Location it becomes must fit a field value (field_check.rs), with room for a query.
+    if destination.len() > crate::field_check::MAX_VALUE_LEN / 2 {
         return Err(format!(
             "the destination {} is {} bytes, over the limit of {}",
             excerpt(destination),
             destination.len(),
-            crate::field::MAX_VALUE_LEN / 2
+            crate::field_check::MAX_VALUE_LEN / 2
         ));
     }
     if let Some(c) = destination.chars().find(|c| c.is_control()) {

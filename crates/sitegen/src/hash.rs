@@ -1,4 +1,6 @@
-//! Content hashes and strong entity tags (RFC 9110 §8.8.3).
+//! The hashing of the build: SHA-256 (the content hash every file, representation and cache
+//! entry is named by), its hex, SRI's sha384, and the strong entity tag made from it (RFC 9110
+//! §8.8.3).
 //!
 //! The ETag is the first 128 bits of the SHA-256 of the exact bytes sent, in unpadded base64url,
 //! quoted: 22 characters that change whenever a byte changes. It does not depend on the file's
