@@ -22,11 +22,11 @@ example: setup
 native: setup
 	$(ENV) cargo run --release -p edgesite-native -- --listen $(LISTEN)
 
-## Every test layer: host, browser, and the HTTP suite against native, workerd and wrangler dev.
+## Every test layer (8): host, browser, native, workerd, wrangler, example, site, views (docs/testing.md).
 test: setup
 	@scripts/test.sh
 
-## Formatting and clippy, host and wasm32, warnings denied.
+## Formatting, clippy (host and wasm32) and rustdoc, warnings denied.
 lint: setup
 	@scripts/lint.sh
 

@@ -77,8 +77,7 @@ best_of() {
 # run_fresh NAME PORT CAPNP PATH HEADER...: as run, against a workerd started for each
 # measurement and stopped after it. Every worker is measured fresh, so none carries what an
 # earlier scenario left: workerd's RSS grows to gigabytes under this load, and the cost of a
-# request with it (measured: the JS in-memory worker's S4 went from 195 to 235 µs of CPU after
-# 40 s of S1 in the same process; edgesite's from 209 to 275).
+# request with it (docs/benchmarks.md, "Load").
 run_fresh() { best_of fresh_once "$@"; }
 
 fresh_once() {

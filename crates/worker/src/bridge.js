@@ -49,9 +49,10 @@ function outputOf() {
 }
 
 // Cloudflare's edge replaces the client's Accept-Encoding with its own list (documented as
-// "br, gzip") and keeps the client's in request.cf.clientAcceptEncoding. Reading request.cf costs
-// about 5 µs a request under workerd (docs/benchmarks.md, the Worker's load), so it is read only
-// when the field is one the edge could have written; any other value (or none) is the client's.
+// "br, gzip") and keeps the client's in request.cf.clientAcceptEncoding. Reading request.cf has
+// a measurable cost per request under workerd (docs/benchmarks.md, the Worker's load), so it is
+// read only when the field is one the edge could have written; any other value (or none) is the
+// client's.
 const EDGE_ACCEPT_ENCODING = /^(?:br|gzip|zstd)(?: *, *(?:br|gzip|zstd))*$/;
 
 function field(request, headers, i) {

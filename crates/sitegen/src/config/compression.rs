@@ -39,7 +39,8 @@ pub struct CompressionConfig {
 }
 
 /// `compression.gzip_encoder`: what produces the gzip representation (RFC 9110 §8.4.1.3). Both
-/// write standard gzip; they differ in time and, by about 1% either way, in size.
+/// write standard gzip; they differ in time and, a little either way, in size
+/// (docs/benchmarks.md, "Build settings").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum GzipEncoder {
@@ -48,7 +49,7 @@ pub enum GzipEncoder {
     #[default]
     Libdeflate,
     /// zopfli with `zopfli_iterations`: tens of times slower than libdeflate and, on text,
-    /// within about 1% of its size, smaller or larger by file (docs/benchmarks.md).
+    /// near its size, smaller or larger by file (docs/benchmarks.md).
     Zopfli,
 }
 

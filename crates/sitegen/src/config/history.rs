@@ -17,7 +17,7 @@ pub struct HistoryConfig {
     pub keep: usize,
     /// A site-wide dictionary for HTML (RFC 9842): zstd's trainer over the site's pages, served
     /// at `/_edgesite/html.dict`, announced on every page, and each page given `dcz`/`dcb`
-    /// deltas against it (default `false`: measured 7-18% below br, docs/benchmarks.md).
+    /// deltas against it (default `false`: it saves too little over br to be a default, docs/benchmarks.md).
     #[serde(default)]
     pub html_dictionary: bool,
 }

@@ -4,8 +4,9 @@
 //! Defaults (`[compression]` in edgesite.toml changes them):
 //! - brotli: quality 11, window 2^24 (the largest a browser decodes);
 //! - zstd: level 19, whose window stays within the 8 MiB browsers accept (RFC 9659 §3);
-//! - gzip: libdeflate at level 12, about 7% below `gzip -9` and within about 1% of zopfli (smaller
-//!   or larger by file) at a fortieth of its time; `gzip_encoder = "zopfli"` for zopfli;
+//! - gzip: libdeflate at level 12, smaller than `gzip -9` and near zopfli's size (smaller or
+//!   larger by file) in a small part of its time (docs/benchmarks.md, "Build settings");
+//!   `gzip_encoder = "zopfli"` for zopfli;
 //! - a variant is kept only when it is at least 5% and 64 bytes smaller than identity;
 //! - types that are already compressed (images, fonts, media, archives) are not tried.
 //!
