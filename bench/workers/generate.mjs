@@ -22,7 +22,7 @@ const status = ${fixed.status};
 const list = ${JSON.stringify(fixed.headers)};
 const encoded = list.some(([name]) => name.toLowerCase() === "content-encoding");
 // Prebuilt once, as a Headers object: the cheapest way to hand a Response its fields under
-// workerd (an array of pairs costs about 25 µs more per response, measured).
+// workerd (an array of pairs costs more per response: docs/benchmarks.md, "Load").
 const init = { status, headers: new Headers(list), encodeBody: encoded ? "manual" : "automatic" };
 export default {
   fetch() {

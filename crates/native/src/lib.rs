@@ -228,7 +228,7 @@ fn header_name(name: &'static str) -> Option<HeaderName> {
 
 /// A field value for hyper. hyper checks every byte either way; a value of the site is then
 /// shared, not copied. Values of a sitegen-compiled site passed the same check at build time
-/// (`field.rs`), and the core formats only digits and visible ASCII, so `None` (the field is
+/// (sitegen's `field_check.rs`), and the core formats only digits and visible ASCII, so `None` (the field is
 /// left out) is only possible for a hand-built [`Site`] with a bad value: never a panic.
 fn header_value(value: &FieldText<'static, '_>) -> Option<HeaderValue> {
     match value.as_static() {

@@ -15,25 +15,12 @@
 use crate::config::{CacheConfig, Config, FingerprintConfig};
 use crate::hash;
 use crate::mime;
+use crate::model::CacheReason;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use md5::Md5;
 use sha1::Sha1;
 use sha2::Digest;
-
-/// Why a file got its Cache-Control (shown in the build report).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CacheReason {
-    /// A `[[cache.rules]]` pattern matched.
-    Rule,
-    /// The name carries a verified content hash.
-    Fingerprinted,
-    /// An HTML page.
-    Html,
-    /// None of the above.
-    Default,
-}
 
 /// The policy `[cache]` and `[fingerprint]` configure: what the stages that decide a file's
 /// Cache-Control or its `v` ask (speculation, links, encode), so that they cannot disagree.

@@ -78,7 +78,7 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
     let links = clock.time("links", || {
         links::pass(&sources, &images, &routing, &config.links, policy)
     })?;
-    let settings = encode::Settings::new(config, cache_dir);
+    let settings = encode::Settings::new(config, policy, cache_dir);
     let assets = clock.time("encode", || {
         encode::assets(&sources, &images, &links, &settings)
     })?;
@@ -91,8 +91,9 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
         fields::apply(assets, site_dir, &routing, field, config)
     })?;
     (assets.stats.stages, assets.stats.wall_time_ms) = clock.stop();
-    let (noted, more) = (take(&mut routing.notes), take(&mut assets.notes));
-    let notes = Notes::gather([sources.notes, noted, images.notes, links.notes, more]);
+    // What every stage noticed, in stage order (routing and assets go on to emit).
+    let (routed, stored) = (take(&mut routing.notes), take(&mut assets.notes));
+    let notes = Notes::gather([sources.notes, routed, images.notes, links.notes, stored]);
     let last_modified = options.last_modified;
     let manifest = emit::manifest(site_dir, config, last_modified, routing, assets, notes);
     Ok(manifest)

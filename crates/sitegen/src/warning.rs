@@ -35,7 +35,7 @@ pub enum WarningKind {
 }
 
 impl WarningKind {
-    /// Its name in the reports (and in `manifest.json`'s serialization): `broken_link`.
+    /// Its name in the reports (report.txt, report.html): `broken_link`.
     pub fn name(self) -> &'static str {
         match self {
             WarningKind::SkippedName => "skipped_name",

@@ -7,16 +7,41 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// The code of `text` without its `#[cfg(test)] mod tests` and its comments (doc links name
-/// modules too): a line from its first `//` outside a string literal.
+/// The code of `text` without its inline `#[cfg(test)] mod tests { .. }` (the last item of a
+/// file, by the project's convention) and its comments (doc links name modules too): block
+/// comments, and a line from its first `//` outside a string literal.
 fn code(text: &str) -> String {
-    text.split("#[cfg(test)]\nmod tests")
+    let text = text.replace("\r\n", "\n");
+    let text = text
+        .split("#[cfg(test)]\nmod tests {")
         .next()
-        .unwrap_or_default()
+        .unwrap_or_default();
+    without_block_comments(text)
         .lines()
         .map(without_comment)
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// `text` without its `/* .. */` comments (nested ones too; none is looked for in strings).
+fn without_block_comments(text: &str) -> String {
+    let (mut out, mut depth, mut rest) = (String::new(), 0usize, text);
+    while !rest.is_empty() {
+        if rest.starts_with("/*") {
+            depth += 1;
+            rest = &rest[2..];
+        } else if depth > 0 && rest.starts_with("*/") {
+            depth -= 1;
+            rest = &rest[2..];
+        } else {
+            let c = rest.chars().next().unwrap_or_default();
+            if depth == 0 {
+                out.push(c);
+            }
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    out
 }
 
 /// `line` up to its first `//` outside a string literal.
@@ -83,6 +108,8 @@ fn first_segments(tree: &str) -> Vec<String> {
             .take_while(|c| c.is_alphanumeric() || *c == '_')
             .collect();
         return match name.as_str() {
+            // `crate::*`: everything at the root, an import through it.
+            "" if tree.starts_with('*') => vec!["*".to_string()],
             "" | "self" => Vec::new(),
             _ => vec![name],
         };
@@ -123,6 +150,9 @@ fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
 pub(crate) fn graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
     let mut files = Vec::new();
     sources(src, &mut files);
+    // A module's out-of-line tests (`x/tests.rs`, declared `#[cfg(test)] mod tests;`) are not its
+    // code; a top-level `tests.rs` stays a node of its own, for the caller to leave out.
+    files.retain(|file| file.parent() == Some(src) || !file.ends_with("tests.rs"));
     let module_of = |file: &Path| {
         let relative = file.strip_prefix(src).unwrap();
         let first = relative.components().next().unwrap().as_os_str();
@@ -208,5 +238,16 @@ mod tests {
         assert_eq!(edges, ["config", "lib", "model", "routing"]);
         let only_root = imports("use crate::{Route, nested::{deep::X}};", &modules());
         assert_eq!(only_root.into_iter().collect::<Vec<_>>(), ["lib"]);
+        let glob = imports("use crate::*;\nuse crate::config::{*};", &modules());
+        assert_eq!(glob.into_iter().collect::<Vec<_>>(), ["config", "lib"]);
+    }
+
+    #[test]
+    fn comments_and_test_modules_are_not_code() {
+        let text = "/* crate::{Route}\n /* nested */ crate::Type */ use crate::model::A;\n\
+                    #[cfg(test)]\nmod tests;\nuse crate::config::B;\n\
+                    #[cfg(test)]\nmod tests {\n    use crate::{Route};\n}\n";
+        let edges: Vec<String> = imports(text, &modules()).into_iter().collect();
+        assert_eq!(edges, ["config", "model"]);
     }
 }

@@ -48,8 +48,8 @@ pub enum GzipEncoder {
     /// page is re-encoded within an edit-rebuild (docs/benchmarks.md, `make bench`).
     #[default]
     Libdeflate,
-    /// zopfli with `zopfli_iterations`: tens of times slower than libdeflate and, on text,
-    /// near its size, smaller or larger by file (docs/benchmarks.md).
+    /// zopfli with `zopfli_iterations`: far slower than libdeflate and, on text, near its
+    /// size, smaller or larger by file (docs/benchmarks.md, "Build settings").
     Zopfli,
 }
 

@@ -10,12 +10,12 @@ pub use codec::{
     dcb, dcz, dictionary_hash, undelta, NoDelta, DCB_MAGIC, DCZ_MAGIC, MAX_DELTA_INPUT,
 };
 
-use crate::cache::CacheReason;
 use crate::config::CompressionConfig;
 use crate::error::Error;
 use crate::hash;
 use crate::history::History;
 use crate::mime::HTML_DICTIONARY_PATH;
+use crate::model::CacheReason;
 use crate::model::{Asset, Assets, Delta, DeltaStats, Representation};
 use crate::sources::{HtmlDictionary, Sources};
 use crate::uri::url_pattern_path;

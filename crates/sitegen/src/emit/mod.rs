@@ -131,10 +131,11 @@ impl Manifest {
             std::fs::remove_dir_all(dir)?;
         }
         for file in &self.files {
-            if !file.content_type.starts_with("text/html")
-                && !file.content_type.starts_with("text/css")
-                && file.identity_bytes().is_none()
-            {
+            let text = file.content_type.starts_with("text/html")
+                || file.content_type.starts_with("text/css");
+            // Changed bytes: a source the build rewrote or re-encoded, not a file it made.
+            let changed = file.identity_bytes().is_some() && file.source.made().is_none();
+            if !text && !changed {
                 continue;
             }
             let to = dir.join(file.path.trim_start_matches('/'));

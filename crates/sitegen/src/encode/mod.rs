@@ -6,7 +6,7 @@
 
 pub(crate) mod compress;
 
-use crate::cache::{CacheReason, Policy};
+use crate::cache::Policy;
 use crate::config::{BudgetConfig, CompressionConfig, Config, Store};
 use crate::error::Error;
 use crate::hash;
@@ -14,7 +14,7 @@ use crate::images::{Images, Made};
 use crate::links::{Links, Rewrite};
 use crate::mime;
 use crate::model::{
-    Asset, Assets, EncodeCounts, ImageStats, Representation, Rewritten, Variant,
+    Asset, Assets, CacheReason, EncodeCounts, ImageStats, Representation, Rewritten, Variant,
     CODE_ESTIMATE_BYTES,
 };
 use crate::parallel;
@@ -36,12 +36,17 @@ pub(crate) struct Settings<'a> {
 }
 
 impl<'a> Settings<'a> {
-    /// What `config` asks of the stage, with the encoding cache in `cache_dir`.
-    pub(crate) fn new(config: &'a Config, cache_dir: Option<&'a Path>) -> Settings<'a> {
+    /// What `config` asks of the stage (its caching `policy`), with the encoding cache in
+    /// `cache_dir`.
+    pub(crate) fn new(
+        config: &'a Config,
+        policy: Policy<'a>,
+        cache_dir: Option<&'a Path>,
+    ) -> Settings<'a> {
         Settings {
             compression: &config.compression,
             budget: &config.budget,
-            policy: Policy::of(config),
+            policy,
             fields: config.default_fields(),
             cache_dir,
         }

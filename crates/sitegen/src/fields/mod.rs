@@ -6,12 +6,12 @@ mod headers_file;
 
 pub(crate) use headers_file::fuzz_check as fuzz_check_headers;
 
-use crate::cache::CacheReason;
 use crate::config::{Config, HeadersConfig, SharedCaches};
 use crate::error::ShowPath as _;
 use crate::error::{escaped, Error};
 use crate::field_check::{check_name, check_value};
 use crate::hash;
+use crate::model::CacheReason;
 use crate::model::{Asset, Assets, RouteTarget};
 use crate::routing::Routing;
 use crate::sources::read_site_file;
@@ -32,7 +32,7 @@ pub(crate) fn apply(
     assets.build_id = build_id(&assets.list);
     assets.fields = site_fields(&config.headers, &assets.build_id, &mut assets.list);
     if let Some(speculation) = speculation {
-        announce(speculation, &mut assets.list);
+        add_speculation_rules(speculation, &mut assets.list);
     }
     if config.images.shared_caches == SharedCaches::Private {
         keep_variants_from_shared_caches(&mut assets.list);
@@ -89,7 +89,7 @@ fn site_fields(
 /// `Speculation-Rules: "<the rules' URL>"` on every HTML file (nav-speculation, "The
 /// Speculation-Rules header"): its 200s and 304s (a 404 carries the site's fields, not its
 /// page's).
-fn announce(field: &str, files: &mut [Asset]) {
+fn add_speculation_rules(field: &str, files: &mut [Asset]) {
     for file in files
         .iter_mut()
         .filter(|f| f.content_type.starts_with("text/html"))

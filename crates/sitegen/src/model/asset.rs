@@ -3,7 +3,6 @@
 //! pass did with it.
 
 use super::Source;
-use crate::cache::CacheReason;
 use crate::hash;
 use edgesite_core::ContentCoding;
 use serde::{Serialize, Serializer};
@@ -248,4 +247,18 @@ pub(crate) fn kept_in_compact(coding: ContentCoding) -> bool {
 /// Writes a coding as its token in `manifest.json`.
 fn serialize_coding<S: Serializer>(coding: &ContentCoding, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(coding.token())
+}
+
+/// Why a file got its Cache-Control (shown in the build report).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CacheReason {
+    /// A `[[cache.rules]]` pattern matched.
+    Rule,
+    /// The name carries a verified content hash.
+    Fingerprinted,
+    /// An HTML page.
+    Html,
+    /// None of the above.
+    Default,
 }

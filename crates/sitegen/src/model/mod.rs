@@ -11,7 +11,9 @@ mod source;
 mod stats;
 
 pub(crate) use asset::kept_in_compact;
-pub use asset::{Asset, Candidate, Delta, ImageReport, Representation, Rewritten, Variant};
+pub use asset::{
+    Asset, CacheReason, Candidate, Delta, ImageReport, Representation, Rewritten, Variant,
+};
 pub use route::{
     DestinationPart, PatternSegment, RedirectRule, Route, RouteTarget, RuleAction, RuleIndexNode,
 };

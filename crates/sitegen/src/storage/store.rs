@@ -68,7 +68,7 @@ fn make_compact(file: &mut Asset) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cache::CacheReason;
+    use crate::model::CacheReason;
     use crate::model::Representation;
     use std::path::PathBuf;
 

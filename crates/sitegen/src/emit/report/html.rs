@@ -7,7 +7,7 @@
 
 use super::smallest;
 use super::treemap::{self, Rect};
-use crate::cache::CacheReason;
+use crate::model::CacheReason;
 use crate::model::{Asset, Manifest, CODE_ESTIMATE_BYTES};
 use crate::storage;
 use crate::warning::{Warning, WarningKind};
