@@ -51,7 +51,13 @@ pub(crate) fn routes(
                 canonicalized.insert(index);
             }
         } else if let Some(clean) = path.strip_suffix(".html").filter(|_| clean_urls) {
-            let folder_exists = paths.iter().any(|p| p.starts_with(&format!("{clean}/")));
+            // A file under `clean/`: the first path from `clean/` on in the sorted set (one
+            // lookup, where asking every path made the stage quadratic in the site's files).
+            let folder = format!("{clean}/");
+            let folder_exists = exact
+                .range::<&str, _>(folder.as_str()..)
+                .next()
+                .is_some_and(|p| p.starts_with(&folder));
             if !exact.contains(clean) && !folder_exists {
                 table.insert(clean.to_string(), RouteTarget::Asset(index));
                 table.insert(path.to_string(), canonical_redirect(clean));
@@ -162,6 +168,14 @@ mod tests {
         assert!(t.contains(&("/a.html".into(), RouteTarget::Asset(1))));
         assert!(t.contains(&("/b.html".into(), RouteTarget::Asset(2))));
         assert!(!t.iter().any(|(p, _)| p == "/b"));
+    }
+
+    #[test]
+    fn only_a_folder_of_that_very_name_stops_a_clean_url() {
+        // Folders whose names sort right before and after `c/` (`-` < `/` < `0`): neither is `c/`.
+        let files = [file("/c-/x.txt"), file("/c.html"), file("/c0/y.txt")];
+        let t = table(&files, true);
+        assert!(t.contains(&("/c".into(), RouteTarget::Asset(1))));
     }
 
     #[test]
