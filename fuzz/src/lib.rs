@@ -349,6 +349,7 @@ pub static SITE: Site<'static> = Site {
     ],
     fingerprinted_cache_control: "public, max-age=31536000, immutable",
     shared_caches: edgesite_core::SharedCaches::Private,
+    store: "",
 };
 
 /// `respond` on an arbitrary request head (method, target and the nine fields, separated by

@@ -108,7 +108,7 @@ pub use negotiate::{dictionary_hash, negotiate, select, AcceptEncoding};
 pub use path::{canonical_path, normalize, percent_decode, PathBuf, PathError, MAX_PATH_LEN};
 pub use percent::{is_path_char, is_query_value_char, is_visible_ascii, percent_encode};
 pub use range::{evaluate_range, ByteRange, RangeRequest, RangeSet, MAX_RANGE_SPECS};
-pub use render::{render, ALLOW};
+pub use render::{render, store_unavailable, ALLOW, STORE_RETRY_AFTER};
 pub use request::{HostFieldLines, Method, RequestHead, REQUEST_FIELDS};
 pub use respond::{respond, respond_if_served, respond_into};
 pub use response::{Body, FieldList, FieldText, Multipart, Piece, Response};

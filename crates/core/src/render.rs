@@ -72,6 +72,30 @@ pub(crate) const RANGE_NOT_SATISFIABLE: Text = Text {
     content_length: "26",
 };
 
+pub(crate) const STORE_UNAVAILABLE: Text = Text {
+    body: "503 Service Unavailable: the site's store did not answer; try again\n",
+    content_length: "68",
+};
+
+/// How many seconds a client should wait before it asks again after a store read failed
+/// (Retry-After, RFC 9110 §10.2.3).
+pub const STORE_RETRY_AFTER: &str = "5";
+
+/// What an adapter answers when the bytes of a [`crate::Content::Stored`] representation
+/// cannot be read: the store failed, timed out, or holds other bytes than the tables name (a
+/// missing object, a length that differs). RFC 9110 §15.6.4: 503 with Retry-After, stored by no
+/// cache (RFC 9111 §5.2.2.5); never another body. Replaces whatever `response` held.
+pub fn store_unavailable(response: &mut Response<'_>) {
+    response.status = 503;
+    let h = &mut response.fields;
+    h.clear();
+    h.push("content-type", TEXT_PLAIN);
+    h.push("content-length", STORE_UNAVAILABLE.content_length);
+    h.push("retry-after", STORE_RETRY_AFTER);
+    h.push("cache-control", ERROR_CACHE_CONTROL);
+    response.body = Body::Bytes(STORE_UNAVAILABLE.body.as_bytes());
+}
+
 /// Writes the answer `decision` stands for into `response` (whatever it held is replaced).
 /// Allocates nothing and never panics.
 pub fn render<'a>(decision: &Decision<'a, '_>, response: &mut Response<'a>) {
@@ -233,11 +257,13 @@ fn content<'a>(
                 .get(range.first as usize..=range.last as usize)
                 .unwrap_or_default(),
         ),
-        (Content::External { .. } | Content::Decoded { .. }, range) => Body::Representation {
-            representation: r,
-            source: source(asset, r),
-            range,
-        },
+        (Content::External { .. } | Content::Stored { .. } | Content::Decoded { .. }, range) => {
+            Body::Representation {
+                representation: r,
+                source: source(asset, r),
+                range,
+            }
+        }
     }
 }
 
@@ -245,7 +271,7 @@ fn content<'a>(
 fn source<'a>(asset: &'a Asset<'a>, r: &Representation<'_>) -> Option<&'a Representation<'a>> {
     match r.content {
         Content::Decoded { from, .. } => asset.representations.get(usize::from(from)),
-        Content::Bytes(_) | Content::External { .. } => None,
+        Content::Bytes(_) | Content::External { .. } | Content::Stored { .. } => None,
     }
 }
 

@@ -308,7 +308,8 @@ pub enum Body<'a> {
     /// Bytes in memory: a fixed text, or (part of) a representation held in memory.
     Bytes(&'a [u8]),
     /// Bytes `first..=last` (the whole representation for `None`) of a representation that is
-    /// not in memory ([`crate::Content::External`] or [`crate::Content::Decoded`]): the adapter fetches them.
+    /// not in memory ([`crate::Content::External`], [`crate::Content::Stored`] or
+    /// [`crate::Content::Decoded`]): the adapter fetches them.
     Representation {
         /// The representation.
         representation: &'a Representation<'a>,

@@ -38,6 +38,9 @@ pub struct Site<'a> {
     /// answers chosen by a request field they may ignore: a dictionary delta (RFC 9842 §6.2,
     /// `Available-Dictionary`) and the SPA fallback's choice (`Sec-Fetch-Mode`, `Accept`).
     pub shared_caches: SharedCaches,
+    /// The folder the build wrote the site's stored objects into ([`Content::Stored`]), where
+    /// the native twin reads them unless told another; empty when nothing is stored.
+    pub store: &'a str,
 }
 
 /// Whether a shared cache may store an answer that depends on a request field it may not key
@@ -68,6 +71,7 @@ impl<'a> Site<'a> {
         rule_index: &[],
         fingerprinted_cache_control: "public, max-age=31536000, immutable",
         shared_caches: SharedCaches::Private,
+        store: "",
     };
 }
 
@@ -382,6 +386,20 @@ pub enum Content<'a> {
         /// How many bytes.
         length: u32,
     },
+    /// In the platform's store, outside the Worker: an object named `key` (a path relative to
+    /// the store's root, named by the bytes' SHA-256, so the objects of every deploy can live
+    /// side by side) that the adapter reads: the Worker through its Static Assets binding, the
+    /// native twin from a folder. The core decides every answer from the tables alone (a 304,
+    /// 412 or 416 reads nothing); only a body is fetched, and an adapter that cannot read
+    /// exactly `length` bytes answers 503 rather than send others.
+    Stored {
+        /// Unique within the site: what adapters key per-representation work under.
+        id: u32,
+        /// The object's name in the store, e.g. `_edgesite/b/<sha256>.bin`.
+        key: &'a str,
+        /// How many bytes.
+        length: u32,
+    },
     /// Not stored (compact storage): the bytes are those of the asset's representation `from`
     /// (an encoded one) decoded. Adapters decode on demand and keep up to
     /// [`DECODED_CACHE_BYTES`] of decoded bytes by recency; sitegen stores a file larger than
@@ -401,7 +419,9 @@ impl Representation<'_> {
     pub fn length(&self) -> u64 {
         match self.content {
             Content::Bytes(bytes) => bytes.len() as u64,
-            Content::External { length, .. } | Content::Decoded { length, .. } => u64::from(length),
+            Content::External { length, .. }
+            | Content::Stored { length, .. }
+            | Content::Decoded { length, .. } => u64::from(length),
         }
     }
 }

@@ -125,6 +125,7 @@ static SITE: Site<'static> = Site {
     rule_index: &[],
     fingerprinted_cache_control: "public, max-age=31536000, immutable",
     shared_caches: crate::SharedCaches::Private,
+    store: "",
 };
 /// `_redirects`:
 /// ```text
@@ -244,6 +245,7 @@ fn fixed_bodies_have_their_content_length() {
         NOT_ACCEPTABLE,
         PRECONDITION_FAILED,
         RANGE_NOT_SATISFIABLE,
+        STORE_UNAVAILABLE,
         URI_TOO_LONG,
     ] {
         assert_eq!(

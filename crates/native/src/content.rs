@@ -9,11 +9,21 @@ use bytes::Bytes;
 use edgesite_core::{Body, Content, Representation, DECODED_CACHE_BYTES};
 use lru::LruCache;
 use std::collections::HashMap;
+use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-/// Why a body could not be produced (the answer is then a 500).
-#[derive(Debug)]
-pub(crate) struct Unavailable;
+mod stored;
+
+/// Why a body could not be produced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Unavailable {
+    /// A representation the build made cannot be had (a bug, or a hand-built site that breaks
+    /// an invariant): 500.
+    Internal,
+    /// The store does not hold the object, or holds other bytes than the tables name: 503
+    /// (edgesite_core::store_unavailable).
+    Store,
+}
 
 /// A decoded representation: (site, id).
 type Key = (usize, u32);
@@ -72,19 +82,27 @@ pub(crate) fn without_decoding(
     body: &Body<'static>,
 ) -> Option<Result<Bytes, Unavailable>> {
     let representation = match *body {
-        Body::Empty | Body::Bytes(_) => return Some(bytes(site, body)),
+        Body::Empty | Body::Bytes(_) => return Some(bytes(site, Path::new(""), body)),
         Body::Representation { representation, .. } => representation,
         Body::Multipart(ref multipart) => multipart.representation(),
     };
     let all = match representation.content {
         Content::Decoded { id, .. } => cache().as_mut()?.entries.get(&(site, id))?.clone(),
-        Content::Bytes(_) | Content::External { .. } => return Some(bytes(site, body)),
+        Content::Bytes(_) | Content::External { .. } => {
+            return Some(bytes(site, Path::new(""), body))
+        }
+        // Read from a file: on the blocking pool.
+        Content::Stored { .. } => return None,
     };
     Some(Ok(cut(body, all)))
 }
 
-/// The content of `body` as hyper bytes. `site` keys the cache (ids are unique per site).
-pub(crate) fn bytes(site: usize, body: &Body<'static>) -> Result<Bytes, Unavailable> {
+/// The content of `body` as hyper bytes. `site` keys the cache (ids are unique per site);
+/// `store` is where its stored objects are.
+pub(crate) fn bytes(site: usize, store: &Path, body: &Body<'static>) -> Result<Bytes, Unavailable> {
+    if let Some(read) = stored::read(store, body) {
+        return read;
+    }
     let all = match *body {
         Body::Empty => return Ok(Bytes::new()),
         Body::Bytes(bytes) => return Ok(Bytes::from_static(bytes)),
@@ -161,10 +179,10 @@ fn whole(
                     cache.keep(key, bytes.clone());
                 }
             }
-            decoded.ok_or(Unavailable)
+            decoded.ok_or(Unavailable::Internal)
         }
-        // A Worker's layout: never built for the native twin.
-        Content::External { .. } => Err(Unavailable),
+        // A Worker's layout: never built for the native twin; stored objects are read before.
+        Content::External { .. } | Content::Stored { .. } => Err(Unavailable::Internal),
     }
 }
 
@@ -241,7 +259,7 @@ mod tests {
                 .map(|_| {
                     scope.spawn(|| {
                         barrier.wait();
-                        bytes(key, &body).unwrap()
+                        bytes(key, Path::new(""), &body).unwrap()
                     })
                 })
                 .collect();

@@ -24,11 +24,13 @@ pub use serve::{guarded, serve, serve_threads, serve_with, Settings};
 
 use bytes::Bytes;
 use edgesite::RequestHead;
-use edgesite_core::{FieldText, HostFieldLines, Site, REQUEST_FIELDS};
+use edgesite_core::{Body, FieldText, HostFieldLines, Site, REQUEST_FIELDS};
 use http_body_util::Full;
 use hyper::header::{self, HeaderName, HeaderValue};
 use hyper::{HeaderMap, Request, StatusCode, Version};
 use std::borrow::Cow;
+use std::path::PathBuf;
+use std::sync::OnceLock;
 
 /// A response with a body that is a `'static` slice of the embedded site.
 pub type Response = hyper::Response<Full<Bytes>>;
@@ -170,7 +172,26 @@ fn request_head<'r, B>(request: &'r Request<B>, read: &'r FieldValues<'_>) -> Re
 /// stored representation, which the build's hashes make impossible for a compiled site), the
 /// answer is 500 with no fields of the site.
 fn to_hyper(site: &'static Site<'static>, response: &edgesite::Response<'static>) -> Response {
-    with_body(response, content::bytes(site_key(site), &response.body))
+    let body = content::bytes(site_key(site), &store(site), &response.body);
+    with_body(response, body)
+}
+
+/// Where the objects of `site`'s store are read from: the folder [`set_store`] named, else the
+/// one its build wrote them into ([`Site::store`]).
+fn store(site: &'static Site<'static>) -> PathBuf {
+    STORE
+        .get()
+        .cloned()
+        .unwrap_or_else(|| PathBuf::from(site.store))
+}
+
+static STORE: OnceLock<PathBuf> = OnceLock::new();
+
+/// Reads every site's stored objects from `dir` rather than from the folder its build wrote
+/// them into (`edgesite-native --store DIR`: the binary served from another machine, with the
+/// folder copied beside it). Once per process; `false` if a folder was already set.
+pub fn set_store(dir: PathBuf) -> bool {
+    STORE.set(dir).is_ok()
 }
 
 /// `response` as a hyper response with `body` (its content, or why it could not be had).
@@ -178,8 +199,17 @@ fn with_body(
     response: &edgesite::Response<'static>,
     body: Result<Bytes, content::Unavailable>,
 ) -> Response {
-    let Ok(body) = body else {
-        return internal_error();
+    let body = match body {
+        Ok(body) => body,
+        Err(content::Unavailable::Internal) => return internal_error(),
+        Err(content::Unavailable::Store) => {
+            let mut unavailable = edgesite::Response::new();
+            edgesite_core::store_unavailable(&mut unavailable);
+            let Body::Bytes(text) = unavailable.body else {
+                return internal_error();
+            };
+            return with_body(&unavailable, Ok(Bytes::from_static(text)));
+        }
     };
     let mut out = hyper::Response::new(Full::new(body));
     // The core answers only statuses it names (200..416), all valid.

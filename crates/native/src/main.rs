@@ -3,6 +3,7 @@
 //! ```text
 //! edgesite-native [--listen ADDR] [--workers N] [--max-connections N] [--max-header-bytes N]
 //!                 [--header-timeout SECS] [--drain-timeout SECS] [--log] [--server-timing]
+//!                 [--store DIR]
 //! ```
 //! SIGTERM or SIGINT (Ctrl-C) stops accepting, lets in-flight requests finish for up to
 //! `--drain-timeout` seconds, and exits 0.
@@ -20,7 +21,8 @@ const USAGE: &str = "usage: edgesite-native [OPTIONS]
   --header-timeout SECS   time to send a complete request head, then the connection is closed (default 10)
   --drain-timeout SECS    on SIGTERM/SIGINT, time for in-flight requests to finish (default 10)
   --log                   one line per request: method, path, status, coding, bytes, time
-  --server-timing         Server-Timing: lookup, negotiation and total times on every response";
+  --server-timing         Server-Timing: lookup, negotiation and total times on every response
+  --store DIR             read the site's stored objects from DIR (default: the folder the build wrote them into)";
 
 fn parse_args() -> Result<(SocketAddr, usize, Settings), String> {
     let mut listen = "127.0.0.1:8080".to_string();
@@ -48,6 +50,9 @@ fn parse_args() -> Result<(SocketAddr, usize, Settings), String> {
             }
             "--log" => settings.log_requests = true,
             "--server-timing" => settings.server_timing = true,
+            "--store" => {
+                edgesite_native::set_store(value(&arg)?.into());
+            }
             "--help" | "-h" => return Err(USAGE.to_string()),
             other => return Err(format!("unknown argument {other:?}\n{USAGE}")),
         }

@@ -84,8 +84,7 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
     })?;
     let settings = delta::Settings::new(&config.compression, cache_dir);
     let assets = clock.time("delta", || delta::compute(assets, &sources, settings))?;
-    let (compression, budget) = (&config.compression, &config.budget);
-    let assets = clock.time("storage", || storage::store(assets, compression, budget))?;
+    let assets = clock.time("storage", || storage::store(assets, config))?;
     let field = speculation.as_ref().map(|rules| rules.field.as_str());
     let mut assets = clock.time("fields", || {
         fields::apply(assets, site_dir, &routing, field, config)

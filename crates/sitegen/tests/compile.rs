@@ -15,8 +15,8 @@
 //!   the site, symbolic link loop, bad `SOURCE_DATE_EPOCH`.
 
 use edgesite_core::RedirectStatus;
-use edgesite_sitegen::config::{SpeculationAction, Store};
-use edgesite_sitegen::model::RouteTarget;
+use edgesite_sitegen::config::{SpeculationAction, StorageTier, Store};
+use edgesite_sitegen::model::{RouteTarget, Tier};
 use edgesite_sitegen::warning::WarningKind;
 use edgesite_sitegen::{compile, last_modified, Bodies, Error, Manifest, Options};
 use std::fs;
@@ -449,6 +449,8 @@ fn a_file_over_the_per_file_budget_fails_the_build_naming_it() {
 fn a_bundle_over_budget_fails_naming_the_largest_files_and_80_percent_warns() {
     let site = generated_site(20);
     let mut options = options();
+    // Everything in the bundle: `tier = "auto"` would put what does not fit in the store.
+    options.config.storage.tier = StorageTier::Bundle;
     options.config.budget.max_bundle_bytes = edgesite_sitegen::model::CODE_ESTIMATE_BYTES + 1000;
     let err = compile(site.path(), &options).unwrap_err().to_string();
     assert!(
@@ -740,6 +742,7 @@ fn auto_storage_goes_compact_when_full_does_not_fit() {
     assert_eq!(full.store.store, Store::Full, "{}", full.store.reason);
     let full_bytes = full.bundle_bytes();
     let mut options = options();
+    options.config.storage.tier = StorageTier::Bundle;
     options.config.budget.max_bundle_bytes = full_bytes - 1;
     let compact = compile(site.path(), &options).unwrap();
     assert_eq!(
@@ -798,6 +801,7 @@ fn a_site_that_cannot_fit_fails_before_compressing_everything() {
         fs::write(site.path().join(format!("photo-{i}.png")), noise).unwrap();
     }
     let mut options = options();
+    options.config.storage.tier = StorageTier::Bundle;
     options.config.budget.max_bundle_bytes = edgesite_sitegen::model::CODE_ESTIMATE_BYTES + 100_000;
     let started = std::time::Instant::now();
     let err = compile(site.path(), &options).unwrap_err().to_string();
@@ -1037,4 +1041,92 @@ fn the_reports_render_every_warning_with_its_kind_file_and_line() {
     assert_eq!(listed.matches("<li>").count(), 1, "{listed}");
     assert!(listed.contains("the site serves nothing at /missing.png"));
     assert!(broken.file.as_deref().unwrap().ends_with("index.html"));
+}
+
+use sha2::Digest as _;
+
+/// `[storage] tier = "auto"` past the budget: pages stay in the bundle while they fit, the rest
+/// go to the store, each representation an object named by its bytes (written once, checked
+/// here byte for byte), `Content::Stored` in site.rs; the store's limit is counted.
+#[test]
+fn past_the_budget_the_rest_goes_to_the_store_as_objects_named_by_their_bytes() {
+    let site = generated_site(20);
+    let big: Vec<u8> = (0..50_000u32)
+        .map(|n| (n.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    fs::write(site.path().join("download.bin"), &big).unwrap();
+    let mut options = options();
+    // Room for about half the pages.
+    let all = compile_ok(site.path());
+    let page = all
+        .files
+        .iter()
+        .find(|f| f.path == "/page-000.html")
+        .unwrap()
+        .stored_bytes();
+    options.config.budget.max_bundle_bytes =
+        edgesite_sitegen::model::CODE_ESTIMATE_BYTES + 10 * page + page / 2;
+    let manifest = compile(site.path(), &options).unwrap();
+    let tier = |path: &str| manifest.files.iter().find(|f| f.path == path).unwrap().tier;
+    assert_eq!(
+        tier("/download.bin"),
+        Tier::Assets,
+        "the largest, coldest file"
+    );
+    let in_bundle = manifest
+        .files
+        .iter()
+        .filter(|f| f.tier == Tier::Bundle)
+        .count();
+    assert_eq!(in_bundle, 10, "the pages that fit");
+    assert!(manifest.bundle_bytes() <= options.config.budget.max_bundle_bytes);
+    let in_store = manifest.files.len() - in_bundle;
+    let line = format!("tiers: bundle 10 files; store (Static Assets) {in_store} files");
+    assert!(manifest.report().contains(&line), "{}", manifest.report());
+
+    let out = tempfile::tempdir().unwrap();
+    let stale = out.path().join("store/_edgesite/b/stale.bin");
+    fs::create_dir_all(stale.parent().unwrap()).unwrap();
+    fs::write(&stale, b"an earlier build's").unwrap();
+    manifest
+        .write_rust_with(out.path(), Bodies::External)
+        .unwrap();
+    assert!(!stale.exists(), "the store holds this build's objects only");
+    let site_rs = fs::read_to_string(out.path().join("site.rs")).unwrap();
+    let mut objects = 0;
+    for file in manifest.files.iter().filter(|f| f.tier == Tier::Assets) {
+        for r in file.kept() {
+            let key = r.object_key();
+            assert!(site_rs.contains(&format!("key: {key:?}, length: {} }}", r.size)));
+            let object = fs::read(out.path().join("store").join(&key)).unwrap();
+            assert_eq!(object.len() as u64, r.size);
+            let digest: [u8; 32] = sha2::Sha256::digest(&object).into();
+            let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+            assert_eq!(hex, r.sha256, "{key} holds the bytes its name says");
+            objects += 1;
+        }
+    }
+    assert!(
+        objects > 10 * 4,
+        "the download, four codings of each page, ..."
+    );
+    let written = fs::read_dir(out.path().join("store/_edgesite/b"))
+        .unwrap()
+        .count();
+    assert_eq!(
+        written, objects,
+        "one object per representation (all distinct here)"
+    );
+    assert!(site_rs.contains(&format!(
+        "store: {:?}",
+        out.path().join("store").display().to_string()
+    )));
+
+    options.config.storage.max_asset_files = objects as u64 - 1;
+    let err = compile(site.path(), &options).unwrap_err().to_string();
+    let count = format!("{objects} objects");
+    assert!(
+        err.contains(&count) && err.contains("max_asset_files"),
+        "{err}"
+    );
 }

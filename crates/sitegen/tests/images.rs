@@ -362,7 +362,10 @@ fn auto_storage_leaves_out_the_variants_that_save_least() {
     assert_eq!(variants.len(), 4);
     let least = variants.iter().min().unwrap();
     // A budget one byte short of the full bundle: the variant saving least goes, only it.
-    let toml = format!("[budget]\nmax_bundle_bytes = {}\n", bundle - 1);
+    let toml = format!(
+        "[budget]\nmax_bundle_bytes = {}\n[storage]\ntier = \"bundle\"\n",
+        bundle - 1
+    );
     let fitted = build(dir.path(), &toml);
     let left: usize = fitted.files.iter().map(|f| f.variants.len()).sum();
     assert_eq!(left, 3);

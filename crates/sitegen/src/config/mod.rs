@@ -15,6 +15,7 @@ mod images;
 mod key;
 mod links;
 mod site;
+mod storage;
 #[cfg(test)]
 mod tests;
 
@@ -28,6 +29,7 @@ pub use history::HistoryConfig;
 pub use images::{ImageFormat, ImagesConfig, SharedCaches};
 pub use links::{BrokenLinks, Eagerness, LinksConfig, SpeculationAction};
 pub use site::{SiteConfig, TrailingSlash};
+pub use storage::{StorageConfig, StorageTier, FREE_ASSET_FILES};
 
 use crate::error::Error;
 use key::{line_at, Key};
@@ -68,6 +70,9 @@ pub struct Config {
     /// `[images]`
     #[serde(default)]
     pub images: ImagesConfig,
+    /// `[storage]`
+    #[serde(default)]
+    pub storage: StorageConfig,
 }
 
 fn default_true() -> bool {
@@ -138,5 +143,6 @@ impl Config {
             .or_else(|| self.links.first_invalid())
             .or_else(|| self.history.first_invalid())
             .or_else(|| self.images.first_invalid())
+            .or_else(|| self.storage.first_invalid())
     }
 }

@@ -9,12 +9,14 @@
 //!
 //! [`Bodies::Embedded`]: crate::Bodies::Embedded
 
+use super::objects::Objects;
 use super::read;
-use crate::model::{Asset, Delta, Manifest, Representation, RuleIndexNode};
+use crate::model::{Asset, Delta, Manifest, Representation, RuleIndexNode, Tier};
 use crate::rule::{core_destination, core_pattern, core_route, core_rule};
 use base64::prelude::{Engine as _, BASE64_STANDARD};
 use edgesite_core as core;
 use edgesite_core::{Content, NotFoundPage, RuleNode, Site};
+use std::path::Path;
 
 /// Moves `value` to the heap for the rest of the process.
 fn leak<T>(value: T) -> &'static T {
@@ -47,11 +49,35 @@ impl Manifest {
     /// # Errors
     /// When a source file cannot be read.
     pub fn leak_site(&self) -> std::io::Result<&'static Site<'static>> {
+        self.leak_site_with_store(None)
+    }
+
+    /// [`Manifest::leak_site`], with the files the storage stage put in the store written as
+    /// objects under `store` (stale ones removed) and served from there
+    /// ([`Content::Stored`]), as the native twin serves a generated `SITE`'s; `None`: every
+    /// byte in memory.
+    ///
+    /// # Errors
+    /// When a source file cannot be read or an object cannot be written.
+    pub fn leak_site_with_store(
+        &self,
+        store: Option<&Path>,
+    ) -> std::io::Result<&'static Site<'static>> {
+        let mut objects = store.map(Objects::new).transpose()?;
         let mut id = 0;
         let mut assets = Vec::with_capacity(self.files.len());
         for file in &self.files {
-            assets.push(asset(self, file, &mut id)?);
+            let objects = objects.as_mut().filter(|_| file.tier == Tier::Assets);
+            assets.push(asset(self, file, objects, &mut id)?);
         }
+        let stored = match objects {
+            Some(objects) => {
+                let root = leak_str(&objects.root().display().to_string());
+                objects.finish()?;
+                root
+            }
+            None => "",
+        };
         let assets = leak_slice(assets);
         // The routing tables as rule.rs views them for the build's checks, over leaked copies.
         let routes = leak_slice(self.routes.clone())
@@ -87,17 +113,27 @@ impl Manifest {
             rule_index: leak_slice(self.rule_index.iter().map(leak_rule_node).collect()),
             fingerprinted_cache_control: leak_str(&self.fingerprinted_cache_control),
             shared_caches: self.shared_caches.core(),
+            store: stored,
         }))
     }
 }
 
 /// A file's asset; `id` numbers its representations, deltas and variants in turn, as `codegen`
 /// does.
-fn asset(manifest: &Manifest, file: &Asset, id: &mut u32) -> std::io::Result<core::Asset<'static>> {
+fn asset(
+    manifest: &Manifest,
+    file: &Asset,
+    mut objects: Option<&mut Objects>,
+    id: &mut u32,
+) -> std::io::Result<core::Asset<'static>> {
     let mut source: Option<&'static [u8]> = None;
+    let mut make = |variant: &Representation| match objects.as_deref_mut() {
+        Some(objects) => stored(file, variant, objects, id),
+        None => representation(file, variant, &mut source, id),
+    };
     let mut representations = Vec::with_capacity(file.representations.len());
     for variant in &file.representations {
-        representations.push(representation(file, variant, &mut source, id)?);
+        representations.push(make(variant)?);
     }
     let mut deltas = Vec::with_capacity(file.deltas.len());
     for Delta {
@@ -108,14 +144,14 @@ fn asset(manifest: &Manifest, file: &Asset, id: &mut u32) -> std::io::Result<cor
         deltas.push(edgesite_core::Delta {
             // RFC 9842 §2.2: Available-Dictionary's text for the hash (RFC 8941 §3.3.5).
             available_dictionary: leak_str(&format!(":{}:", BASE64_STANDARD.encode(dictionary))),
-            representation: representation(file, variant, &mut source, id)?,
+            representation: make(variant)?,
         });
     }
     let mut variants = Vec::with_capacity(file.variants.len());
     for variant in &file.variants {
         variants.push(edgesite_core::Variant {
             content_type: variant.content_type,
-            representation: representation(file, &variant.representation, &mut source, id)?,
+            representation: make(&variant.representation)?,
         });
     }
     Ok(core::Asset {
@@ -149,6 +185,28 @@ fn representation(
             Some(bytes) => bytes,
             None => source.insert(leak_slice(read(&file.source)?)),
         }),
+    };
+    *id += 1;
+    Ok(core::Representation {
+        coding: variant.coding,
+        etag: leak_str(&variant.etag),
+        content_length: leak_str(&variant.size.to_string()),
+        content,
+    })
+}
+
+/// One representation kept in the store: its object written, its content [`Content::Stored`].
+fn stored(
+    file: &Asset,
+    variant: &Representation,
+    objects: &mut Objects,
+    id: &mut u32,
+) -> std::io::Result<core::Representation<'static>> {
+    let key = leak_str(&objects.put(variant, &file.source)?);
+    let content = Content::Stored {
+        id: *id,
+        key,
+        length: u32::try_from(variant.size).expect("files are under 4 GiB (the budget)"),
     };
     *id += 1;
     Ok(core::Representation {

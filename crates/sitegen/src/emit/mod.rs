@@ -5,6 +5,7 @@
 mod boundary;
 pub(crate) mod codegen;
 mod leak;
+mod objects;
 mod report;
 
 use crate::config::Config;
@@ -40,6 +41,7 @@ pub(crate) fn manifest(
         build_id: assets.build_id,
         stats: assets.stats,
         budget: config.budget.clone(),
+        storage: config.storage.clone(),
         store: assets.store,
         warnings: notes.warnings,
         not_found: not_found_pages(&assets.list),

@@ -7,14 +7,14 @@
 pub(crate) mod compress;
 
 use crate::cache::Policy;
-use crate::config::{BudgetConfig, CompressionConfig, Config, Store};
+use crate::config::{BudgetConfig, CompressionConfig, Config, StorageTier, Store};
 use crate::error::Error;
 use crate::hash;
 use crate::images::{Images, Made};
 use crate::links::{Links, Rewrite};
 use crate::mime;
 use crate::model::{
-    Asset, Assets, CacheReason, EncodeCounts, ImageStats, Representation, Rewritten, Variant,
+    Asset, Assets, CacheReason, EncodeCounts, ImageStats, Representation, Rewritten, Tier, Variant,
     CODE_ESTIMATE_BYTES,
 };
 use crate::parallel;
@@ -30,6 +30,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 pub(crate) struct Settings<'a> {
     pub(crate) compression: &'a CompressionConfig,
     pub(crate) budget: &'a BudgetConfig,
+    /// Whether every file must fit the bundle (`[storage] tier = "bundle"`, no `assets` glob):
+    /// only then can compiling stop early on the budget.
+    pub(crate) bundle_only: bool,
     pub(crate) policy: Policy<'a>,
     pub(crate) fields: Vec<(String, String)>,
     pub(crate) cache_dir: Option<&'a Path>,
@@ -46,6 +49,8 @@ impl<'a> Settings<'a> {
         Settings {
             compression: &config.compression,
             budget: &config.budget,
+            bundle_only: config.storage.tier == StorageTier::Bundle
+                && config.storage.assets.is_empty(),
             policy,
             fields: config.default_fields(),
             cache_dir,
@@ -123,7 +128,12 @@ impl BundleLowerBound {
             ),
             untried,
             over: AtomicBool::new(false),
-            limit: settings.budget.max_bundle_bytes,
+            // The store takes what the bundle cannot: no bound then.
+            limit: if settings.bundle_only {
+                settings.budget.max_bundle_bytes
+            } else {
+                u64::MAX
+            },
             compact_allowed: settings.compression.store != Store::Full,
         };
         bound.add(0);
@@ -261,6 +271,7 @@ fn encode_one(
     let asset = Asset {
         variants: image.map_or_else(Vec::new, variants),
         image: image.map(|made| made.report.clone()),
+        tier: Tier::Bundle,
         fingerprint,
         rewritten: rewrite.map(|r| Rewritten {
             references: r.references,

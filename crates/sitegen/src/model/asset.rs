@@ -4,6 +4,10 @@
 
 use super::Source;
 use crate::hash;
+
+/// The folder of the store's objects, from the store's root. Never a URL of the site: the Worker
+/// answers every request first (`run_worker_first`) and reads objects only through its binding.
+pub const OBJECT_FOLDER: &str = "_edgesite/b";
 use edgesite_core::ContentCoding;
 use serde::{Serialize, Serializer};
 
@@ -56,6 +60,28 @@ pub struct Asset {
     /// What the image stage did with this file, when it is an image it read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub image: Option<ImageReport>,
+    /// Where its representations are kept (the storage stage's choice).
+    #[serde(skip_serializing_if = "Tier::is_bundle")]
+    pub tier: Tier,
+}
+
+/// Where a file's representations are kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Tier {
+    /// In the Worker's bundle (blobs beside its module; the native twin's binary).
+    #[default]
+    Bundle,
+    /// In the store, an object per representation named by its bytes
+    /// ([`Representation::object_key`]): Workers Static Assets for the Worker, a folder for the
+    /// native twin.
+    Assets,
+}
+
+impl Tier {
+    fn is_bundle(&self) -> bool {
+        *self == Tier::Bundle
+    }
 }
 
 /// The file in another media type, made by the image stage (stored in the identity coding).
@@ -172,6 +198,14 @@ impl Representation {
         }
     }
 
+    /// The name of this representation's object in the store: a path named by its bytes, so the
+    /// objects of every deploy can live side by side and identical bytes are stored once. Its
+    /// extension is neutral (`.bin`): Static Assets would guess a type, or an encoding, from
+    /// another, and the Worker sends its own fields anyway.
+    pub fn object_key(&self) -> String {
+        format!("{OBJECT_FOLDER}/{}.bin", self.sha256)
+    }
+
     /// The bytes this representation adds to the bundle (none when decoded on demand).
     pub fn stored_size(&self) -> u64 {
         if self.decoded_from.is_some() {
@@ -194,6 +228,23 @@ impl Asset {
     }
 
     /// The bytes this asset adds to the bundle as it is now.
+    pub fn bundle_bytes(&self) -> u64 {
+        match self.tier {
+            Tier::Bundle => self.stored_bytes(),
+            Tier::Assets => 0,
+        }
+    }
+
+    /// Every representation, delta and variant this file keeps, wherever it is kept.
+    pub fn kept(&self) -> impl Iterator<Item = &Representation> + '_ {
+        self.representations
+            .iter()
+            .chain(self.deltas.iter().map(|d| &d.representation))
+            .chain(self.variants.iter().map(|v| &v.representation))
+    }
+
+    /// The bytes it keeps: its representations (not those decoded on demand), deltas and
+    /// variants.
     pub fn stored_bytes(&self) -> u64 {
         let deltas = self.deltas.iter().map(|d| d.representation.size);
         self.representations

@@ -12,7 +12,8 @@ mod stats;
 
 pub(crate) use asset::kept_in_compact;
 pub use asset::{
-    Asset, CacheReason, Candidate, Delta, ImageReport, Representation, Rewritten, Variant,
+    Asset, CacheReason, Candidate, Delta, ImageReport, Representation, Rewritten, Tier, Variant,
+    OBJECT_FOLDER,
 };
 pub use route::{
     DestinationPart, PatternSegment, RedirectRule, Route, RouteTarget, RuleAction, RuleIndexNode,
@@ -20,7 +21,7 @@ pub use route::{
 pub use source::Source;
 pub use stats::{BuildStats, DeltaStats, EncodeCounts, ImageStats, Kept, LinkStats, StoreChoice};
 
-use crate::config::{BudgetConfig, Config};
+use crate::config::{BudgetConfig, Config, StorageConfig};
 use crate::warning::{Notes, Warning};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -107,6 +108,9 @@ pub struct Manifest {
     /// The size limits it was checked against.
     #[serde(skip)]
     pub budget: BudgetConfig,
+    /// The store's limits it was checked against (`[storage]`).
+    #[serde(skip)]
+    pub storage: StorageConfig,
     /// The storage it chose (`[compression] store`), and why.
     #[serde(skip)]
     pub store: StoreChoice,

@@ -11,10 +11,10 @@ use crate::warning::{Warning, WarningKind};
 /// The share of a limit past which the build warns.
 const WARN_PERCENT: u64 = 80;
 
-/// The estimated bundle: every stored representation (not those decoded on demand), plus the
-/// code.
+/// The estimated bundle: every representation it keeps (not those decoded on demand, nor those
+/// in the store), plus the code.
 pub(crate) fn bundle_bytes(files: &[Asset]) -> u64 {
-    files.iter().map(Asset::stored_bytes).sum::<u64>() + CODE_ESTIMATE_BYTES
+    files.iter().map(Asset::bundle_bytes).sum::<u64>() + CODE_ESTIMATE_BYTES
 }
 
 impl Manifest {
@@ -76,11 +76,11 @@ pub(super) fn warnings(files: &[Asset], budget: &BudgetConfig) -> Vec<Warning> {
 /// The five files that take the most space, with their stored bytes.
 fn largest(files: &[Asset]) -> String {
     let mut by_size: Vec<&Asset> = files.iter().collect();
-    by_size.sort_by_key(|f| std::cmp::Reverse(f.stored_bytes()));
+    by_size.sort_by_key(|f| std::cmp::Reverse(f.bundle_bytes()));
     by_size
         .iter()
         .take(5)
-        .map(|f| format!("{} ({} bytes)", f.path, f.stored_bytes()))
+        .map(|f| format!("{} ({} bytes)", f.path, f.bundle_bytes()))
         .collect::<Vec<_>>()
         .join(", ")
 }

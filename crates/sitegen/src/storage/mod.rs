@@ -1,24 +1,28 @@
-//! The storage stage: how the assets are stored (`[compression] store`: every representation, or
-//! compact storage's identity decoded on demand), which image variants are kept when not all
-//! fit (`store = "auto"`), and whether the bundle fits its budget.
+//! The storage stage: where each file is kept (`[storage]`: the Worker's bundle, or the store),
+//! how the bundle's files are stored (`[compression] store`: every representation, or compact
+//! storage's identity decoded on demand), which image variants the bundle keeps when not all
+//! fit (`store = "auto"` with `[storage] tier = "bundle"`), and whether the bundle and the store
+//! fit their limits.
 
 mod budget;
 mod store;
+mod tiers;
 mod variants;
 
 pub(crate) use budget::bundle_bytes;
+pub(crate) use tiers::objects;
 
-use crate::config::{BudgetConfig, CompressionConfig, Store};
+use crate::config::{Config, Store};
 use crate::error::Error;
 use crate::model::{Assets, CODE_ESTIMATE_BYTES};
 use crate::warning::{Warning, WarningKind};
 
-/// Stores the assets as `[compression] store` says, then checks them against `[budget]`.
-pub(crate) fn store(
-    mut assets: Assets,
-    compression: &CompressionConfig,
-    budget: &BudgetConfig,
-) -> Result<Assets, Error> {
+/// Places the assets in their tiers, stores the bundle's as `[compression] store` says, then
+/// checks both tiers against their limits.
+pub(crate) fn store(mut assets: Assets, config: &Config) -> Result<Assets, Error> {
+    let (compression, budget) = (&config.compression, &config.budget);
+    let room = budget.max_bundle_bytes.saturating_sub(CODE_ESTIMATE_BYTES);
+    tiers::place(&mut assets.list, &config.storage, room);
     assets.store = store::apply(&mut assets.list, compression, budget, CODE_ESTIMATE_BYTES);
     if compression.store == Store::Auto {
         let left_out = variants::fit(&mut assets.list, budget.max_bundle_bytes);
@@ -35,6 +39,8 @@ pub(crate) fn store(
     }
     budget::check(&assets.list, budget)?;
     let near = budget::warnings(&assets.list, budget);
+    assets.notes.warnings.extend(near);
+    let near = tiers::check(&assets.list, &config.storage)?;
     assets.notes.warnings.extend(near);
     Ok(assets)
 }

@@ -10,7 +10,7 @@
 //! says why): a file stored without gzip keeps its identity.
 
 use crate::config::{BudgetConfig, CompressionConfig, Store};
-use crate::model::{kept_in_compact, Asset, StoreChoice};
+use crate::model::{kept_in_compact, Asset, StoreChoice, Tier};
 use edgesite_core::ContentCoding;
 
 /// Applies `config.store` to every file; `Auto` picks compact when full storage of `files`
@@ -21,8 +21,10 @@ pub(super) fn apply(
     budget: &BudgetConfig,
     code_bytes: u64,
 ) -> StoreChoice {
-    let full: u64 = files.iter().map(Asset::stored_bytes).sum::<u64>() + code_bytes;
-    let compact: u64 = files.iter().map(Asset::compact_bytes).sum::<u64>() + code_bytes;
+    // The store's files are stored in full; the bundle's are what the choice is about.
+    let bundle = || files.iter().filter(|f| f.tier == Tier::Bundle);
+    let full: u64 = bundle().map(Asset::stored_bytes).sum::<u64>() + code_bytes;
+    let compact: u64 = bundle().map(Asset::compact_bytes).sum::<u64>() + code_bytes;
     let (store, reason) = match config.store {
         Store::Full => (Store::Full, format!("store = \"full\": {full} bytes")),
         Store::Compact => (
@@ -42,7 +44,10 @@ pub(super) fn apply(
         ),
     };
     if store == Store::Compact {
-        files.iter_mut().for_each(make_compact);
+        files
+            .iter_mut()
+            .filter(|f| f.tier == Tier::Bundle)
+            .for_each(make_compact);
     }
     StoreChoice { store, reason }
 }
@@ -101,6 +106,7 @@ mod tests {
             deltas: Vec::new(),
             variants: Vec::new(),
             image: None,
+            tier: Tier::Bundle,
         }
     }
 

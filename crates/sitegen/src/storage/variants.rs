@@ -3,7 +3,7 @@
 //! until the bundle fits.
 
 use super::budget::bundle_bytes;
-use crate::model::Asset;
+use crate::model::{Asset, Tier};
 
 /// What was left out.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -23,6 +23,7 @@ pub(super) fn fit(files: &mut [Asset], limit: u64) -> LeftOut {
     let mut by_savings: Vec<(u64, usize, &'static str)> = files
         .iter()
         .enumerate()
+        .filter(|(_, f)| f.tier == Tier::Bundle)
         .flat_map(|(i, f)| {
             f.variants.iter().map(move |v| {
                 (

@@ -4,7 +4,7 @@
 //! manifest.
 
 use super::smallest;
-use crate::model::{Asset, Manifest, RouteTarget};
+use crate::model::{Asset, Manifest, RouteTarget, Tier};
 use crate::storage;
 use edgesite_core::ContentCoding;
 use std::fmt::Write as _;
@@ -151,6 +151,7 @@ impl Manifest {
              deltas (RFC 9842): {} in {} files, {} bytes, against {} earlier deploys ({} computed, {} from the cache); {} files offered as dictionaries; html dictionary: {} bytes, {} pages with deltas; skew protection: {} files of earlier deploys kept ({} bytes); {} ms\n\
              build id {}\n\
              storage: {}\n\
+             {}\n\
              bundle estimate {bundle} bytes (site + {} bytes of code) of the {}-byte limit: {}%\n",
             stats.files,
             percent_saved(identity, best),
@@ -181,9 +182,25 @@ impl Manifest {
             d.wall_time_ms,
             self.build_id,
             self.store.reason,
+            self.tiers(),
             crate::model::CODE_ESTIMATE_BYTES,
             self.budget.max_bundle_bytes,
             bundle * 100 / self.budget.max_bundle_bytes.max(1)
+        )
+    }
+}
+
+impl Manifest {
+    /// The tiers line: the files of each, and the store's objects against their limit.
+    fn tiers(&self) -> String {
+        let in_store = self.files.iter().filter(|f| f.tier == Tier::Assets).count();
+        let (objects, bytes) = storage::objects(&self.files);
+        format!(
+            "tiers: bundle {} files; store (Static Assets) {in_store} files, {objects} objects, \
+             {bytes} bytes, {}% of the {}-object limit",
+            self.files.len() - in_store,
+            objects * 100 / self.storage.max_asset_files.max(1),
+            self.storage.max_asset_files
         )
     }
 }

@@ -1,0 +1,76 @@
+//! The store's objects: each representation of a file kept in the store ([`Tier::Assets`]),
+//! written once under the store's root as [`Representation::object_key`] names it. A Worker's
+//! build copies the folder to what wrangler uploads as Static Assets; the native twin reads the
+//! objects from it.
+//!
+//! [`Tier::Assets`]: crate::model::Tier::Assets
+
+use super::read;
+use crate::model::{Representation, Source, OBJECT_FOLDER};
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+/// The objects of one build, being written.
+pub(crate) struct Objects {
+    root: PathBuf,
+    written: HashSet<String>,
+}
+
+impl Objects {
+    /// The store under `root` (made if missing).
+    pub(crate) fn new(root: &Path) -> std::io::Result<Objects> {
+        std::fs::create_dir_all(root.join(OBJECT_FOLDER))?;
+        Ok(Objects {
+            root: root.to_path_buf(),
+            written: HashSet::new(),
+        })
+    }
+
+    /// The store's root, as written into the site for the native twin.
+    pub(crate) fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Writes `r` (whose bytes are its own, or `source`'s when it has none) as its object,
+    /// unless this build or an earlier one wrote it (the name is the bytes' hash; an object of
+    /// another length is written again); returns its key.
+    pub(crate) fn put(&mut self, r: &Representation, source: &Source) -> std::io::Result<String> {
+        let key = r.object_key();
+        if self.written.contains(&key) {
+            return Ok(key);
+        }
+        let path = self.root.join(&key);
+        let present = std::fs::metadata(&path).is_ok_and(|m| m.is_file() && m.len() == r.size);
+        if !present {
+            let name = key.rsplit('/').next().unwrap_or(&key);
+            let folder = self.root.join(OBJECT_FOLDER);
+            match (&r.bytes, source) {
+                (Some(bytes), _) => crate::atomic::write_atomically(&folder, name, bytes)?,
+                (None, Source::File(file)) => {
+                    // A copy, not a link: an edit of the site file in place must not change
+                    // what the store holds under this hash.
+                    let partial = folder.join(format!(".{name}.partial"));
+                    std::fs::copy(file, &partial)?;
+                    std::fs::rename(&partial, &path)?;
+                }
+                (None, made) => crate::atomic::write_atomically(&folder, name, &read(made)?)?,
+            }
+        }
+        self.written.insert(key.clone());
+        Ok(key)
+    }
+
+    /// Removes the objects this build did not write (an earlier build's): the folder holds
+    /// exactly this build's, which is what a deploy uploads.
+    pub(crate) fn finish(self) -> std::io::Result<()> {
+        let folder = self.root.join(OBJECT_FOLDER);
+        for entry in std::fs::read_dir(&folder)? {
+            let entry = entry?;
+            let key = format!("{OBJECT_FOLDER}/{}", entry.file_name().to_string_lossy());
+            if !self.written.contains(&key) {
+                std::fs::remove_file(entry.path())?;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,260 @@
+//! Which files the bundle keeps and which the store does (`[storage]`). A file named by a glob
+//! goes where the glob says; with `tier = "auto"` the rest stay in the bundle when the whole
+//! site fits its budget, and otherwise the files served most and smallest stay in the bundle
+//! while it fits (pages, then stylesheets, scripts, fonts, small images, then the rest, each
+//! kind smallest first) and the others go to the store. A file is kept whole in one tier: its
+//! representations, deltas and variants; in the store every one in full (compact storage
+//! decodes from the bundle only).
+
+use crate::config::{StorageConfig, StorageTier};
+use crate::error::{escaped, Error};
+use crate::model::{Asset, Tier};
+use crate::warning::{Warning, WarningKind};
+use std::collections::HashSet;
+
+/// The share of `max_asset_files` past which the build warns.
+const WARN_PERCENT: u64 = 80;
+
+/// An image this small is fetched like a page's other parts (an icon, a logo, a thumbnail):
+/// kept with them.
+const SMALL_IMAGE_BYTES: u64 = 256 * 1024;
+
+/// Places every file in a tier; `room` is what the bundle holds for the site's files (its
+/// budget less the code).
+pub(super) fn place(files: &mut [Asset], storage: &StorageConfig, room: u64) {
+    let mut undecided = Vec::new();
+    let mut used = 0;
+    for (i, file) in files.iter_mut().enumerate() {
+        file.tier = match storage.required(&file.path) {
+            Some(StorageTier::Bundle) => {
+                used += file.stored_bytes();
+                Tier::Bundle
+            }
+            Some(StorageTier::Assets) => Tier::Assets,
+            Some(StorageTier::Auto) | None => {
+                undecided.push(i);
+                Tier::Bundle
+            }
+        };
+    }
+    let all: u64 = undecided.iter().map(|&i| files[i].stored_bytes()).sum();
+    if used + all <= room {
+        // The whole site fits: nothing moves.
+    } else if used <= room {
+        undecided.sort_by_key(|&i| (heat(&files[i]), files[i].stored_bytes(), i));
+        let mut left = room - used;
+        let mut fits = true;
+        for i in undecided {
+            let bytes = files[i].stored_bytes();
+            // Once one file did not fit, the ones after it (colder, or larger) go too: the
+            // bundle holds a prefix of the order, which is what a reader of the report expects.
+            fits &= bytes <= left;
+            if fits {
+                left -= bytes;
+            } else {
+                files[i].tier = Tier::Assets;
+            }
+        }
+    } else {
+        for i in undecided {
+            files[i].tier = Tier::Assets;
+        }
+    }
+    for file in files.iter_mut().filter(|f| f.tier == Tier::Assets) {
+        for r in &mut file.representations {
+            r.decoded_from = None;
+        }
+    }
+}
+
+/// How soon a visitor needs a file of this kind: lower first.
+fn heat(file: &Asset) -> u8 {
+    let media = file.content_type.split(';').next().unwrap_or_default();
+    match media {
+        "text/html" => 0,
+        "text/css" => 1,
+        "text/javascript" | "application/javascript" => 2,
+        _ if media.starts_with("font/") => 3,
+        _ if media.starts_with("image/") && file.size <= SMALL_IMAGE_BYTES => 4,
+        _ => 5,
+    }
+}
+
+/// The store's objects: one per distinct representation of the files it holds.
+pub(crate) fn objects(files: &[Asset]) -> (u64, u64) {
+    let mut seen = HashSet::new();
+    let mut bytes = 0;
+    for r in files
+        .iter()
+        .filter(|f| f.tier == Tier::Assets)
+        .flat_map(Asset::kept)
+    {
+        if seen.insert(r.sha256.as_str()) {
+            bytes += r.size;
+        }
+    }
+    (seen.len() as u64, bytes)
+}
+
+/// Fails when the store would hold more objects than `max_asset_files`; a warning past 80%.
+pub(super) fn check(files: &[Asset], storage: &StorageConfig) -> Result<Option<Warning>, Error> {
+    let (count, bytes) = objects(files);
+    let limit = storage.max_asset_files;
+    if count > limit {
+        let mut in_store: Vec<&Asset> = files.iter().filter(|f| f.tier == Tier::Assets).collect();
+        in_store.sort_by_key(|f| std::cmp::Reverse(f.kept().count()));
+        let most: Vec<String> = in_store
+            .iter()
+            .take(5)
+            .map(|f| format!("{} ({} objects)", escaped(&f.path), f.kept().count()))
+            .collect();
+        return Err(Error::Budget {
+            message: format!(
+                "the store would hold {count} objects ({bytes} bytes), over the limit of {limit} \
+                 ([storage] max_asset_files; Static Assets takes 20,000 files per version on the \
+                 Free plan, 100,000 on Paid): raise it on the Paid plan, or store fewer codings \
+                 ([compression] codings); the files with the most: {}",
+                most.join(", ")
+            ),
+        });
+    }
+    Ok((count * 100 > limit * WARN_PERCENT).then(|| {
+        let message = format!(
+            "the store holds {count} objects, {}% of the {limit}-object limit ([storage] max_asset_files)",
+            count * 100 / limit
+        );
+        Warning::new(WarningKind::NearBudget, message)
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{CacheReason, Representation, Source};
+    use edgesite_core::ContentCoding;
+
+    fn file(path: &str, content_type: &'static str, size: u64) -> Asset {
+        let identity = Representation {
+            coding: ContentCoding::Identity,
+            size,
+            sha256: format!("{path}-identity"),
+            etag: String::new(),
+            bytes: None,
+            decoded_from: None,
+        };
+        Asset {
+            path: path.to_string(),
+            source: Source::File(path.into()),
+            content_type,
+            cache_control: String::new(),
+            cache_reason: CacheReason::Html,
+            fields: Vec::new(),
+            size,
+            sha256: String::new(),
+            fingerprint: String::new(),
+            rewritten: None,
+            integrity: String::new(),
+            etag: String::new(),
+            representations: vec![identity],
+            deltas: Vec::new(),
+            variants: Vec::new(),
+            image: None,
+            tier: Tier::Bundle,
+        }
+    }
+
+    fn tiers(files: &[Asset]) -> Vec<(&str, Tier)> {
+        files.iter().map(|f| (f.path.as_str(), f.tier)).collect()
+    }
+
+    #[test]
+    fn a_site_that_fits_stays_in_the_bundle() {
+        let mut files = vec![
+            file("/a.html", "text/html", 10),
+            file("/b.pdf", "application/pdf", 90),
+        ];
+        place(&mut files, &StorageConfig::default(), 100);
+        assert_eq!(
+            tiers(&files),
+            [("/a.html", Tier::Bundle), ("/b.pdf", Tier::Bundle)]
+        );
+    }
+
+    #[test]
+    fn past_the_budget_pages_and_small_files_stay_and_the_rest_go_to_the_store() {
+        let mut files = vec![
+            file("/video.mp4", "video/mp4", 500),
+            file("/big.html", "text/html; charset=utf-8", 40),
+            file("/small.html", "text/html; charset=utf-8", 10),
+            file("/style.css", "text/css; charset=utf-8", 30),
+            file("/logo.png", "image/png", 5),
+        ];
+        place(&mut files, &StorageConfig::default(), 84);
+        assert_eq!(
+            tiers(&files),
+            [
+                ("/video.mp4", Tier::Assets),
+                ("/big.html", Tier::Bundle),
+                ("/small.html", Tier::Bundle),
+                ("/style.css", Tier::Bundle),
+                // Next in order, but 5 bytes do not fit the 4 left once the stylesheet is in.
+                ("/logo.png", Tier::Assets),
+            ]
+        );
+    }
+
+    #[test]
+    fn globs_and_the_tier_decide_before_the_budget() {
+        let storage = StorageConfig {
+            assets: vec!["/downloads/**".into()],
+            bundle: vec!["/downloads/keep.txt".into()],
+            ..StorageConfig::default()
+        };
+        let mut files = vec![
+            file("/downloads/a.zip", "application/zip", 1),
+            file("/downloads/keep.txt", "text/plain", 1),
+            file("/index.html", "text/html", 1),
+        ];
+        place(&mut files, &storage, 1000);
+        assert_eq!(
+            tiers(&files),
+            [
+                ("/downloads/a.zip", Tier::Assets),
+                ("/downloads/keep.txt", Tier::Bundle),
+                ("/index.html", Tier::Bundle),
+            ]
+        );
+        let everything = StorageConfig {
+            tier: StorageTier::Assets,
+            ..StorageConfig::default()
+        };
+        place(&mut files, &everything, 1000);
+        assert!(files.iter().all(|f| f.tier == Tier::Assets));
+    }
+
+    #[test]
+    fn the_store_counts_distinct_objects_against_its_limit() {
+        let mut files = vec![file("/a.bin", "application/octet-stream", 7)];
+        files.push(files[0].clone()); // the same bytes at another path: one object
+        files[1].path = "/b.bin".into();
+        files.push(file("/c.bin", "application/octet-stream", 3));
+        for f in &mut files {
+            f.tier = Tier::Assets;
+        }
+        assert_eq!(objects(&files), (2, 10));
+        let storage = |max_asset_files| StorageConfig {
+            max_asset_files,
+            ..StorageConfig::default()
+        };
+        assert!(
+            check(&files, &storage(2)).unwrap().is_some(),
+            "2 of 2: past 80%"
+        );
+        assert!(check(&files, &storage(100)).unwrap().is_none());
+        let error = check(&files, &storage(1)).unwrap_err().to_string();
+        assert!(
+            error.contains("2 objects") && error.contains("max_asset_files"),
+            "{error}"
+        );
+    }
+}
