@@ -11,7 +11,9 @@
 #   2. wasm-bindgen (the pinned CLI) writes the JS glue and snippets (`--target bundler`);
 #   3. wasm-opt -Os shrinks the module;
 #   4. the entry, OUT/worker.mjs, is the template with the snippets' and blobs' imports filled
-#      in; the blobs are copied to OUT/site/ (wrangler.toml's [[rules]] makes them data modules).
+#      in; the blobs are copied to OUT/site/ (wrangler.toml's [[rules]] makes them data modules),
+#      the store's objects ($OUT_DIR/store) to OUT/assets/ (wrangler.toml's [assets]: uploaded
+#      as Static Assets, read by the Worker through its ASSETS binding).
 # Steps 2-4 are skipped when the module, the blobs and the template are those of OUT's last
 # build (a stamp in OUT): wrangler dev runs this on every start and every change it watches.
 set -euo pipefail
@@ -62,14 +64,16 @@ blobs_txt="$out_dir/worker/blobs.txt"
 [ -f "$blobs_txt" ] || blobs_txt=/dev/null
 
 # What steps 2-4 make OUT from: when it is what they last made it from, OUT is up to date.
+# (The store's objects are named by their bytes: their names stand for them.)
 stamp=$( { sha256sum "$wasm" "$ENTRY" "$ROOT/scripts/build-worker.sh"; while IFS= read -r blob; do
-  [ -n "$blob" ] && sha256sum "$out_dir/worker/$blob"; done <"$blobs_txt"; } | sha256sum | cut -d' ' -f1)
-if [ "$(cat "$OUT/.edgesite-stamp" 2>/dev/null)" = "$stamp" ] && [ -f "$OUT/worker.mjs" ]; then
+  [ -n "$blob" ] && sha256sum "$out_dir/worker/$blob"; done <"$blobs_txt"
+  ls "$out_dir/store/_edgesite/b" 2>/dev/null; } | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$OUT/.edgesite-stamp" 2>/dev/null)" = "$stamp" ] && [ -f "$OUT/worker.mjs" ] && [ -d "$OUT/assets" ]; then
   echo "build-worker: $OUT/worker.mjs is up to date"
   exit 0
 fi
 
-rm -rf "$OUT/snippets" "$OUT/site" "$OUT"/index* "$OUT/worker.mjs" "$OUT/.edgesite-stamp"
+rm -rf "$OUT/snippets" "$OUT/site" "$OUT/assets" "$OUT"/index* "$OUT/worker.mjs" "$OUT/.edgesite-stamp"
 wasm-bindgen --target bundler --no-typescript --out-dir "$OUT" --out-name index "$wasm"
 rm -f "$OUT/index.js" # wasm-bindgen's own entry: ours is worker.mjs
 wasm-opt -Os "$OUT/index_bg.wasm" -o "$OUT/index.wasm"
@@ -78,6 +82,12 @@ mkdir -p "$OUT/site"
 while IFS= read -r blob; do
   [ -n "$blob" ] && cp "$out_dir/worker/$blob" "$OUT/site/"
 done <"$blobs_txt"
+# Hard links where they can be (the objects are never written in place: sitegen renames new
+# ones in), else copies. The folder exists even when empty: wrangler.toml names it.
+mkdir -p "$OUT/assets"
+if [ -d "$out_dir/store" ]; then
+  cp -al "$out_dir/store/." "$OUT/assets/" 2>/dev/null || cp -a "$out_dir/store/." "$OUT/assets/"
+fi
 
 python3 - "$ENTRY" "$OUT" "$blobs_txt" <<'PY'
 import os, sys
@@ -96,7 +106,7 @@ open(os.path.join(out, "worker.mjs"), "w").write(text)
 PY
 # What the build chose and how big it is, beside the bundle (wrangler uploads only modules), and
 # where its HTML and CSS are as served (after the link pass), for tests that compare bytes.
-grep -E '^(storage|bundle estimate|[0-9]+ files)' "$out_dir/report.txt" >"$OUT/edgesite-build.txt" 2>/dev/null || true
+grep -E '^(storage|tiers|bundle estimate|[0-9]+ files)' "$out_dir/report.txt" >"$OUT/edgesite-build.txt" 2>/dev/null || true
 echo "$out_dir/served" >"$OUT/edgesite-served.txt"
 echo "$stamp" >"$OUT/.edgesite-stamp"
 echo "build-worker: $OUT/worker.mjs, $(stat -c %s "$OUT/index.wasm") bytes of wasm, $(grep -c . "$blobs_txt") blob(s)"

@@ -121,7 +121,7 @@ workerd_modules() { # out-dir bundle-dir main-module
       *.wasm) modules="$modules(name = \"$rel\", wasm = embed \"$dir/$rel\"), " ;;
       *.bin) modules="$modules(name = \"$rel\", data = embed \"$dir/$rel\"), " ;;
     esac
-  done < <(cd "$bundle" && find . -type f \( -name '*.js' -o -name '*.mjs' -o -name '*.wasm' -o -name '*.bin' \) | sed 's|^\./||' | sort)
+  done < <(cd "$bundle" && find . -path ./assets -prune -o -type f \( -name '*.js' -o -name '*.mjs' -o -name '*.wasm' -o -name '*.bin' \) -print | sed 's|^\./||' | sort)
   echo "${modules%, }"
 }
 
@@ -131,12 +131,16 @@ workerd_config() { # out port bundle-dir main-module [port bundle-dir main-modul
   local out=$1 services="" sockets="" workers="" n=0
   shift
   while [ $# -ge 3 ]; do
-    services="$services(name = \"worker$n\", worker = .worker$n), "
+    # The store: a disk service over the bundle's assets/ stands in for the Static Assets
+    # binding (it also answers Range, which Static Assets does not: the Worker never asks it).
+    mkdir -p "$2/assets"
+    services="$services(name = \"worker$n\", worker = .worker$n), (name = \"store$n\", disk = (path = \"$(cd "$2/assets" && pwd)\", writable = false)), "
     sockets="$sockets(name = \"http$n\", address = \"127.0.0.1:$1\", http = (), service = \"worker$n\"), "
     workers="$workers
 const worker$n :Workerd.Worker = (
   modules = [$(workerd_modules "$(dirname "$out")" "$2" "$3")],
   compatibilityDate = \"$(compat_date)\",
+  bindings = [(name = \"ASSETS\", service = \"store$n\")],
 );
 "
     n=$((n + 1))

@@ -8,19 +8,22 @@
 #                  binary and examples/serve_site (a folder compiled when it starts, served
 #                  from memory)
 #   worker builds  the demo's deploy bundle (wrangler deploy --dry-run: what `make deploy`
-#                  uploads), the Worker built with tests/fixtures/configured.toml and with
-#                  tests/fixtures/compact.toml (scripts/workerd.sh), the example Worker
+#                  uploads), the Worker built with tests/fixtures/configured.toml, with
+#                  tests/fixtures/compact.toml and with tests/fixtures/stored.toml
+#                  (scripts/workerd.sh), the example Worker
 # Layers:
 #   1. host        the test binaries (core unit + property tests, sitegen tests, native limits
 #                  and library mode, the fuzz corpus replay, and the HTTP suites against an
-#                  in-process edgesite-native: the demo, and the configured and compact fixtures
-#                  compiled in-process) and the doctests
+#                  in-process edgesite-native: the demo, and the configured, compact and stored
+#                  fixtures compiled in-process) and the doctests
 #   2. browser     wasm-pack test --headless --chrome: the Worker's fetch path in Chromium
 #   3. native      the HTTP suites against the edgesite-native binary
-#   4. workerd     one `workerd serve` with three Workers: the HTTP suites against the demo's
-#                  deploy bundle, the configured-site suite and the compact-storage suite against
-#                  the Workers built with those fixtures
-#   5. wrangler    the HTTP suites against the Worker under `wrangler dev`, and its request log
+#   4. workerd     one `workerd serve` with four Workers: the HTTP suites against the demo's
+#                  deploy bundle, the configured-site, compact-storage and store-tier suites
+#                  against the Workers built with those fixtures (the store: a disk service as
+#                  the ASSETS binding), and the store failing under the last
+#   5. wrangler    the HTTP suites against the Worker under `wrangler dev`, and its request log;
+#                  the store-tier suites against the stored fixture's Worker under wrangler dev
 #   6. example     examples/api-worker (an API route beside an embedded site) under wrangler dev
 #   7. site        EDGESITE_SITE serves another folder (absolute or relative); adding, changing
 #                  and deleting a file rebuilds (real cargo builds: rerun-if-changed); 10,000
@@ -150,7 +153,7 @@ suites_against() { # runtime port suite... [-- args]
 # ---- servers shared by layers ----------------------------------------------------------------
 
 NATIVE_PORT=$(free_port)
-WORKERD_PORTS=("$(free_port)" "$(free_port)" "$(free_port)")
+WORKERD_PORTS=("$(free_port)" "$(free_port)" "$(free_port)" "$(free_port)")
 
 native_server() {
   [ -n "${SERVERS[native]:-}" ] ||
@@ -158,15 +161,17 @@ native_server() {
       target/test-bin/edgesite-native --listen "127.0.0.1:$NATIVE_PORT"
 }
 
-# One workerd process: the demo's deploy bundle, the configured and the compact Workers.
+# One workerd process: the demo's deploy bundle, the configured, compact and stored Workers.
 workerd_server() {
   [ -n "${SERVERS[workerd]:-}" ] && return 0
   local capnp
   capnp=$(scripts/workerd.sh config "${WORKERD_PORTS[0]}" demo \
     "${WORKERD_PORTS[1]}" tests/fixtures/configured.toml \
-    "${WORKERD_PORTS[2]}" tests/fixtures/compact.toml) &&
-    step "start: workerd (3 Workers)" start_server workerd 60 "${WORKERD_PORTS[0]}" workerd serve "$capnp" &&
-    wait_http "${WORKERD_PORTS[1]}" 30 && wait_http "${WORKERD_PORTS[2]}" 30
+    "${WORKERD_PORTS[2]}" tests/fixtures/compact.toml \
+    "${WORKERD_PORTS[3]}" tests/fixtures/stored.toml) &&
+    step "start: workerd (4 Workers)" start_server workerd 60 "${WORKERD_PORTS[0]}" workerd serve "$capnp" &&
+    wait_http "${WORKERD_PORTS[1]}" 30 && wait_http "${WORKERD_PORTS[2]}" 30 &&
+    wait_http "${WORKERD_PORTS[3]}" 30
 }
 
 # ---- layers ----------------------------------------------------------------------------------
@@ -181,6 +186,9 @@ e2e_workerd() {
   suites_against workerd "${WORKERD_PORTS[0]}" "${HTTP_SUITES[@]}" || rc=1
   suites_against workerd "${WORKERD_PORTS[1]}" configured || rc=1
   suites_against workerd "${WORKERD_PORTS[2]}" compact || rc=1
+  suites_against workerd "${WORKERD_PORTS[3]}" stored || rc=1
+  EDGESITE_STORE_DIR="$(scripts/workerd.sh build-dir tests/fixtures/stored.toml)/assets" \
+    suites_against workerd "${WORKERD_PORTS[3]}" stored_failures || rc=1
   return $rc
 }
 
@@ -195,6 +203,22 @@ e2e_wrangler_dev() {
     { echo "no request log line from the Worker in $LOGS/wrangler-dev.log" >&2; false; }
   local rc=$?
   stop_server wrangler-dev
+  [ $rc = 0 ] && { e2e_wrangler_dev_stored || rc=1; }
+  return $rc
+}
+
+# The Worker built with tests/fixtures/stored.toml under wrangler dev: its store in wrangler's
+# local Static Assets (a generated config: the built bundle, no build).
+e2e_wrangler_dev_stored() {
+  local port toml store rc=0
+  port=$(free_port)
+  toml=$(scripts/workerd.sh wrangler-toml tests/fixtures/stored.toml) || return 1
+  store="$(scripts/workerd.sh build-dir tests/fixtures/stored.toml)/assets"
+  step "start: wrangler dev (stored)" start_server wrangler-dev-stored 120 "$port" \
+    wrangler dev -c "$toml" --ip 127.0.0.1 --port "$port" || return 1
+  suites_against wrangler-dev "$port" stored || rc=1
+  EDGESITE_STORE_DIR="$store" suites_against wrangler-dev "$port" stored_failures || rc=1
+  stop_server wrangler-dev-stored
   return $rc
 }
 
@@ -446,6 +470,9 @@ if wanted workerd || wanted views; then
   build_step "worker (configured)" scripts/workerd.sh build tests/fixtures/configured.toml
   build_step "worker (compact)" scripts/workerd.sh build tests/fixtures/compact.toml
 fi
+if wanted workerd || wanted wrangler || wanted views; then
+  build_step "worker (stored)" scripts/workerd.sh build tests/fixtures/stored.toml
+fi
 # The example's build shares the deploy bundle's host crates (Cargo.toml's build-dependencies):
 # after that build, it must not compile sitegen and its codecs again (minutes of a cold run).
 example_build() {
@@ -516,9 +543,9 @@ browser_tests() {
 }
 lane_servers_then_site() {
   layer native "e2e: edgesite-native binary" eval 'needs host "server binaries" && e2e_native'
-  layer workerd "e2e: three Workers under one bare workerd serve" \
-    eval 'needs host "worker (deploy bundle)" "worker (configured)" "worker (compact)" && e2e_workerd'
-  layer wrangler "e2e: Worker under wrangler dev" eval 'needs host && e2e_wrangler_dev'
+  layer workerd "e2e: four Workers under one bare workerd serve" \
+    eval 'needs host "worker (deploy bundle)" "worker (configured)" "worker (compact)" "worker (stored)" && e2e_workerd'
+  layer wrangler "e2e: Worker under wrangler dev" eval 'needs host "worker (stored)" && e2e_wrangler_dev'
   layer example "e2e: example Worker (API + site) under wrangler dev" eval 'needs host "worker (example)" && e2e_example'
   layer site "site: EDGESITE_SITE and rebuild tracking" eval 'needs host "server binaries" && site_override'
 }
@@ -528,7 +555,7 @@ lane_servers_then_site() {
 # layer. The views layer last, alone: Chromium's timing wants the CPU to itself.
 layer host "host (test binaries, doctests)" eval 'needs host && host_tests'
 if built "server binaries" && { wanted native || wanted views; }; then native_server; fi
-if built "worker (compact)" && { wanted workerd || wanted views; }; then workerd_server; fi
+if built "worker (stored)" && { wanted workerd || wanted views; }; then workerd_server; fi
 side_by_side lane_browser lane_servers_then_site
 layer views "views: repeat views in headless Chromium (DevTools network log)" \
   eval 'needs host "server binaries" "worker (deploy bundle)" && repeat_views'

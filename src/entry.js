@@ -92,22 +92,41 @@ function log(request, response) {
 	);
 }
 
+function failed(error) {
+	// Details go to the log, never to the client.
+	console.error("edgesite:", error);
+	// A trap (edgesite never panics, but memory can run out) leaves the instance in an
+	// unknown state: start a fresh one for the next request.
+	if (error instanceof WebAssembly.RuntimeError) instantiate();
+	return new Response(FAILED, {
+		status: 500,
+		headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" },
+	});
+}
+
+// The store of the site's stored representations: the Static Assets binding (wrangler.toml's
+// [assets]; under bare workerd, a disk service standing in for it). Handed over once.
+let storeSet = false;
+
 export default {
 	fetch(request, env) {
+		if (!storeSet) {
+			imports.edgesite_register_store(env?.ASSETS);
+			storeSet = true;
+		}
 		try {
 			const response = answer(request);
+			// A body read from the store: a Promise of the Response.
+			if (response instanceof Promise) {
+				return response.then((r) => {
+					if (env?.EDGESITE_LOG) log(request, r);
+					return r;
+				}, failed);
+			}
 			if (env?.EDGESITE_LOG) log(request, response);
 			return response;
 		} catch (error) {
-			// Details go to the log, never to the client.
-			console.error("edgesite:", error);
-			// A trap (edgesite never panics, but memory can run out) leaves the instance in an
-			// unknown state: start a fresh one for the next request.
-			if (error instanceof WebAssembly.RuntimeError) instantiate();
-			return new Response(FAILED, {
-				status: 500,
-				headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" },
-			});
+			return failed(error);
 		}
 	},
 };

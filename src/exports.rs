@@ -19,8 +19,8 @@ pub fn start() -> JsValue {
 /// 500 without details if this fails.
 #[wasm_bindgen(js_name = "edgesite_fetch")]
 #[allow(unreachable_pub)]
-pub fn fetch(request: &web_sys::Request) -> Result<web_sys::Response, JsValue> {
-    edgesite_worker::respond(&crate::SITE, request)
+pub fn fetch(request: &web_sys::Request) -> Result<JsValue, JsValue> {
+    edgesite_worker::answer(&crate::SITE, request)
 }
 
 /// Hands the site's blobs (the entry's data modules, ArrayBuffers in the build's order) to the
@@ -29,6 +29,14 @@ pub fn fetch(request: &web_sys::Request) -> Result<web_sys::Response, JsValue> {
 #[allow(unreachable_pub)]
 pub fn register_blobs(blobs: js_sys::Array) {
     edgesite_worker::set_blobs(&blobs);
+}
+
+/// Hands the store (the Worker's Static Assets binding) to the adapter: where the bodies of the
+/// site's stored representations are read.
+#[wasm_bindgen(js_name = "edgesite_register_store")]
+#[allow(unreachable_pub)]
+pub fn register_store(fetcher: JsValue) {
+    edgesite_worker::set_store(&fetcher);
 }
 
 /// The compact answer to the request the reader wrote, whose method has `code`.
@@ -45,9 +53,10 @@ pub fn fields(code: u32) -> String {
     protocol::fields(&crate::SITE, code)
 }
 
-/// The whole answer to the request the reader wrote (anything but a fast 200 or 304).
+/// The whole answer to the request the reader wrote (anything but a fast 200 or 304): a
+/// Response, or a Promise of one when its body is read from the store.
 #[wasm_bindgen(js_name = "edgesite_general")]
 #[allow(unreachable_pub)]
-pub fn general(code: u32) -> Result<web_sys::Response, JsValue> {
+pub fn general(code: u32) -> Result<JsValue, JsValue> {
     protocol::general(&crate::SITE, code)
 }

@@ -58,14 +58,32 @@ pub fn server() -> &'static Server {
 
 /// The test binaries (by crate name) whose in-process server serves a fixture configuration
 /// instead of the embedded demo site, with that configuration.
-pub const FIXTURES: [(&str, &str); 2] = [
+pub const FIXTURES: [(&str, &str); 4] = [
     ("configured", "tests/fixtures/configured.toml"),
     ("compact", "tests/fixtures/compact.toml"),
+    ("stored", "tests/fixtures/stored.toml"),
+    ("stored_failures", "tests/fixtures/stored.toml"),
 ];
 
-/// The site this test binary's in-process server serves (see [`FIXTURES`]).
-fn site_under_test() -> &'static edgesite_core::Site<'static> {
-    let Some((_, config)) = FIXTURES
+/// Where this test binary's compile of a fixture with a store writes the store's objects (the
+/// in-process server reads them there; a test reads the bytes each object must hold from
+/// them): a folder per binary, so that one changing its store leaves the other's alone.
+pub fn fixture_store() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("target/edgesite/store-of-test")
+        .join(env!("CARGO_CRATE_NAME"))
+}
+
+/// The site this test binary's server serves, as this process compiles it (see [`FIXTURES`]):
+/// what the in-process server serves, and the tables a test of another runtime checks its
+/// answers against (the same config compiles to the same tables).
+pub fn site_under_test() -> &'static edgesite_core::Site<'static> {
+    static SITE: OnceLock<&'static edgesite_core::Site<'static>> = OnceLock::new();
+    SITE.get_or_init(compile_site_under_test)
+}
+
+fn compile_site_under_test() -> &'static edgesite_core::Site<'static> {
+    let Some((name, config)) = FIXTURES
         .iter()
         .find(|(name, _)| *name == env!("CARGO_CRATE_NAME"))
     else {
@@ -88,9 +106,10 @@ fn site_under_test() -> &'static edgesite_core::Site<'static> {
     let (manifest, _) = build
         .compile()
         .unwrap_or_else(|e| panic!("compiling with {config}: {e}"));
+    let store = name.starts_with("stored").then(fixture_store);
     manifest
-        .leak_site()
-        .expect("the compiled files are readable")
+        .leak_site_with_store(store.as_deref())
+        .expect("the compiled files are readable, the store writable")
 }
 
 fn start_native() -> Server {

@@ -190,3 +190,125 @@ export function edgesite_response(status, fields, body, manual) {
 	if (manual) init.encodeBody = "manual";
 	return new Response(body, init);
 }
+
+// The store: representations kept outside the Worker (edgesite_core's Content::Stored), read
+// through the Worker's Static Assets binding (a Fetcher; under bare workerd, a disk service
+// standing in for it). Set by the entry from its env before the first answer that needs it.
+let store = null;
+export function edgesite_set_store(fetcher) {
+	store = fetcher ?? null;
+}
+
+// The origin of the store's URLs: only the path reaches the binding.
+const STORE_ORIGIN = "https://store.invalid/";
+// How long a store read may take to start answering before the answer is 503.
+const STORE_TIMEOUT_MS = 10_000;
+
+// Objects up to this size are read whole and checked against their name (the SHA-256 of their
+// bytes) before anything is sent: a store that answers with other bytes, or fewer, gets a 503.
+// A larger one is streamed, held to its length: if the store's Content-Length says another, 503;
+// if it says none and the bytes end short, the transfer breaks (FixedLengthStream), so the
+// client never takes a short body for a whole one.
+const VERIFIED_BYTES = 256 * 1024;
+
+function hex(digest) {
+	return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+// Object `key` of `length` bytes: its bytes (a small one, checked), a stream of exactly its
+// length (a large one), or null when the store does not answer with it. One GET without Range:
+// Static Assets ignores Range (workers-sdk #8967; measured: docs/http.md), so ranges are cut
+// here.
+async function object(key, length) {
+	if (store === null) return null;
+	let timer;
+	const timeout = new Promise((resolve) => {
+		timer = setTimeout(() => resolve(null), STORE_TIMEOUT_MS);
+	});
+	try {
+		const response = await Promise.race([store.fetch(STORE_ORIGIN + key, { redirect: "manual" }), timeout]);
+		if (response === null) return null;
+		const declared = response.headers.get("content-length");
+		if (response.status !== 200 || response.body === null || (declared !== null && Number(declared) !== length)) {
+			response.body?.cancel();
+			return null;
+		}
+		if (length <= VERIFIED_BYTES) {
+			const bytes = new Uint8Array(await Promise.race([response.arrayBuffer(), timeout]) ?? new ArrayBuffer(0));
+			const named = key.slice(key.lastIndexOf("/") + 1, key.lastIndexOf("."));
+			if (bytes.length !== length || hex(await crypto.subtle.digest("SHA-256", bytes)) !== named) return null;
+			return bytes;
+		}
+		if (declared !== null) return response.body;
+		const { readable, writable } = fixedLength(length);
+		response.body.pipeTo(writable).catch(() => {});
+		return readable;
+	} catch (error) {
+		console.error("edgesite: store read failed:", error);
+		return null;
+	} finally {
+		clearTimeout(timer);
+	}
+}
+
+// Writes bytes [first, last] of `body` (a stream of the whole object) to `writer`, then cancels
+// the rest of it.
+async function copyRange(body, writer, first, last) {
+	const reader = body.getReader();
+	let at = 0;
+	try {
+		while (at <= last) {
+			const { done, value } = await reader.read();
+			if (done) throw new Error("edgesite: a stored object ended before its length");
+			const end = at + value.length;
+			if (end > first) await writer.write(value.subarray(Math.max(first - at, 0), Math.min(last + 1 - at, value.length)));
+			at = end;
+		}
+	} finally {
+		reader.cancel().catch(() => {});
+	}
+}
+
+// A stream of exactly `total` bytes where the runtime has one (workerd's FixedLengthStream keeps
+// the Content-Length; a plain TransformStream's answer is sent chunked).
+function fixedLength(total) {
+	return typeof FixedLengthStream === "function" ? new FixedLengthStream(total) : new TransformStream();
+}
+
+// The answer with a body from the store: `pieces` is what the body is made of, in order: text
+// (a Uint8Array: multipart boundaries) or [first, last] ranges of object `key` (`length`
+// bytes). A Promise of the Response; when the store does not answer with the object, the 503
+// the core rendered (`unavailable`: fields, body), never another body.
+export async function edgesite_stored_response(status, fields, manual, key, length, pieces, total, unavailable, unavailableBody) {
+	const first = await object(key, length);
+	if (first === null) return edgesite_response(503, unavailable, unavailableBody, false);
+	const whole = pieces.length === 1 && Array.isArray(pieces[0]) && pieces[0][0] === 0 && pieces[0][1] === length - 1;
+	if (whole) return edgesite_response(status, fields, first, manual);
+	if (first instanceof Uint8Array) {
+		const parts = pieces.map((p) => (Array.isArray(p) ? first.subarray(p[0], p[1] + 1) : p));
+		return edgesite_response(status, fields, edgesite_concat(parts), manual);
+	}
+	const { readable, writable } = fixedLength(total);
+	const pump = async () => {
+		const writer = writable.getWriter();
+		let body = first;
+		try {
+			for (const piece of pieces) {
+				if (!Array.isArray(piece)) {
+					await writer.write(piece);
+					continue;
+				}
+				body = body ?? (await object(key, length));
+				if (body === null) throw new Error("edgesite: the store stopped answering");
+				await copyRange(body, writer, piece[0], piece[1]);
+				body = null;
+			}
+			await writer.close();
+		} catch (error) {
+			console.error("edgesite:", error);
+			await writer.abort(error).catch(() => {});
+		}
+	};
+	pump();
+	return edgesite_response(status, fields, readable, manual);
+}

@@ -36,6 +36,22 @@ extern "C" {
     fn edgesite_decoded(id: u32) -> Option<js_sys::Uint8Array>;
     fn edgesite_keep_decoded(id: u32, view: &[u8], limit: usize) -> js_sys::Uint8Array;
     fn edgesite_concat(parts: &js_sys::Array) -> js_sys::Uint8Array;
+    /// Hands the store (the Worker's Static Assets binding, a Fetcher) to the adapter.
+    #[wasm_bindgen(js_name = "edgesite_set_store")]
+    pub fn set_store(fetcher: &JsValue);
+    /// A Promise of the Response whose body is read from the store (see bridge.js).
+    #[allow(clippy::too_many_arguments)]
+    fn edgesite_stored_response(
+        status: u16,
+        fields: &str,
+        manual: bool,
+        key: &str,
+        length: u32,
+        pieces: &js_sys::Array,
+        total: f64,
+        unavailable: &str,
+        unavailable_body: &[u8],
+    ) -> js_sys::Promise;
     #[wasm_bindgen(catch, js_name = "edgesite_response")]
     fn response_with_wasm_bytes(
         status: u16,
@@ -124,6 +140,66 @@ pub(crate) fn to_web_sys(response: &Response<'_>) -> Result<web_sys::Response, J
     })
 }
 
+/// The answer to send for `response`: a Response, or, when its body is read from the store
+/// ([`Content::Stored`]), a Promise of one (the store is read asynchronously; a read that fails
+/// gets the core's 503, [`edgesite_core::store_unavailable`]).
+pub(crate) fn to_js(response: &Response<'_>) -> Result<JsValue, JsValue> {
+    let (representation, pieces) = match &response.body {
+        Body::Representation {
+            representation,
+            range,
+            ..
+        } => {
+            let (first, last) = range.map_or((0, representation.length().saturating_sub(1)), |r| {
+                (r.first, r.last)
+            });
+            let pieces = js_sys::Array::of1(&range_pair(first, last));
+            (*representation, pieces)
+        }
+        Body::Multipart(multipart) => {
+            let pieces = js_sys::Array::new();
+            multipart.for_each_piece(|piece| match piece {
+                Piece::Text(text) => {
+                    pieces.push(&js_sys::Uint8Array::from(text));
+                }
+                Piece::Range(r) => {
+                    pieces.push(&range_pair(r.first, r.last));
+                }
+            });
+            (multipart.representation(), pieces)
+        }
+        Body::Empty | Body::Bytes(_) => return to_web_sys(response).map(Into::into),
+    };
+    let Content::Stored { key, length, .. } = representation.content else {
+        return to_web_sys(response).map(Into::into);
+    };
+    let mut failed = Response::new();
+    edgesite_core::store_unavailable(&mut failed);
+    let Body::Bytes(unavailable_body) = failed.body else {
+        return Err(unavailable());
+    };
+    let unavailable_fields = joined_fields(&failed, |fields, _| fields.to_string());
+    joined_fields(response, |fields, encoded| {
+        Ok(edgesite_stored_response(
+            response.status,
+            fields,
+            encoded,
+            key,
+            length,
+            &pieces,
+            response.body.len() as f64,
+            &unavailable_fields,
+            unavailable_body,
+        )
+        .into())
+    })
+}
+
+/// `[first, last]` as JS numbers.
+fn range_pair(first: u64, last: u64) -> js_sys::Array {
+    js_sys::Array::of2(&(first as f64).into(), &(last as f64).into())
+}
+
 fn unavailable() -> JsValue {
     JsValue::from_str("edgesite: a representation's bytes are not available")
 }
@@ -142,6 +218,8 @@ pub(crate) fn whole(
             length,
             ..
         } => edgesite_external(blob, offset, length).ok_or_else(unavailable),
+        // Read from the store by `to_js`, never here (library mode has no store).
+        Content::Stored { .. } => Err(unavailable()),
         Content::Decoded { id, length, .. } => {
             if let Some(hit) = edgesite_decoded(id) {
                 return Ok(hit);

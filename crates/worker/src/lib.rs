@@ -39,9 +39,11 @@
 mod js;
 pub mod protocol;
 
-pub use js::set_blobs;
+pub use js::{set_blobs, set_store};
 
-use edgesite_core::{respond_if_served as core_respond_if_served, Response, Site};
+use edgesite_core::{
+    respond_if_served as core_respond_if_served, respond_into as core_respond_into, Response, Site,
+};
 use js::to_web_sys;
 use protocol::{with_request, Unread};
 use wasm_bindgen::JsValue;
@@ -50,9 +52,25 @@ use wasm_bindgen::JsValue;
 /// always a response. `Err` only if the runtime refuses to build the Response, or a body held
 /// outside wasm memory is not there (blobs not handed over with [`set_blobs`]).
 pub fn respond(site: &Site<'_>, request: &web_sys::Request) -> Result<web_sys::Response, JsValue> {
-    match with_request(request, |head| protocol::answer(site, head)) {
+    let answer = with_request(request, |head| {
+        let mut response = Response::new();
+        core_respond_into(site, head, &mut response);
+        to_web_sys(&response)
+    });
+    match answer {
         Ok(answer) => answer,
         Err(Unread::TooLarge) => js::too_large(),
+        Err(unread) => Err(unread.into()),
+    }
+}
+
+/// [`respond`] for a Worker whose entry handed over its store ([`set_store`]) and blobs: a
+/// Response, or a Promise of one when the body is read from the store (a site with
+/// `edgesite_core::Content::Stored` representations).
+pub fn answer(site: &Site<'_>, request: &web_sys::Request) -> Result<JsValue, JsValue> {
+    match with_request(request, |head| protocol::answer(site, head)) {
+        Ok(answer) => answer,
+        Err(Unread::TooLarge) => js::too_large().map(Into::into),
         Err(unread) => Err(unread.into()),
     }
 }

@@ -23,7 +23,7 @@
 //! The JS half makes no HTTP decision: it translates the core's answer.
 
 use crate::js::{
-    bridge_needed, bridge_read, bridge_start, joined_fields, to_web_sys, BRIDGE_READ_FAILED,
+    bridge_needed, bridge_read, bridge_start, joined_fields, to_js, BRIDGE_READ_FAILED,
 };
 use edgesite_core::{
     decide as core_decide, respond_into, Content, Outcome, RequestHead, Response, Scratch, Site,
@@ -265,21 +265,18 @@ pub fn fields(site: &Site<'_>, code: u32) -> String {
 }
 
 /// The whole answer to the request in the input buffer, built in JS from the rendered fields
-/// and the body.
-pub fn general(site: &Site<'_>, code: u32) -> Result<web_sys::Response, JsValue> {
+/// and the body: a Response, or a Promise of one when the body is read from the store.
+pub fn general(site: &Site<'_>, code: u32) -> Result<JsValue, JsValue> {
     with_head(code, |head| answer(site, head))
         .unwrap_or_else(|| Err(JsValue::from_str(BRIDGE_READ_FAILED)))
 }
 
-/// The core's answer to `head` from `site` as a `web_sys::Response`: what the general path and
-/// library mode send.
-pub(crate) fn answer(
-    site: &Site<'_>,
-    head: &RequestHead<'_>,
-) -> Result<web_sys::Response, JsValue> {
+/// The core's answer to `head` from `site`: a Response, or a Promise of one when its body is
+/// read from the store.
+pub(crate) fn answer(site: &Site<'_>, head: &RequestHead<'_>) -> Result<JsValue, JsValue> {
     let mut response = Response::new();
     respond_into(site, head, &mut response);
-    to_web_sys(&response)
+    to_js(&response)
 }
 
 #[cfg(test)]

@@ -1,0 +1,260 @@
+//! The store tier over HTTP (`[storage]`), against a server of `tests/fixtures/stored.toml`:
+//! a site with a bundle too small for it, so the pages and the stylesheet stay in the bundle,
+//! and the photograph (with its AVIF and WebP variants), the script (with its deltas) and a
+//! 640 KB manual go to the store.
+//! In a plain `cargo test`, the native twin in-process, reading the objects from a folder; in
+//! `make test` also the Worker under bare workerd (its ASSETS binding a disk service) and under
+//! `wrangler dev` (its local Static Assets). Every stored representation is checked against the
+//! object this process's compile of the same config wrote (the same config compiles to the same
+//! tables and objects):
+//!
+//! * 200 with exactly the object's bytes, its strong ETag and Content-Length (RFC 9110 §8.8.3,
+//!   §8.6), for every coding (`Content-Encoding`, §8.4), every image variant (Accept) and every
+//!   delta (`Available-Dictionary`, RFC 9842 §6.2);
+//! * HEAD: the fields of GET, no content (§9.3.2);
+//! * If-None-Match → 304 and If-Match with another tag → 412, decided from the tables (§13.1);
+//! * one range → 206 with exactly those bytes, several → `multipart/byteranges` (§14.2, §14.6),
+//!   If-Range with the ETag → the range, with another → the whole (§13.1.5);
+//! * what the bundle holds is served as before, beside the store.
+//!
+//! A store that fails is `tests/stored_failures.rs`'s (it changes the store under the server).
+#![cfg(not(target_arch = "wasm32"))]
+
+mod support;
+
+use edgesite_core::{is_path_char, percent_encode, Content, ContentCoding, Representation, Target};
+use support::{fixture_store, request, server, site_under_test, Reply, Runtime};
+
+/// What, beside its coding, a request names to be sent a representation.
+#[derive(Debug, Clone, Copy)]
+enum Selector {
+    /// The file's own media type: a coding.
+    Coding,
+    /// An image variant's media type (Accept).
+    Media(&'static str),
+    /// The dictionary of a delta (Available-Dictionary, RFC 9842 §2.2).
+    Dictionary(&'static str),
+}
+
+/// The request targets of the fixture's files and their representations kept in the store,
+/// with what selects each one.
+fn stored() -> Vec<(String, Selector, &'static Representation<'static>)> {
+    let mut out = Vec::new();
+    for route in site_under_test().routes {
+        let Target::Asset(asset) = &route.target else {
+            continue;
+        };
+        // The request target: the route's path percent-encoded.
+        let mut target = Vec::new();
+        percent_encode(route.path, is_path_char, &mut |piece| {
+            target.extend_from_slice(piece);
+        });
+        let target = String::from_utf8(target).unwrap();
+        for r in asset.representations {
+            out.push((target.clone(), Selector::Coding, r));
+        }
+        for v in asset.variants {
+            let media = Selector::Media(v.content_type);
+            out.push((target.clone(), media, &v.representation));
+        }
+        for d in asset.deltas {
+            let dictionary = Selector::Dictionary(d.available_dictionary);
+            out.push((target.clone(), dictionary, &d.representation));
+        }
+    }
+    out.retain(|(_, _, r)| matches!(r.content, Content::Stored { .. }));
+    // A file at two paths (a folder's page at `/guide/` and `/guide/index.html`): once.
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|(_, _, r)| seen.insert(std::ptr::from_ref(*r)));
+    out
+}
+
+/// The bytes the store's object of `r` holds, as this process's compile wrote it.
+fn object(r: &Representation<'_>) -> Vec<u8> {
+    let Content::Stored { key, .. } = r.content else {
+        panic!("a stored representation");
+    };
+    std::fs::read(fixture_store().join(key)).unwrap_or_else(|e| panic!("{key}: {e}"))
+}
+
+/// The request fields that select `r` (a variant by Accept, a delta by Available-Dictionary,
+/// a coding by Accept-Encoding).
+fn selecting(selector: Selector, r: &Representation<'_>) -> Vec<(&'static str, &'static str)> {
+    let coding = match r.coding {
+        ContentCoding::Identity => "identity",
+        coding => coding.token(),
+    };
+    let mut fields = vec![("accept-encoding", coding)];
+    match selector {
+        Selector::Coding => {}
+        Selector::Media(media) => fields.push(("accept", media)),
+        Selector::Dictionary(hash) => fields.push(("available-dictionary", hash)),
+    }
+    fields
+}
+
+fn wrangler_dev() -> bool {
+    server().runtime == Runtime::WranglerDev
+}
+
+/// Whether the body of `reply` is `expected` as sent: wrangler dev's proxy re-encodes gzip
+/// bodies (docs/http.md, "Under `wrangler dev` only"), so there the decoded bodies are compared.
+fn same_body(reply: &Reply, expected: &[u8], r: &Representation<'_>) -> bool {
+    if wrangler_dev() && r.coding == ContentCoding::Gzip {
+        let mut inflated = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(expected), &mut inflated)
+            .expect("a stored gzip object inflates");
+        return reply.decoded() == inflated;
+    }
+    reply.body == expected
+}
+
+#[test]
+fn the_fixture_keeps_pages_in_the_bundle_and_the_rest_in_the_store() {
+    let stored = stored();
+    let paths: Vec<&str> = stored.iter().map(|(p, _, _)| &p[..]).collect();
+    for path in ["/images/coffee.jpg", "/app.js", "/downloads/manual.txt"] {
+        assert!(paths.contains(&path), "{path} in the store: {paths:?}");
+    }
+    let variant = |(_, s, _): &&(String, Selector, _)| matches!(s, Selector::Media(_));
+    assert!(stored.iter().any(|s| variant(&s)), "a variant in the store");
+    // The demo's history (EDGESITE_HISTORY) has an older /app.js: its deltas are stored too.
+    let delta = |(_, s, _): &&(String, Selector, _)| matches!(s, Selector::Dictionary(_));
+    assert!(stored.iter().any(|s| delta(&s)), "a delta in the store");
+    // Over the Worker's 256 KiB check: streamed, not read whole.
+    assert!(
+        stored.iter().any(|(_, _, r)| r.length() > 256 * 1024),
+        "a large object"
+    );
+    for page in ["/", "/about"] {
+        assert!(!paths.contains(&page), "{page} stays in the bundle");
+        let reply = request("GET", page, &[("accept-encoding", "br")]);
+        assert_eq!(reply.status, 200);
+        assert_eq!(reply.header("content-encoding"), Some("br"));
+    }
+}
+
+#[test]
+fn every_stored_representation_is_its_object_byte_for_byte() {
+    for (path, media, r) in stored() {
+        let expected = object(r);
+        let reply = request("GET", &path, &selecting(media, r));
+        let what = format!("{path} {media:?} {}", r.coding.token());
+        assert_eq!(reply.status, 200, "{what}");
+        assert!(
+            same_body(&reply, &expected, r),
+            "{what}: {} bytes, {} expected",
+            reply.body.len(),
+            expected.len()
+        );
+        assert_eq!(reply.header("etag"), Some(r.etag), "{what}");
+        if !wrangler_dev() {
+            assert_eq!(
+                reply.header("content-length"),
+                Some(r.content_length),
+                "{what}"
+            );
+        }
+        let coding = (r.coding != ContentCoding::Identity).then(|| r.coding.token());
+        assert_eq!(reply.header("content-encoding"), coding, "{what}");
+        if let Selector::Media(media) = media {
+            assert_eq!(reply.header("content-type"), Some(media), "{what}");
+        }
+    }
+}
+
+#[test]
+fn head_and_conditionals_are_answered_from_the_tables() {
+    for (path, media, r) in stored() {
+        let fields = selecting(media, r);
+        let what = format!("{path} {media:?} {}", r.coding.token());
+        let head = request("HEAD", &path, &fields);
+        assert_eq!((head.status, head.raw_body_len), (200, 0), "{what}");
+        assert_eq!(head.header("etag"), Some(r.etag), "{what}");
+        let mut matching = fields.clone();
+        matching.push(("if-none-match", r.etag));
+        let not_modified = request("GET", &path, &matching);
+        assert_eq!(
+            (not_modified.status, not_modified.raw_body_len),
+            (304, 0),
+            "{what}"
+        );
+        let mut other = fields.clone();
+        other.push(("if-match", "\"another\""));
+        assert_eq!(request("GET", &path, &other).status, 412, "{what}");
+    }
+}
+
+#[test]
+fn ranges_of_a_stored_representation_are_its_bytes() {
+    for (path, media, r) in stored()
+        .into_iter()
+        .filter(|(_, _, r)| r.coding == ContentCoding::Identity)
+    {
+        let all = object(r);
+        let len = all.len();
+        if len < 64 {
+            continue;
+        }
+        let what = format!("{path} {media:?}");
+        let mut fields = selecting(media, r);
+        fields.push(("range", "bytes=10-39"));
+        let one = request("GET", &path, &fields);
+        assert_eq!(one.status, 206, "{what}");
+        assert_eq!(one.body, &all[10..40], "{what}");
+        let range = format!("bytes 10-39/{len}");
+        assert_eq!(one.header("content-range"), Some(range.as_str()), "{what}");
+
+        let tail = format!("bytes=0-4,{}-", len - 5);
+        let mut fields = selecting(media, r);
+        fields.push(("range", &tail));
+        let parts = request("GET", &path, &fields);
+        assert_eq!(parts.status, 206, "{what}");
+        let content_type = parts.header("content-type").unwrap();
+        assert!(
+            content_type.starts_with("multipart/byteranges; boundary="),
+            "{what}"
+        );
+        let boundary = content_type.split("boundary=").nth(1).unwrap();
+        let body = parts.body.clone();
+        let pieces: Vec<&[u8]> = split(&body, format!("--{boundary}").as_bytes());
+        assert!(
+            pieces
+                .iter()
+                .any(|p| p.ends_with(&[&b"\r\n\r\n"[..], &all[..5], b"\r\n"].concat())),
+            "{what}: the first part"
+        );
+        assert!(
+            pieces
+                .iter()
+                .any(|p| p.ends_with(&[&b"\r\n\r\n"[..], &all[len - 5..], b"\r\n"].concat())),
+            "{what}: the last part"
+        );
+
+        for (validator, status) in [(r.etag, 206), ("\"another\"", 200)] {
+            let mut fields = selecting(media, r);
+            fields.push(("range", "bytes=10-39"));
+            fields.push(("if-range", validator));
+            let reply = request("GET", &path, &fields);
+            assert_eq!(reply.status, status, "{what} If-Range {validator}");
+            let expected = if status == 206 {
+                &all[10..40]
+            } else {
+                &all[..]
+            };
+            assert_eq!(reply.body, expected, "{what} If-Range {validator}");
+        }
+    }
+}
+
+/// The pieces of `bytes` between occurrences of `separator`.
+fn split<'b>(bytes: &'b [u8], separator: &[u8]) -> Vec<&'b [u8]> {
+    let mut out = Vec::new();
+    let mut rest = bytes;
+    while let Some(at) = rest.windows(separator.len()).position(|w| w == separator) {
+        out.push(&rest[..at]);
+        rest = &rest[at + separator.len()..];
+    }
+    out.push(rest);
+    out
+}
