@@ -1083,6 +1083,18 @@ fn past_the_budget_the_rest_goes_to_the_store_as_objects_named_by_their_bytes() 
     let in_store = manifest.files.len() - in_bundle;
     let line = format!("tiers: bundle 10 files; store (Static Assets) {in_store} files");
     assert!(manifest.report().contains(&line), "{}", manifest.report());
+    let html = manifest.report_html();
+    let files = format!("<span id=\"store-files\" data-n=\"{in_store}\">");
+    assert!(
+        html.contains(&files),
+        "report.html counts the store's files"
+    );
+    let stored_rects = html.matches("data-tier=\"assets\"").count();
+    assert_eq!(
+        stored_rects, in_store,
+        "a hatched rectangle per file in the store"
+    );
+    assert!(html.contains("<div class=\"bar near\">") || html.contains("<div class=\"bar full\">"));
 
     let out = tempfile::tempdir().unwrap();
     let stale = out.path().join("store/_edgesite/b/stale.bin");

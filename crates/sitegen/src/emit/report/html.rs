@@ -8,7 +8,7 @@
 use super::smallest;
 use super::treemap::{self, Rect};
 use crate::model::CacheReason;
-use crate::model::{Asset, Manifest, CODE_ESTIMATE_BYTES};
+use crate::model::{Asset, Manifest, Tier, CODE_ESTIMATE_BYTES};
 use crate::storage;
 use crate::warning::{Warning, WarningKind};
 use std::collections::BTreeMap;
@@ -55,10 +55,23 @@ impl Manifest {
         let bundle = storage::bundle_bytes(&self.files);
         let limit = self.budget.max_bundle_bytes.max(1);
         let percent = bundle * 100 / limit;
+        // Amber past 80%, where the build warns; red past 95%.
+        let level = match percent {
+            0..=80 => "",
+            81..=95 => " near",
+            _ => " full",
+        };
+        let in_store = self.files.iter().filter(|f| f.tier == Tier::Assets).count();
+        let (objects, bytes) = storage::objects(&self.files);
+        let files = n("store-files", in_store as u64);
+        let objects = n("store-objects", objects);
+        let limit_files = self.storage.max_asset_files;
         format!(
-            "<section id=\"budget\"><h2>Budget</h2>\n<div class=\"bar\"><div style=\"width:{:.2}%\"></div></div>\n\
+            "<section id=\"budget\"><h2>Budget</h2>\n<div class=\"bar{level}\"><div style=\"width:{:.2}%\"></div></div>\n\
              <p>{} bytes of the {}-byte limit ({}%: the site's stored bytes and {} bytes of code), \
-             stored <b id=\"store\">{:?}</b>: {}</p></section>\n",
+             stored <b id=\"store\">{:?}</b>: {}</p>\n\
+             <p id=\"tiers\">The bundle: {} files. The store (Static Assets): {files} files, {objects} \
+             objects, {} bytes, of {limit_files} objects at most ({}%).</p></section>\n",
             (bundle as f64 * 100.0 / limit as f64).min(100.0),
             n("bundle-bytes", bundle),
             n("budget-bytes", limit),
@@ -66,6 +79,9 @@ impl Manifest {
             CODE_ESTIMATE_BYTES,
             self.store.store,
             esc(&self.store.reason),
+            n("bundle-files", (self.files.len() - in_store) as u64),
+            n("store-bytes", bytes),
+            storage::objects(&self.files).0 * 100 / limit_files.max(1),
         )
     }
 
@@ -86,19 +102,26 @@ impl Manifest {
             let (class, title, attrs) = match node.file {
                 Some(i) => {
                     let file = &self.files[i];
+                    let stored = file.tier == Tier::Assets;
                     let title = format!(
-                        "{} ({}): {} bytes",
-                        file.path, file.content_type, node.bytes
+                        "{} ({}): {} bytes{}",
+                        file.path,
+                        file.content_type,
+                        node.bytes,
+                        if stored { ", in the store" } else { "" }
                     );
                     let attrs = format!(
-                        " data-path=\"{}\" data-n=\"{}\"",
+                        " data-path=\"{}\" data-n=\"{}\" data-tier=\"{}\"",
                         esc(&file.path),
-                        node.bytes
+                        node.bytes,
+                        if stored { "assets" } else { "bundle" }
                     );
-                    (family(file.content_type), title, attrs)
+                    let class = if stored { "stored" } else { "" };
+                    let class = format!("{} {class}", family(file.content_type));
+                    (class, title, attrs)
                 }
                 None => (
-                    "folder",
+                    "folder".to_string(),
                     format!("{}/: {} bytes", node.name, node.bytes),
                     String::new(),
                 ),
@@ -124,7 +147,8 @@ impl Manifest {
             .map(|c| format!("<span class=\"key {c}\"></span>{c} "))
             .collect();
         format!(
-            "<section><h2>The bundle: {} bytes stored, by folder and file</h2>\n<p>Area is stored bytes (every representation kept); colour is the content type: {legend}</p>\n{svg}</section>\n",
+            "<section><h2>The site: {} bytes stored, by folder and file</h2>\n<p>Area is stored bytes (every representation kept); colour is the content type: {legend}; \
+             hatched and outlined: <span class=\"key other stored\"></span>in the store (Static Assets), the rest in the bundle</p>\n{svg}</section>\n",
             n("site-bytes", root.bytes)
         )
     }
@@ -137,7 +161,8 @@ impl Manifest {
         )
     }
 
-    /// Per content type: files, identity bytes, stored bytes, the smallest encoding, saved.
+    /// Per content type: files, identity bytes, stored bytes, the smallest a file is sent in (an
+    /// encoding or an image variant), saved.
     fn savings_by_type(&self) -> String {
         let mut by_type: BTreeMap<&str, [u64; 4]> = BTreeMap::new();
         for file in &self.files {
@@ -145,10 +170,13 @@ impl Manifest {
             row[0] += 1;
             row[1] += file.size;
             row[2] += file.stored_bytes();
-            row[3] += smallest(file);
+            // What the file can be sent in at its smallest: an encoding, or an image variant
+            // (AVIF, WebP), counted in the row of the file's own type.
+            let variants = file.variants.iter().map(|v| v.representation.size);
+            row[3] += variants.fold(smallest(file), u64::min);
         }
         let mut out = String::from(
-            "<table class=\"sortable\" id=\"by-type\"><thead><tr><th>content type</th><th>files</th><th>identity bytes</th><th>stored bytes</th><th>smallest encoding</th><th>bytes saved</th></tr></thead><tbody>\n",
+            "<table class=\"sortable\" id=\"by-type\"><thead><tr><th>content type</th><th>files</th><th>identity bytes</th><th>stored bytes</th><th>smallest sent (encoding or variant)</th><th>bytes saved</th></tr></thead><tbody>\n",
         );
         for (kind, [files, identity, stored, best]) in &by_type {
             let _ = writeln!(

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# `make store`: what serving a file from the store costs the Worker, against the same file in the
+# bundle. One site (a 100 KB incompressible file, a page) built twice: `storage.tier = "bundle"`
+# and `storage.tier = "assets"`, each served under bare `workerd serve` (the store: a disk
+# service in the same process standing in for the Static Assets binding, so its reads count in
+# the process's CPU here, where on Cloudflare they are another service's), under load: a 200 of
+# the file (no Accept-Encoding), and a 304 of it (If-None-Match with its ETag). For each: requests
+# per second, CPU per request (workerd's user + system time over the requests) and latency
+# p50/p99 (wrk). DURATION (default 30) seconds per run, CONNECTIONS (default 4). workerd is
+# pinned to core 0, wrk to core 1.
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/env.sh
+. "$ROOT/scripts/env.sh"
+# shellcheck source=scripts/lib.sh
+. "$ROOT/scripts/lib.sh"
+cd "$ROOT"
+DURATION=${DURATION:-30}
+CONNECTIONS=${CONNECTIONS:-4}
+WORK="$ROOT/target/store-bench"
+PORT=18197
+CLK_TCK=$(getconf CLK_TCK)
+mkdir -p "$WORK/site"
+trap stop_all_servers EXIT
+
+[ -f "$WORK/site/file.bin" ] || head -c 102400 /dev/urandom >"$WORK/site/file.bin"
+echo '<p><a href="/file.bin">the file</a></p>' >"$WORK/site/index.html"
+for tier in bundle assets; do
+  printf '[site]\ndir = "%s"\n[storage]\ntier = "%s"\n' "$WORK/site" "$tier" >"$WORK/$tier.toml"
+done
+
+# measure NAME PID [HEADER]: DURATION seconds of GET /file.bin; prints a table row.
+measure() {
+  local name=$1 pid=$2 header=${3:-x-none: 1}
+  taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d3s -H "$header" "http://127.0.0.1:$PORT/file.bin" >/dev/null
+  local before after
+  before=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
+  taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency -H "$header" \
+    "http://127.0.0.1:$PORT/file.bin" >"$WORK/$name.wrk" 2>&1
+  after=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
+  awk -v name="$name" -v ticks=$((after - before)) -v hz="$CLK_TCK" '
+    /requests in/ { requests = $1 }
+    /^Requests\/sec:/ { rps = $2 }
+    /^ +50%/ { p50 = $2 }
+    /^ +99%/ { p99 = $2 }
+    /Non-2xx or 3xx/ { other = $5 }
+    END { printf "| %s | %.0f | %.0f us | %s | %s | %d |\n", name, rps, ticks / hz * 1e6 / requests, p50, p99, other }' \
+    "$WORK/$name.wrk"
+}
+
+printf '\n%s: %s s per run, %s connections, GET of a 100 KB file, Worker under bare workerd\n' \
+  "$(date -u +%Y-%m-%d)" "$DURATION" "$CONNECTIONS"
+printf '| file in, answer | req/s | CPU per request | p50 | p99 | non-2xx |\n|---|---|---|---|---|---|\n'
+for tier in bundle assets; do
+  EDGESITE_HISTORY="" scripts/workerd.sh build "$WORK/$tier.toml" >/dev/null
+  capnp=$(scripts/workerd.sh config "$PORT" "$WORK/$tier.toml")
+  start_server "store-$tier" 120 "$PORT" taskset -c 0 workerd serve "$capnp"
+  etag=$(curl -s -o /dev/null -w '%header{etag}' "http://127.0.0.1:$PORT/file.bin")
+  measure "$tier, 200" "$(server_pid "store-$tier")"
+  measure "$tier, 304" "$(server_pid "store-$tier")" "if-none-match: $etag"
+  stop_server "store-$tier"
+done

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# `make dev`: the Worker under wrangler dev on 127.0.0.1:$PORT, rebuilt when the code or the site
+# changes. For the demo (public/) that is wrangler.toml as it is; for a site anywhere else
+# (EDGESITE_SITE, or site.dir in edgesite.toml / EDGESITE_CONFIG) wrangler runs with a config of
+# its own, target/dev/wrangler.toml, which watches that folder too (scripts/lib.sh, dev_config).
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/env.sh
+. "$ROOT/scripts/env.sh"
+# shellcheck source=scripts/lib.sh
+. "$ROOT/scripts/lib.sh"
+cd "$ROOT"
+site=$(site_dir)
+args=(--ip 127.0.0.1 --port "${PORT:-8787}" --var EDGESITE_LOG:1)
+if [ "$site" != "$ROOT/public" ]; then
+  mkdir -p target/dev
+  dev_config target/dev/wrangler.toml "$site"
+  echo "make dev: serving and watching $site"
+  args+=(-c target/dev/wrangler.toml)
+fi
+exec wrangler dev "${args[@]}"
