@@ -6,8 +6,10 @@
 # the process's CPU here, where on Cloudflare they are another service's), under load: a 200 of
 # the file (no Accept-Encoding), and a 304 of it (If-None-Match with its ETag). For each: requests
 # per second, CPU per request (workerd's user + system time over the requests) and latency
-# p50/p99 (wrk). DURATION (default 30) seconds per run, CONNECTIONS (default 4). workerd is
-# pinned to core 0, wrk to core 1.
+# p50/p99 (wrk). Beside them, the floor of any Worker that reads Static Assets here: a JS Worker
+# that answers every request with `env.ASSETS.fetch` of the same object (the disk service's
+# read and the subrequest, nothing of edgesite's). DURATION (default 30) seconds per run,
+# CONNECTIONS (default 4). workerd is pinned to core 0, wrk to core 1.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/env.sh
@@ -60,3 +62,19 @@ for tier in bundle assets; do
   measure "$tier, 304" "$(server_pid "store-$tier")" "if-none-match: $etag"
   stop_server "store-$tier"
 done
+
+# The floor: a JS Worker passing the object of /file.bin through from the same disk service.
+object="_edgesite/b/$(sha256sum "$WORK/site/file.bin" | cut -d' ' -f1).bin"
+rm -rf "$WORK/floor" && mkdir -p "$WORK/floor/bundle"
+cp -al "$(scripts/workerd.sh build-dir "$WORK/assets.toml")/assets" "$WORK/floor/bundle/assets"
+cat >"$WORK/floor/bundle/worker.mjs" <<JS
+export default {
+  fetch(request, env) {
+    return env.ASSETS.fetch("https://store.invalid/$object");
+  },
+};
+JS
+workerd_config "$WORK/floor/config.capnp" "$PORT" "$WORK/floor/bundle" worker.mjs
+start_server store-floor 60 "$PORT" taskset -c 0 workerd serve "$WORK/floor/config.capnp"
+measure "floor: a JS Worker passing the object through, 200" "$(server_pid store-floor)"
+stop_server store-floor

@@ -7,7 +7,8 @@
 // Per request: the adapter's reader (crates/worker/src/bridge.js) writes the request into wasm
 // memory (no string crosses the boundary), one call returns a compact answer, and a 200 or 304
 // of a representation is built from its fields (rendered by the core once per representation
-// and kept here), its bytes (a view of its blob) and the Date. Everything else takes the general
+// and kept here), its bytes (a view of its blob, or for one in the store the object read
+// through the ASSETS binding) and the Date. Everything else takes the general
 // path, which renders the answer in wasm from the same input.
 import * as imports from "./index_bg.js";
 import wasmModule from "./index.wasm";
@@ -22,7 +23,7 @@ const BLOBS = [$BLOB_LIST];
 
 // Set by instantiate(): the wasm exports and the protocol (the reader, the output area, the
 // answer's kinds).
-let wasm, protocol, read, kindMask, KIND_BITS, NOT_MODIFIED, OK, GENERAL;
+let wasm, protocol, read, kindMask, KIND_BITS, NOT_MODIFIED, OK, GENERAL, STORED;
 // Per representation and fingerprinting (r = 2*id + fingerprinted): what its 200 (key 2*r) and
 // its 304 (key 2*r+1) are made of (keep()).
 let kept = new Map();
@@ -34,7 +35,7 @@ function instantiate() {
 	wasm = instance.exports;
 	imports.edgesite_register_blobs(BLOBS);
 	protocol = imports.edgesite_start();
-	({ read, kindBits: KIND_BITS, notModified: NOT_MODIFIED, ok: OK, general: GENERAL } = protocol);
+	({ read, kindBits: KIND_BITS, notModified: NOT_MODIFIED, ok: OK, general: GENERAL, stored: STORED } = protocol);
 	kindMask = (1 << KIND_BITS) - 1;
 	kept = new Map();
 }
@@ -62,7 +63,16 @@ function answer(request) {
 		headers.set("date", new Date(second * 1000).toUTCString());
 		init.headers = headers;
 	}
+	if (kind === OK && entry.object !== null) return fromStore(entry, init);
 	return new Response(kind === OK ? entry.body : null, init);
+}
+
+// A 200 whose bytes are in the store: read (one subrequest), or the 503 when the store fails.
+async function fromStore(entry, init) {
+	const { status, headers, encodeBody } = init;
+	const body = await protocol.object(entry.object, entry.length);
+	if (body === null) return imports.edgesite_unavailable();
+	return new Response(body, { status, headers, encodeBody });
 }
 
 // What a representation's fast answers are made of: its fields (rendered by the core), its
@@ -73,8 +83,10 @@ function keep(key, code, kind) {
 	// A precompressed body is sent as it is (the runtime would compress it again).
 	if (fields.some(([name]) => name === "content-encoding")) init.encodeBody = "manual";
 	const [blob, offset, length] = protocol.output();
-	const body = kind === NOT_MODIFIED ? null : new Uint8Array(BLOBS[blob], offset, length);
-	const entry = { fields, init, body, second: -1 };
+	// In the store: its key, asked once; the body is read per answer (fromStore).
+	const object = blob === STORED ? imports.edgesite_stored_key(code) : null;
+	const body = kind === NOT_MODIFIED || object !== null ? null : new Uint8Array(BLOBS[blob], offset, length);
+	const entry = { fields, init, body, object, length, second: -1 };
 	kept.set(key, entry);
 	return entry;
 }

@@ -53,6 +53,21 @@ pub fn fields(code: u32) -> String {
     protocol::fields(&crate::SITE, code)
 }
 
+/// The store's key of the representation the request the reader wrote is answered with: the
+/// entry keeps it for its fast answers of that representation.
+#[wasm_bindgen(js_name = "edgesite_stored_key")]
+#[allow(unreachable_pub)]
+pub fn stored_key(code: u32) -> String {
+    protocol::stored_key(&crate::SITE, code)
+}
+
+/// The answer when the store fails to give a body: 503 with Retry-After.
+#[wasm_bindgen(js_name = "edgesite_unavailable")]
+#[allow(unreachable_pub)]
+pub fn unavailable() -> Result<web_sys::Response, JsValue> {
+    protocol::unavailable()
+}
+
 /// The whole answer to the request the reader wrote (anything but a fast 200 or 304): a
 /// Response, or a Promise of one when its body is read from the store.
 #[wasm_bindgen(js_name = "edgesite_general")]

@@ -20,7 +20,8 @@ let needed = 0;
 export function bridge_start(wasmMemory, layout, joinedNames, joinedMethods) {
 	memory = wasmMemory;
 	[input, capacity, lengthsAt, slots, outputAt] = layout;
-	const [kindBits, ok, okHead, notModified, general] = layout.slice(5);
+	const [kindBits, ok, okHead, notModified, general, storedSigned] = layout.slice(5);
+	const stored = storedSigned >>> 0;
 	names = joinedNames.split("\0");
 	methods = joinedMethods.split("\0");
 	// The arity: one length for the target, one per field.
@@ -30,7 +31,7 @@ export function bridge_start(wasmMemory, layout, joinedNames, joinedMethods) {
 	acceptEncodingAt = names.indexOf("accept-encoding");
 	buffer = null;
 	const read = bridge_read;
-	return { read, output: outputOf, fieldPairs, kindBits, ok, okHead, notModified, general };
+	return { read, output: outputOf, fieldPairs, object, kindBits, ok, okHead, notModified, general, stored };
 }
 
 function views() {
@@ -204,21 +205,23 @@ const STORE_ORIGIN = "https://store.invalid/";
 // How long a store read may take to start answering before the answer is 503.
 const STORE_TIMEOUT_MS = 10_000;
 
-// Objects up to this size are read whole and checked against their name (the SHA-256 of their
-// bytes) before anything is sent: a store that answers with other bytes, or fewer, gets a 503.
-// A larger one is streamed, held to its length: if the store's Content-Length says another, 503;
-// if it says none and the bytes end short, the transfer breaks (FixedLengthStream), so the
-// client never takes a short body for a whole one.
+// A store that states the object's length (Content-Length) is held to it: another length is a
+// 503, and the body is streamed as it comes. One that states none (wrangler dev's local Static
+// Assets) cannot be checked before the status is sent, so an object up to this size is read
+// whole first and checked against its name (the SHA-256 of its bytes): other bytes, or fewer,
+// get a 503. A larger one is streamed into a FixedLengthStream, so bytes that end short break
+// the transfer, and the client never takes a short body for a whole one. (Reading and hashing
+// a 100 KB object costs about as much CPU as the rest of its answer: docs/benchmarks.md.)
 const VERIFIED_BYTES = 256 * 1024;
 
 function hex(digest) {
 	return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-// Object `key` of `length` bytes: its bytes (a small one, checked), a stream of exactly its
-// length (a large one), or null when the store does not answer with it. One GET without Range:
-// Static Assets ignores Range (workers-sdk #8967; measured: docs/http.md), so ranges are cut
-// here.
+// Object `key` of `length` bytes: a stream of exactly its length, or its bytes (a small one the
+// store sent without a length, checked), or null when the store does not answer with it. One
+// GET without Range: Static Assets ignores Range (workers-sdk #8967; measured: docs/http.md),
+// so ranges are cut here.
 async function object(key, length) {
 	if (store === null) return null;
 	let timer;
@@ -233,13 +236,13 @@ async function object(key, length) {
 			response.body?.cancel();
 			return null;
 		}
+		if (declared !== null) return response.body;
 		if (length <= VERIFIED_BYTES) {
 			const bytes = new Uint8Array(await Promise.race([response.arrayBuffer(), timeout]) ?? new ArrayBuffer(0));
 			const named = key.slice(key.lastIndexOf("/") + 1, key.lastIndexOf("."));
 			if (bytes.length !== length || hex(await crypto.subtle.digest("SHA-256", bytes)) !== named) return null;
 			return bytes;
 		}
-		if (declared !== null) return response.body;
 		const { readable, writable } = fixedLength(length);
 		response.body.pipeTo(writable).catch(() => {});
 		return readable;

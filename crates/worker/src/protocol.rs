@@ -10,9 +10,9 @@
 //! and their lengths into [`SLOTS`] integers, and returns the method's code ([`METHODS`]). Then:
 //!
 //! - [`decide`] answers with one integer. A 200 or a 304 of a representation held outside wasm
-//!   memory is [`Fast`] packed with the representation's id and whether the request is
-//!   fingerprinted, `(id << 1 | fingerprinted) << KIND_BITS | kind`, with its blob, offset and
-//!   length in the output area. A 200's and a 304's fields depend on these alone (the core
+//!   memory (a blob, or the store) is [`Fast`] packed with the representation's id and whether
+//!   the request is fingerprinted, `(id << 1 | fingerprinted) << KIND_BITS | kind`, with its
+//!   blob ([`STORED`] for the store), offset and length in the output area. A 200's and a 304's fields depend on these alone (the core
 //!   renders them from it; the test `fast_answers_have_the_fields_of_their_representation`
 //!   holds this), so the entry renders them once per representation with [`fields`], keeps
 //!   them, and builds the Response from them, the blob's view and the Date;
@@ -77,13 +77,17 @@ thread_local! {
 /// The lengths the JS half writes (see [`SLOTS`]).
 static LENGTHS: [AtomicI32; SLOTS] = [const { AtomicI32::new(-1) }; SLOTS];
 
-/// The blob, offset and length of the representation of the last fast answer.
+/// The blob, offset and length of the representation of the last fast answer; for one in the
+/// store, [`STORED`] in place of the blob (the entry asks its key once, [`stored_key`]).
 static OUTPUT: [AtomicU32; 3] = [const { AtomicU32::new(0) }; 3];
+
+/// The output's blob for a representation in the store ([`Content::Stored`]).
+pub const STORED: u32 = u32::MAX;
 
 /// Where everything is, as the JS half reads it at start (`bridge.js` names each one):
 /// the input buffer's address and capacity, the lengths' address and count, the output area's
-/// address, [`KIND_BITS`], [`Fast`]'s three kinds and [`GENERAL`].
-pub fn layout() -> [i32; 10] {
+/// address, [`KIND_BITS`], [`Fast`]'s three kinds, [`GENERAL`] and [`STORED`] (as an i32).
+pub fn layout() -> [i32; 11] {
     let (input, capacity) = input();
     [
         input as i32,
@@ -96,6 +100,7 @@ pub fn layout() -> [i32; 10] {
         Fast::OkHead as i32,
         Fast::NotModified as i32,
         GENERAL,
+        STORED as i32,
     ]
 }
 
@@ -229,14 +234,15 @@ pub fn decide(site: &Site<'_>, code: u32) -> i32 {
             Outcome::NotModified { representation, .. } => (Fast::NotModified, representation),
             _ => return GENERAL,
         };
-        let Content::External {
-            id,
-            blob,
-            offset,
-            length,
-        } = representation.content
-        else {
-            return GENERAL;
+        let (id, blob, offset, length) = match representation.content {
+            Content::External {
+                id,
+                blob,
+                offset,
+                length,
+            } => (id, blob, offset, length),
+            Content::Stored { id, length, .. } => (id, STORED, 0, length),
+            Content::Bytes(_) | Content::Decoded { .. } => return GENERAL,
         };
         for (slot, value) in OUTPUT.iter().zip([blob, offset, length]) {
             slot.store(value, Ordering::Relaxed);
@@ -262,6 +268,32 @@ pub fn fields(site: &Site<'_>, code: u32) -> String {
         joined_fields(&response, |fields, _| fields.to_string())
     })
     .unwrap_or_default()
+}
+
+/// The store's key of the representation the request in the input buffer is answered with
+/// (the entry keeps it per representation, for the fast answers [`decide`] marks [`STORED`]);
+/// empty if it is not in the store.
+pub fn stored_key(site: &Site<'_>, code: u32) -> String {
+    with_head(code, |head| {
+        let mut scratch = Scratch::new();
+        match core_decide(site, head, &mut scratch).outcome {
+            Outcome::Ok { representation, .. } | Outcome::NotModified { representation, .. } => {
+                match representation.content {
+                    Content::Stored { key, .. } => key.to_string(),
+                    _ => String::new(),
+                }
+            }
+            _ => String::new(),
+        }
+    })
+    .unwrap_or_default()
+}
+
+/// The answer when the store fails (`edgesite_core::store_unavailable`: 503, Retry-After).
+pub fn unavailable() -> Result<web_sys::Response, JsValue> {
+    let mut response = Response::new();
+    edgesite_core::store_unavailable(&mut response);
+    crate::js::to_web_sys(&response)
 }
 
 /// The whole answer to the request in the input buffer, built in JS from the rendered fields
