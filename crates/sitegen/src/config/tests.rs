@@ -108,6 +108,43 @@ fn compression_and_budget_values_are_checked_naming_key_and_line() {
     assert_eq!(config.budget.max_file_bytes, 25 * 1024 * 1024);
 }
 
+/// `[storage]`: the tier by name, globs and the object limit checked, each error naming its
+/// line and key.
+#[test]
+fn storage_values_are_checked_naming_line_and_key() {
+    let config = parse("[storage]\ntier = \"assets\"\nassets = [\"/downloads/**\"]\n").unwrap();
+    assert_eq!(config.storage.tier, super::StorageTier::Assets);
+    assert_eq!(config.storage.max_asset_files, 20_000);
+    for (toml, line, key) in [
+        ("[storage]\ntier = \"r3\"\n", 2, "unknown variant `r3`"),
+        (
+            "[storage]\n\nmax_asset_files = 100001\n",
+            3,
+            "storage.max_asset_files",
+        ),
+        (
+            "[storage]\nmax_asset_files = 0\n",
+            2,
+            "storage.max_asset_files",
+        ),
+        (
+            "[storage]\nassets = [\"downloads/**\"]\n",
+            2,
+            "storage.assets[0]",
+        ),
+        (
+            "[storage]\nbundle = [\"/ok\", \"nope\"]\n",
+            2,
+            "storage.bundle[1]",
+        ),
+        ("[storage]\nbucket = \"x\"\n", 2, "unknown field `bucket`"),
+    ] {
+        let err = parse(toml).unwrap_err().to_string();
+        let at = format!("edgesite.toml:{line}: ");
+        assert!(err.starts_with(&at) && err.contains(key), "{toml:?}: {err}");
+    }
+}
+
 /// Every configured value that reaches a response field is checked: each case fails the
 /// build naming the file, the line and the key (issue: a CSP with a line break built, then
 /// made every native response panic and every Worker response a 500).

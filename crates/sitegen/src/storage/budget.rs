@@ -30,8 +30,9 @@ pub(super) fn check(files: &[Asset], budget: &BudgetConfig) -> Result<(), Error>
     if let Some(file) = files.iter().find(|f| f.size > budget.max_file_bytes) {
         return Err(Error::Budget {
             message: format!(
-                "{} is {} bytes, over the per-file limit of {} bytes ([budget] max_file_bytes); \
-                 serve it from object storage, or raise the limit",
+                "{} is {} bytes, over the per-file limit of {} bytes ([budget] max_file_bytes: \
+                 Static Assets takes files up to 25 MiB; edgesite does not keep larger ones in \
+                 R2 yet): serve it from elsewhere, or split it",
                 file.source, file.size, budget.max_file_bytes
             ),
         });
