@@ -67,7 +67,7 @@ dictbench: setup
 coldstart: setup
 	@bench/coldstart.sh
 
-## The generated 70 MB site, stored compact, under bare workerd, tested over HTTP.
+## A 1.1 GB generated site (most of it in the store): build times, bundle size, every file served byte for byte under wrangler dev and native.
 bigsite: setup
 	@bench/bigsite.sh
 

@@ -126,9 +126,14 @@ pub(crate) fn write(manifest: &Manifest, out_dir: &Path, bodies: Bodies) -> std:
         };
         out.push_str(&asset(manifest, i, file, out_dir, kept, &mut id)?);
     }
+    // The folder for the native twin; a Worker reads its binding (and its module names no path
+    // of the machine that built it).
     let stored = manifest.files.iter().any(|f| f.tier == Tier::Assets);
-    let root = objects.root().display().to_string();
-    out.push_str(&site_static(manifest, if stored { &root } else { "" }));
+    let root = match bodies {
+        Bodies::Embedded if stored => objects.root().display().to_string(),
+        _ => String::new(),
+    };
+    out.push_str(&site_static(manifest, &root));
     objects.finish()?;
     if let Some(blobs) = &blobs {
         blobs.finish(out_dir)?;

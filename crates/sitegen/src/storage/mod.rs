@@ -9,21 +9,22 @@ mod store;
 mod tiers;
 mod variants;
 
-pub(crate) use budget::bundle_bytes;
+pub(crate) use budget::{bundle_bytes, code_bytes};
 pub(crate) use tiers::objects;
 
 use crate::config::{Config, Store};
 use crate::error::Error;
-use crate::model::{Assets, CODE_ESTIMATE_BYTES};
+use crate::model::Assets;
 use crate::warning::{Warning, WarningKind};
 
 /// Places the assets in their tiers, stores the bundle's as `[compression] store` says, then
 /// checks both tiers against their limits.
 pub(crate) fn store(mut assets: Assets, config: &Config) -> Result<Assets, Error> {
     let (compression, budget) = (&config.compression, &config.budget);
-    let room = budget.max_bundle_bytes.saturating_sub(CODE_ESTIMATE_BYTES);
+    let code = budget::code_bytes(&assets.list);
+    let room = budget.max_bundle_bytes.saturating_sub(code);
     tiers::place(&mut assets.list, &config.storage, room);
-    assets.store = store::apply(&mut assets.list, compression, budget, CODE_ESTIMATE_BYTES);
+    assets.store = store::apply(&mut assets.list, compression, budget, code);
     if compression.store == Store::Auto {
         let left_out = variants::fit(&mut assets.list, budget.max_bundle_bytes);
         if left_out.count > 0 {

@@ -8,7 +8,7 @@
 use super::smallest;
 use super::treemap::{self, Rect};
 use crate::model::CacheReason;
-use crate::model::{Asset, Manifest, Tier, CODE_ESTIMATE_BYTES};
+use crate::model::{Asset, Manifest, Tier};
 use crate::storage;
 use crate::warning::{Warning, WarningKind};
 use std::collections::BTreeMap;
@@ -68,7 +68,7 @@ impl Manifest {
         let limit_files = self.storage.max_asset_files;
         format!(
             "<section id=\"budget\"><h2>Budget</h2>\n<div class=\"bar{level}\"><div style=\"width:{:.2}%\"></div></div>\n\
-             <p>{} bytes of the {}-byte limit ({}%: the site's stored bytes and {} bytes of code), \
+             <p>{} bytes of the {}-byte limit ({}%: the site's stored bytes and {} bytes of code and tables), \
              stored <b id=\"store\">{:?}</b>: {}</p>\n\
              <p id=\"tiers\">The bundle: {} files. The store (Static Assets): {files} files, {objects} \
              objects, {} bytes, of {limit_files} objects at most ({}%).</p></section>\n",
@@ -76,7 +76,7 @@ impl Manifest {
             n("bundle-bytes", bundle),
             n("budget-bytes", limit),
             n("budget-percent", percent),
-            CODE_ESTIMATE_BYTES,
+            storage::code_bytes(&self.files),
             self.store.store,
             esc(&self.store.reason),
             n("bundle-files", (self.files.len() - in_store) as u64),

@@ -152,7 +152,7 @@ impl Manifest {
              build id {}\n\
              storage: {}\n\
              {}\n\
-             bundle estimate {bundle} bytes (site + {} bytes of code) of the {}-byte limit: {}%\n",
+             bundle estimate {bundle} bytes (site + {} bytes of code and tables) of the {}-byte limit: {}%\n",
             stats.files,
             percent_saved(identity, best),
             stats.wall_time_ms,
@@ -183,7 +183,7 @@ impl Manifest {
             self.build_id,
             self.store.reason,
             self.tiers(),
-            crate::model::CODE_ESTIMATE_BYTES,
+            storage::code_bytes(&self.files),
             self.budget.max_bundle_bytes,
             bundle * 100 / self.budget.max_bundle_bytes.max(1)
         )
