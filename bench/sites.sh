@@ -23,13 +23,14 @@ dir="$ROOT/target/sites/$name"
 if [ ! -f "$dir/site/index.html" ]; then
   rm -rf "$dir"
   python3 "$ROOT/bench/gensite.py" "$dir/site" "${args[@]}"
-  if [ "$name" = 1gb ]; then
-    mkdir -p "$dir/site/downloads"
-    for i in 1 2 3 4 5 6 7 8; do
-      python3 -c "import random, sys; sys.stdout.buffer.write(random.Random($i).randbytes(20 << 20))" \
-        >"$dir/site/downloads/release-$i.tar.gz"
-    done
-  fi
+fi
+if [ "$name" = 1gb ]; then
+  mkdir -p "$dir/site/downloads"
+  for i in 1 2 3 4 5 6 7 8; do
+    file="$dir/site/downloads/release-$i.tar.gz"
+    [ "$(stat -c %s "$file" 2>/dev/null)" = $((20 << 20)) ] ||
+      python3 -c "import random, sys; sys.stdout.buffer.write(random.Random($i).randbytes(20 << 20))" >"$file"
+  done
 fi
 # Named after the site: scripts/workerd.sh builds each config in a folder of its name.
 case "$name" in

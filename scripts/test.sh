@@ -203,7 +203,7 @@ e2e_wrangler_dev() {
     { echo "no request log line from the Worker in $LOGS/wrangler-dev.log" >&2; false; }
   local rc=$?
   stop_server wrangler-dev
-  [ $rc = 0 ] && { e2e_wrangler_dev_stored || rc=1; }
+  e2e_wrangler_dev_stored || rc=1
   return $rc
 }
 
@@ -211,6 +211,7 @@ e2e_wrangler_dev() {
 # local Static Assets (a generated config: the built bundle, no build).
 e2e_wrangler_dev_stored() {
   local port toml store rc=0
+  needs "worker (stored)" || return 1
   port=$(free_port)
   toml=$(scripts/workerd.sh wrangler-toml tests/fixtures/stored.toml) || return 1
   store="$(scripts/workerd.sh build-dir tests/fixtures/stored.toml)/assets"
@@ -545,7 +546,7 @@ lane_servers_then_site() {
   layer native "e2e: edgesite-native binary" eval 'needs host "server binaries" && e2e_native'
   layer workerd "e2e: four Workers under one bare workerd serve" \
     eval 'needs host "worker (deploy bundle)" "worker (configured)" "worker (compact)" "worker (stored)" && e2e_workerd'
-  layer wrangler "e2e: Worker under wrangler dev" eval 'needs host "worker (stored)" && e2e_wrangler_dev'
+  layer wrangler "e2e: Worker under wrangler dev" eval 'needs host && e2e_wrangler_dev'
   layer example "e2e: example Worker (API + site) under wrangler dev" eval 'needs host "worker (example)" && e2e_example'
   layer site "site: EDGESITE_SITE and rebuild tracking" eval 'needs host "server binaries" && site_override'
 }

@@ -40,7 +40,8 @@ build() { # [config]
   if [ -z "${1:-}" ] || [ "$1" = demo ]; then
     wrangler deploy --dry-run --outdir "$bundle" >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; exit 1; }
     # What wrangler would upload as Static Assets beside the bundle.
-    cp -al build/assets "$bundle/assets" 2>/dev/null || cp -a build/assets "$bundle/assets"
+    mkdir -p "$bundle/assets"
+    cp -al build/assets/. "$bundle/assets/" 2>/dev/null || cp -a build/assets/. "$bundle/assets/"
   else
     EDGESITE_CONFIG="$(realpath "$1")" scripts/build-worker.sh "$bundle" \
       >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; exit 1; }

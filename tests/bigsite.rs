@@ -131,7 +131,12 @@ fn every_file_is_served_with_exactly_its_bytes() {
         };
         let reply = request("GET", &url, &[("accept-encoding", "identity")]);
         assert_eq!(reply.status, 200, "{url}");
-        assert!(reply.body == file, "{url}: {} bytes, {} expected", reply.body.len(), file.len());
+        assert!(
+            reply.body == file,
+            "{url}: {} bytes, {} expected",
+            reply.body.len(),
+            file.len()
+        );
         bytes += file.len();
     }
     eprintln!("{} files, {bytes} bytes, each served exactly", paths.len());

@@ -2,8 +2,9 @@
 //! representations compact storage did not keep (`Content::Decoded`), decoded on demand with
 //! edgesite-decode and kept by recency (LRU) up to [`DECODED_CACHE_BYTES`], so a popular one is
 //! decoded once. Concurrent requests for one representation that is not kept share one decode
-//! (single flight): the first decodes, the others wait for its bytes. The server decodes on
-//! the blocking pool ([`without_decoding`] gives what it need not).
+//! (single flight): the first decodes, the others wait for its bytes. The objects of the site's
+//! store (`Content::Stored`) are read from its folder (`stored.rs`). The server decodes and
+//! reads files on the blocking pool ([`without_decoding`] gives what needs neither).
 
 use bytes::Bytes;
 use edgesite_core::{Body, Content, Representation, DECODED_CACHE_BYTES};

@@ -6,9 +6,11 @@
 //!
 //! Like the Worker, it only translates: [`respond`] (this file) turns a hyper request into an
 //! [`edgesite::RequestHead`] and the core's [`edgesite::Response`] into a hyper response. Bodies
-//! are `&'static` slices sent without copying (`Bytes::from_static`), or bytes compact storage
-//! decoded (`content.rs`); [`serve`] and the other servers (`serve.rs`) accept the
-//! connections.
+//! are `&'static` slices sent without copying (`Bytes::from_static`), bytes compact storage
+//! decoded (`content.rs`), or the objects of the site's store read from its folder
+//! (`content/stored.rs`: only the bytes sent, a range its range; each body read into memory
+//! whole, as `Full` bodies are: a streaming body is not built); [`serve`] and the other servers
+//! (`serve.rs`) accept the connections.
 //!
 //! ```no_run
 //! # async fn run() -> std::io::Result<()> {
@@ -29,7 +31,7 @@ use http_body_util::Full;
 use hyper::header::{self, HeaderName, HeaderValue};
 use hyper::{HeaderMap, Request, StatusCode, Version};
 use std::borrow::Cow;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 /// A response with a body that is a `'static` slice of the embedded site.
@@ -168,21 +170,25 @@ fn request_head<'r, B>(request: &'r Request<B>, read: &'r FieldValues<'_>) -> Re
 
 /// Copies the core's response into a hyper response: fields as they are; a body slice of the
 /// site is not copied, a multipart body is assembled once, a representation compact storage
-/// did not keep is decoded (once; see `content.rs`). If a body cannot be produced (a corrupt
-/// stored representation, which the build's hashes make impossible for a compiled site), the
-/// answer is 500 with no fields of the site.
+/// did not keep is decoded (once; see `content.rs`), an object of the store is read. If a
+/// body cannot be produced, the answer has no fields of the site: 503 with Retry-After when the
+/// store does not hold the object the tables name (`edgesite_core::store_unavailable`), 500
+/// for anything else (a corrupt representation, which the build's hashes make impossible for a
+/// compiled site).
 fn to_hyper(site: &'static Site<'static>, response: &edgesite::Response<'static>) -> Response {
-    let body = content::bytes(site_key(site), &store(site), &response.body);
+    let body = content::bytes(site_key(site), store(site), &response.body);
     with_body(response, body)
 }
 
 /// Where the objects of `site`'s store are read from: the folder [`set_store`] named, else the
 /// one its build wrote them into ([`Site::store`]).
-fn store(site: &'static Site<'static>) -> PathBuf {
-    STORE
-        .get()
-        .cloned()
-        .unwrap_or_else(|| PathBuf::from(site.store))
+fn store(site: &'static Site<'static>) -> &'static Path {
+    STORE.get().map_or(Path::new(site.store), PathBuf::as_path)
+}
+
+/// The folder `site`'s stored files are read from, if it keeps any in a store.
+pub fn store_folder(site: &'static Site<'static>) -> Option<&'static Path> {
+    (!site.store.is_empty()).then(|| store(site))
 }
 
 static STORE: OnceLock<PathBuf> = OnceLock::new();

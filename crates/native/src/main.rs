@@ -113,6 +113,20 @@ fn main() -> ExitCode {
             edgesite::SITE.routes.len(),
             edgesite::SITE_DIR
         );
+        // The store's folder, said at start: a wrong one answers every stored file 503.
+        if let Some(store) = edgesite_native::store_folder(&edgesite::SITE) {
+            if store.is_dir() {
+                println!(
+                    "edgesite-native: the site's stored files from {}",
+                    store.display()
+                );
+            } else {
+                eprintln!(
+                    "edgesite-native: the site keeps files in a store, and {} is not a folder: they are answered 503 (--store DIR names it)",
+                    store.display()
+                );
+            }
+        }
     };
     let served = edgesite_native::serve_threads(addr, workers, &settings, stopped, ready);
     drop(signals);

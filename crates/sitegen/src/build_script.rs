@@ -26,7 +26,7 @@
 //! `EDGESITE_SERVED_DIR` a folder of its HTML and CSS files as served (after the link pass).
 
 use crate::compile;
-use crate::config::Config;
+use crate::config::{Config, StorageTier};
 use crate::emit::codegen::Bodies;
 use crate::error::Error;
 use crate::model::{Manifest, Options};
@@ -105,7 +105,7 @@ fn build(
     let (site_dir, config_dir) = build.site_and_config_dir()?;
     // Track the folder itself even if compiling fails, so fixing it triggers a rebuild.
     println!("cargo:rerun-if-changed={}", site_dir.display());
-    let (manifest, config) = build.compile()?;
+    let (manifest, config) = build.compile_for(bodies)?;
     // A deploy recorded (or the folder replaced) changes the deltas. Only an existing file is
     // tracked: cargo reruns a build script at every build while a path it tracks is missing
     // (the first recorded deploy is EDGESITE_RECORD_DEPLOY's build, which is tracked).
@@ -190,7 +190,30 @@ impl Build<'_> {
     /// # Errors
     /// A bad configuration or site (see [`Error`]).
     pub fn compile(&self) -> Result<(Manifest, Config), Error> {
-        let config = self.config()?;
+        self.compile_for(Bodies::External)
+    }
+
+    /// [`Build::compile`] for a module that keeps its site's bytes as `bodies` says: a Worker
+    /// in library mode ([`run`] on wasm32) has no store to read, so its files all stay in the
+    /// bundle (`[storage] tier = "auto"` is `"bundle"` there), and a configuration that asks
+    /// for the store is an error.
+    fn compile_for(&self, bodies: Bodies) -> Result<(Manifest, Config), Error> {
+        let mut config = self.config()?;
+        if bodies == Bodies::Embedded
+            && env::var("CARGO_CFG_TARGET_ARCH").as_deref() == Ok("wasm32")
+        {
+            let storage = &mut config.storage;
+            if storage.tier == StorageTier::Assets || !storage.assets.is_empty() {
+                return Err(Error::Budget {
+                    message: "[storage] asks for the store, and this Worker keeps its site in \
+                              its module (library mode: build_script::run), which has no store \
+                              to read: set tier = \"bundle\" and no assets globs, or serve the \
+                              site with edgesite's own Worker"
+                        .into(),
+                });
+            }
+            storage.tier = StorageTier::Bundle;
+        }
         let (site_dir, config_dir) = self.site_and_config_dir()?;
         if !config.site.allow_project_files {
             check_not_the_project(&site_dir, &[self.root, &config_dir])?;

@@ -1133,10 +1133,18 @@ fn past_the_budget_the_rest_goes_to_the_store_as_objects_named_by_their_bytes() 
     );
     // A Worker reads its binding: its module names no folder of the build machine.
     assert!(site_rs.contains("store: \"\","), "{site_rs}");
-    manifest.write_rust_with(out.path(), Bodies::Embedded).unwrap();
+    manifest
+        .write_rust_with(out.path(), Bodies::Embedded)
+        .unwrap();
     let site_rs = fs::read_to_string(out.path().join("site.rs")).unwrap();
-    let folder = format!("store: {:?}", out.path().join("store").display().to_string());
-    assert!(site_rs.contains(&folder), "the native twin reads the folder");
+    let folder = format!(
+        "store: {:?}",
+        out.path().join("store").display().to_string()
+    );
+    assert!(
+        site_rs.contains(&folder),
+        "the native twin reads the folder"
+    );
 
     options.config.storage.max_asset_files = objects as u64 - 1;
     let err = compile(site.path(), &options).unwrap_err().to_string();

@@ -222,8 +222,16 @@ function hex(digest) {
 // store sent without a length, checked), or null when the store does not answer with it. One
 // GET without Range: Static Assets ignores Range (workers-sdk #8967; measured: docs/http.md),
 // so ranges are cut here.
+let warnedNoStore = false;
+
 async function object(key, length) {
-	if (store === null) return null;
+	if (store === null) {
+		if (!warnedNoStore) {
+			console.error("edgesite: the site keeps files in the store, and the Worker has no ASSETS binding ([assets] in wrangler.toml): they are answered 503");
+			warnedNoStore = true;
+		}
+		return null;
+	}
 	let timer;
 	const timeout = new Promise((resolve) => {
 		timer = setTimeout(() => resolve(null), STORE_TIMEOUT_MS);
@@ -254,21 +262,43 @@ async function object(key, length) {
 	}
 }
 
-// Writes bytes [first, last] of `body` (a stream of the whole object) to `writer`, then cancels
-// the rest of it.
-async function copyRange(body, writer, first, last) {
-	const reader = body.getReader();
-	let at = 0;
-	try {
-		while (at <= last) {
-			const { done, value } = await reader.read();
-			if (done) throw new Error("edgesite: a stored object ended before its length");
-			const end = at + value.length;
-			if (end > first) await writer.write(value.subarray(Math.max(first - at, 0), Math.min(last + 1 - at, value.length)));
-			at = end;
+// Reads an object's stream forward, range after range: bytes [first, last] are written to
+// `writer` as they come; a range that starts before where the reading is cannot be had from it
+// (then `at(first)` is false and the caller reads the object again).
+class Cursor {
+	constructor(body) {
+		this.reader = body.getReader();
+		this.offset = 0; // of the first byte of `pending`
+		this.pending = new Uint8Array(0);
+	}
+	at(first) {
+		return first >= this.offset;
+	}
+	async copy(writer, first, last) {
+		while (this.offset <= last) {
+			if (this.pending.length === 0) {
+				const { done, value } = await this.reader.read();
+				if (done) throw new Error("edgesite: a stored object ended before its length");
+				this.pending = value;
+			}
+			const end = this.offset + this.pending.length;
+			if (end > first) {
+				const from = Math.max(first - this.offset, 0);
+				const to = Math.min(last + 1 - this.offset, this.pending.length);
+				await writer.write(this.pending.subarray(from, to));
+				if (to < this.pending.length) {
+					// The rest of this chunk may hold the next range.
+					this.pending = this.pending.subarray(to);
+					this.offset += to;
+					return;
+				}
+			}
+			this.offset = end;
+			this.pending = new Uint8Array(0);
 		}
-	} finally {
-		reader.cancel().catch(() => {});
+	}
+	cancel() {
+		this.reader.cancel().catch(() => {});
 	}
 }
 
@@ -280,12 +310,15 @@ function fixedLength(total) {
 
 // The answer with a body from the store: `pieces` is what the body is made of, in order: text
 // (a Uint8Array: multipart boundaries) or [first, last] ranges of object `key` (`length`
-// bytes). A Promise of the Response; when the store does not answer with the object, the 503
-// the core rendered (`unavailable`: fields, body), never another body.
-export async function edgesite_stored_response(status, fields, manual, key, length, pieces, total, unavailable, unavailableBody) {
+// bytes); `whole`: the body is all of it. A Promise of the Response; when the store does not
+// answer with the object, the 503 the core rendered (`unavailable`: fields, body), never
+// another body. The object is read once for ranges in ascending order (the core keeps the
+// request's order, RFC 9110 §14.6), again only for one that goes back.
+export async function edgesite_stored_response(status, fields, manual, key, length, whole, pieces, total, unavailable, unavailableBody) {
+	// A view of wasm memory, which may grow (and move) while the store is read: copied first.
+	const failed = unavailableBody.slice();
 	const first = await object(key, length);
-	if (first === null) return edgesite_response(503, unavailable, unavailableBody, false);
-	const whole = pieces.length === 1 && Array.isArray(pieces[0]) && pieces[0][0] === 0 && pieces[0][1] === length - 1;
+	if (first === null) return edgesite_response(503, unavailable, failed, false);
 	if (whole) return edgesite_response(status, fields, first, manual);
 	if (first instanceof Uint8Array) {
 		const parts = pieces.map((p) => (Array.isArray(p) ? first.subarray(p[0], p[1] + 1) : p));
@@ -294,22 +327,27 @@ export async function edgesite_stored_response(status, fields, manual, key, leng
 	const { readable, writable } = fixedLength(total);
 	const pump = async () => {
 		const writer = writable.getWriter();
-		let body = first;
+		let cursor = new Cursor(first);
 		try {
 			for (const piece of pieces) {
 				if (!Array.isArray(piece)) {
 					await writer.write(piece);
 					continue;
 				}
-				body = body ?? (await object(key, length));
-				if (body === null) throw new Error("edgesite: the store stopped answering");
-				await copyRange(body, writer, piece[0], piece[1]);
-				body = null;
+				if (!cursor.at(piece[0])) {
+					cursor.cancel();
+					const again = await object(key, length);
+					if (again === null) throw new Error("edgesite: the store stopped answering");
+					cursor = new Cursor(again);
+				}
+				await cursor.copy(writer, piece[0], piece[1]);
 			}
 			await writer.close();
 		} catch (error) {
 			console.error("edgesite:", error);
 			await writer.abort(error).catch(() => {});
+		} finally {
+			cursor.cancel();
 		}
 	};
 	pump();

@@ -47,6 +47,7 @@ extern "C" {
         manual: bool,
         key: &str,
         length: u32,
+        whole: bool,
         pieces: &js_sys::Array,
         total: f64,
         unavailable: &str,
@@ -144,20 +145,21 @@ pub(crate) fn to_web_sys(response: &Response<'_>) -> Result<web_sys::Response, J
 /// ([`Content::Stored`]), a Promise of one (the store is read asynchronously; a read that fails
 /// gets the core's 503, [`edgesite_core::store_unavailable`]).
 pub(crate) fn to_js(response: &Response<'_>) -> Result<JsValue, JsValue> {
-    let (representation, pieces) = match &response.body {
-        Body::Representation {
-            representation,
-            range,
-            ..
-        } => {
-            let (first, last) = range.map_or((0, representation.length().saturating_sub(1)), |r| {
-                (r.first, r.last)
-            });
-            let pieces = js_sys::Array::of1(&range_pair(first, last));
-            (*representation, pieces)
+    let representation = match &response.body {
+        Body::Representation { representation, .. } => *representation,
+        Body::Multipart(multipart) => multipart.representation(),
+        Body::Empty | Body::Bytes(_) => return to_web_sys(response).map(Into::into),
+    };
+    let Content::Stored { key, length, .. } = representation.content else {
+        return to_web_sys(response).map(Into::into);
+    };
+    let pieces = js_sys::Array::new();
+    let whole = match &response.body {
+        Body::Representation { range: Some(r), .. } => {
+            pieces.push(&range_pair(r.first, r.last));
+            false
         }
         Body::Multipart(multipart) => {
-            let pieces = js_sys::Array::new();
             multipart.for_each_piece(|piece| match piece {
                 Piece::Text(text) => {
                     pieces.push(&js_sys::Uint8Array::from(text));
@@ -166,12 +168,9 @@ pub(crate) fn to_js(response: &Response<'_>) -> Result<JsValue, JsValue> {
                     pieces.push(&range_pair(r.first, r.last));
                 }
             });
-            (multipart.representation(), pieces)
+            false
         }
-        Body::Empty | Body::Bytes(_) => return to_web_sys(response).map(Into::into),
-    };
-    let Content::Stored { key, length, .. } = representation.content else {
-        return to_web_sys(response).map(Into::into);
+        _ => true,
     };
     let mut failed = Response::new();
     edgesite_core::store_unavailable(&mut failed);
@@ -186,6 +185,7 @@ pub(crate) fn to_js(response: &Response<'_>) -> Result<JsValue, JsValue> {
             encoded,
             key,
             length,
+            whole,
             &pieces,
             response.body.len() as f64,
             &unavailable_fields,

@@ -33,6 +33,10 @@
 //! most requests through [`protocol`] without a string crossing the boundary. edgesite's own
 //! Worker does (`src/entry.js`, `scripts/build-worker.sh`).
 //!
+//! A site larger than the bundle keeps the rest in the store (`[storage]`): such a Worker hands
+//! its Static Assets binding over with [`set_store`] and answers with [`answer`], a Response or a
+//! Promise of one (edgesite's own entry does).
+//!
 //! Precompressed bodies are sent with `encodeBody: "manual"`; `Date` is added from the JS
 //! clock.
 
@@ -50,7 +54,8 @@ use wasm_bindgen::JsValue;
 
 /// The answer to `request` from `site`: a file, a redirect, a 304, the nearest 404 page...
 /// always a response. `Err` only if the runtime refuses to build the Response, or a body held
-/// outside wasm memory is not there (blobs not handed over with [`set_blobs`]).
+/// outside wasm memory is not there (blobs not handed over with [`set_blobs`], or a body in the
+/// store, which only [`answer`] reads: a library-mode build keeps none there).
 pub fn respond(site: &Site<'_>, request: &web_sys::Request) -> Result<web_sys::Response, JsValue> {
     let answer = with_request(request, |head| {
         let mut response = Response::new();

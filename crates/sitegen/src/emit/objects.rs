@@ -50,7 +50,16 @@ impl Objects {
                     // A copy, not a link: an edit of the site file in place must not change
                     // what the store holds under this hash.
                     let partial = folder.join(format!(".{name}.partial"));
-                    std::fs::copy(file, &partial)?;
+                    let copied = std::fs::copy(file, &partial)?;
+                    if copied != r.size {
+                        let _ = std::fs::remove_file(&partial);
+                        return Err(std::io::Error::other(format!(
+                            "{} changed during the build ({} bytes, {} when it was read): build again",
+                            file.display(),
+                            copied,
+                            r.size
+                        )));
+                    }
                     std::fs::rename(&partial, &path)?;
                 }
                 (None, made) => crate::atomic::write_atomically(&folder, name, &read(made)?)?,

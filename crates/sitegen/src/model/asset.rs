@@ -251,7 +251,10 @@ impl Asset {
         const FIELDS: u64 = 320;
         const REPRESENTATION: u64 = 112;
         let strings = 2 * self.path.len() + self.cache_control.len() + self.fingerprint.len();
-        let kept: u64 = self.kept().map(|r| REPRESENTATION + r.etag.len() as u64).sum();
+        let kept: u64 = self
+            .kept()
+            .map(|r| REPRESENTATION + r.etag.len() as u64)
+            .sum();
         // A delta's Available-Dictionary text (`:<base64 of 32 bytes>:`).
         let deltas = self.deltas.len() as u64 * 48;
         ASSET + ROUTES + FIELDS + strings as u64 + kept + deltas

@@ -14,7 +14,7 @@ pub(crate) use tiers::objects;
 
 use crate::config::{Config, Store};
 use crate::error::Error;
-use crate::model::Assets;
+use crate::model::{Assets, Tier};
 use crate::warning::{Warning, WarningKind};
 
 /// Places the assets in their tiers, stores the bundle's as `[compression] store` says, then
@@ -39,7 +39,11 @@ pub(crate) fn store(mut assets: Assets, config: &Config) -> Result<Assets, Error
         assets.stats.images.left_out = left_out.count;
     }
     budget::check(&assets.list, budget)?;
+    // A full bundle is the plan once the store takes the rest: no warning for it then (the
+    // files near their own limit are still named).
+    let planned = assets.list.iter().any(|f| f.tier == Tier::Assets);
     let near = budget::warnings(&assets.list, budget);
+    let near = near.into_iter().filter(|w| !planned || w.file.is_some());
     assets.notes.warnings.extend(near);
     let near = tiers::check(&assets.list, &config.storage)?;
     assets.notes.warnings.extend(near);

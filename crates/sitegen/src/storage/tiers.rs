@@ -1,8 +1,9 @@
 //! Which files the bundle keeps and which the store does (`[storage]`). A file named by a glob
 //! goes where the glob says; with `tier = "auto"` the rest stay in the bundle when the whole
-//! site fits its budget, and otherwise the files served most and smallest stay in the bundle
-//! while it fits (pages, then stylesheets, scripts, fonts, small images, then the rest, each
-//! kind smallest first) and the others go to the store. A file is kept whole in one tier: its
+//! site fits its budget, and otherwise the files served most and smallest are offered the
+//! bundle first (pages, then stylesheets, scripts, fonts, small images, then the rest, each
+//! kind smallest first): each stays if it fits in what is left, else goes to the store, so one
+//! large page does not send the small stylesheets after it away. A file is kept whole in one tier: its
 //! representations, deltas and variants; in the store every one in full (compact storage
 //! decodes from the bundle only).
 
@@ -43,13 +44,9 @@ pub(super) fn place(files: &mut [Asset], storage: &StorageConfig, room: u64) {
     } else if used <= room {
         undecided.sort_by_key(|&i| (heat(&files[i]), files[i].stored_bytes(), i));
         let mut left = room - used;
-        let mut fits = true;
         for i in undecided {
             let bytes = files[i].stored_bytes();
-            // Once one file did not fit, the ones after it (colder, or larger) go too: the
-            // bundle holds a prefix of the order, which is what a reader of the report expects.
-            fits &= bytes <= left;
-            if fits {
+            if bytes <= left {
                 left -= bytes;
             } else {
                 files[i].tier = Tier::Assets;
@@ -96,8 +93,26 @@ pub(crate) fn objects(files: &[Asset]) -> (u64, u64) {
     (seen.len() as u64, bytes)
 }
 
-/// Fails when the store would hold more objects than `max_asset_files`; a warning past 80%.
+/// Static Assets' largest file.
+const MAX_OBJECT_BYTES: u64 = 25 * 1024 * 1024;
+
+/// Fails when an object is larger than Static Assets takes, or the store would hold more
+/// objects than `max_asset_files`; a warning past 80% of the count.
 pub(super) fn check(files: &[Asset], storage: &StorageConfig) -> Result<Option<Warning>, Error> {
+    let stored = files.iter().filter(|f| f.tier == Tier::Assets);
+    if let Some(file) = stored
+        .clone()
+        .find(|f| f.kept().any(|r| r.size > MAX_OBJECT_BYTES))
+    {
+        return Err(Error::Budget {
+            message: format!(
+                "{} is over 25 MiB, the largest file Static Assets takes ([budget] \
+                 max_file_bytes was raised past it): edgesite does not keep larger ones in R2 \
+                 yet; serve it from elsewhere, or split it",
+                escaped(&file.path)
+            ),
+        });
+    }
     let (count, bytes) = objects(files);
     let limit = storage.max_asset_files;
     if count > limit {
@@ -199,6 +214,24 @@ mod tests {
                 ("/style.css", Tier::Bundle),
                 // Next in order, but 5 bytes do not fit the 4 left once the stylesheet is in.
                 ("/logo.png", Tier::Assets),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_page_that_does_not_fit_leaves_room_for_the_smaller_files_after_it() {
+        let mut files = vec![
+            file("/huge.html", "text/html; charset=utf-8", 90),
+            file("/a.html", "text/html; charset=utf-8", 10),
+            file("/style.css", "text/css; charset=utf-8", 20),
+        ];
+        place(&mut files, &StorageConfig::default(), 50);
+        assert_eq!(
+            tiers(&files),
+            [
+                ("/huge.html", Tier::Assets),
+                ("/a.html", Tier::Bundle),
+                ("/style.css", Tier::Bundle)
             ]
         );
     }
