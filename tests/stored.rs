@@ -1,7 +1,7 @@
 //! The store tier over HTTP (`[storage]`), against a server of `tests/fixtures/stored.toml`:
 //! a site with a bundle too small for it, so the pages and the stylesheet stay in the bundle,
-//! and the photograph (with its AVIF and WebP variants), the script (with its deltas) and a
-//! 640 KB manual go to the store.
+//! and the photograph (with its AVIF and WebP variants), the script (with its deltas), a
+//! 640 KB manual and an empty file go to the store.
 //! In a plain `cargo test`, the native twin in-process, reading the objects from a folder; in
 //! `make test` also the Worker under bare workerd (its ASSETS binding a disk service) and under
 //! `wrangler dev` (its local Static Assets). Every stored representation is checked against the
@@ -113,7 +113,12 @@ fn same_body(reply: &Reply, expected: &[u8], r: &Representation<'_>) -> bool {
 fn the_fixture_keeps_pages_in_the_bundle_and_the_rest_in_the_store() {
     let stored = stored();
     let paths: Vec<&str> = stored.iter().map(|(p, _, _)| &p[..]).collect();
-    for path in ["/images/coffee.jpg", "/app.js", "/downloads/manual.txt"] {
+    for path in [
+        "/images/coffee.jpg",
+        "/app.js",
+        "/downloads/manual.txt",
+        "/downloads/empty.txt",
+    ] {
         assert!(paths.contains(&path), "{path} in the store: {paths:?}");
     }
     let variant = |(_, s, _): &&(String, Selector, _)| matches!(s, Selector::Media(_));

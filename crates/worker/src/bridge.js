@@ -218,12 +218,12 @@ function hex(digest) {
 	return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-// Object `key` of `length` bytes: a stream of exactly its length, or its bytes (a small one the
-// store sent without a length, checked), or null when the store does not answer with it. One
-// GET without Range: Static Assets ignores Range (workers-sdk #8967; measured: docs/http.md),
-// so ranges are cut here.
 let warnedNoStore = false;
 
+// Object `key` of `length` bytes: a stream of exactly its length, or its bytes (a small one the
+// store sent without a length, checked; an empty one), or null when the store does not answer
+// with it. One GET without Range: Static Assets ignores Range (workers-sdk #8967; measured:
+// docs/http.md), so ranges are cut here.
 async function object(key, length) {
 	if (store === null) {
 		if (!warnedNoStore) {
@@ -240,10 +240,13 @@ async function object(key, length) {
 		const response = await Promise.race([store.fetch(STORE_ORIGIN + key, { redirect: "manual" }), timeout]);
 		if (response === null) return null;
 		const declared = response.headers.get("content-length");
-		if (response.status !== 200 || response.body === null || (declared !== null && Number(declared) !== length)) {
+		if (response.status !== 200 || (declared !== null && Number(declared) !== length)) {
 			response.body?.cancel();
 			return null;
 		}
+		// An empty object may come without a body stream at all.
+		if (length === 0 && declared !== null) return new Uint8Array(0);
+		if (response.body === null) return null;
 		if (declared !== null) return response.body;
 		if (length <= VERIFIED_BYTES) {
 			const bytes = new Uint8Array(await Promise.race([response.arrayBuffer(), timeout]) ?? new ArrayBuffer(0));
