@@ -190,18 +190,23 @@ impl Build<'_> {
     /// # Errors
     /// A bad configuration or site (see [`Error`]).
     pub fn compile(&self) -> Result<(Manifest, Config), Error> {
-        self.compile_for(Bodies::External)
+        self.compile_with_store(true)
     }
 
     /// [`Build::compile`] for a module that keeps its site's bytes as `bodies` says: a Worker
-    /// in library mode ([`run`] on wasm32) has no store to read, so its files all stay in the
-    /// bundle (`[storage] tier = "auto"` is `"bundle"` there), and a configuration that asks
-    /// for the store is an error.
+    /// in library mode ([`run`] on wasm32) has no store to read.
     fn compile_for(&self, bodies: Bodies) -> Result<(Manifest, Config), Error> {
+        let library = bodies == Bodies::Embedded
+            && env::var("CARGO_CFG_TARGET_ARCH").as_deref() == Ok("wasm32");
+        self.compile_with_store(!library)
+    }
+
+    /// [`Build::compile`], with a store to keep files in or (`store` false: a library-mode
+    /// Worker) without: then `[storage] tier = "auto"` is `"bundle"`, and asking for the store
+    /// is an error.
+    fn compile_with_store(&self, store: bool) -> Result<(Manifest, Config), Error> {
         let mut config = self.config()?;
-        if bodies == Bodies::Embedded
-            && env::var("CARGO_CFG_TARGET_ARCH").as_deref() == Ok("wasm32")
-        {
+        if !store {
             let storage = &mut config.storage;
             if storage.tier == StorageTier::Assets || !storage.assets.is_empty() {
                 return Err(Error::Budget {
@@ -379,8 +384,55 @@ fn report_dir(out_dir: &Path) -> PathBuf {
 
 #[cfg(test)]
 mod tests {
-    use super::target_dir;
+    use super::{target_dir, Build};
+    use crate::model::Tier;
     use std::path::Path;
+
+    /// A library-mode Worker has no store: past the budget its files stay in the bundle (as
+    /// compact storage allows, or the build fails on the budget), and a configuration that
+    /// asks for the store fails naming `[storage]`.
+    #[test]
+    fn a_worker_without_a_store_keeps_every_file_in_its_module() {
+        let dir = tempfile::tempdir().unwrap();
+        let site = dir.path().join("site");
+        std::fs::create_dir(&site).unwrap();
+        std::fs::write(site.join("a.bin"), vec![7u8; 4096]).unwrap();
+        let config = dir.path().join("edgesite.toml");
+        let build = Build {
+            root: dir.path(),
+            config_path: &config,
+            config_named: true,
+            site: None,
+            history: None,
+            source_date_epoch: Some("1700000000"),
+            cache_dir: None,
+        };
+        std::fs::write(
+            &config,
+            "[site]\ndir = \"site\"\n[storage]\ntier = \"assets\"\n",
+        )
+        .unwrap();
+        let (stored, _) = build.compile_with_store(true).unwrap();
+        assert!(stored.files.iter().all(|f| f.tier == Tier::Assets));
+        let error = build.compile_with_store(false).unwrap_err().to_string();
+        assert!(
+            error.contains("[storage]") && error.contains("library mode"),
+            "{error}"
+        );
+        std::fs::write(
+            &config,
+            "[site]\ndir = \"site\"\n[storage]\nassets = [\"/a.bin\"]\n",
+        )
+        .unwrap();
+        assert!(
+            build.compile_with_store(false).is_err(),
+            "an assets glob asks for the store"
+        );
+        std::fs::write(&config, "[site]\ndir = \"site\"\n").unwrap();
+        let (bundled, config) = build.compile_with_store(false).unwrap();
+        assert!(bundled.files.iter().all(|f| f.tier == Tier::Bundle));
+        assert_eq!(config.storage.tier, crate::config::StorageTier::Bundle);
+    }
 
     #[test]
     fn the_target_folder_is_found_above_the_profile_and_the_triple() {
