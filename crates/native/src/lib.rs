@@ -9,8 +9,8 @@
 //! are `&'static` slices sent without copying (`Bytes::from_static`), bytes compact storage
 //! decoded (`content.rs`), or the objects of the site's store read from its folder
 //! (`content/stored.rs`: only the bytes sent, a range its range; each body read into memory
-//! whole, as `Full` bodies are: a streaming body is not built); [`serve`] and the other servers
-//! (`serve.rs`) accept the connections.
+//! whole, as `Full` bodies are, at most 256 MiB of them held at once: a streaming body is not
+//! built); [`serve`] and the other servers (`serve.rs`) accept the connections.
 //!
 //! ```no_run
 //! # async fn run() -> std::io::Result<()> {

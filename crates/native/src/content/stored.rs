@@ -2,6 +2,11 @@
 //! build's `store/`, or the one `--store` names), read through the page cache, only the bytes
 //! a body sends (a range reads its range). An object that is missing, or whose length is not
 //! the one the tables name, is never sent: the answer is 503.
+//!
+//! A body is held in memory whole until it is sent (hyper's `Full` body), so the bytes read and
+//! not yet sent are bounded ([`IN_FLIGHT_BYTES`]): a read past the bound waits, on the blocking
+//! pool, for earlier bodies to be sent. Many downloads at once then queue instead of taking
+//! the process's memory.
 
 use super::Unavailable;
 use bytes::Bytes;
@@ -9,6 +14,61 @@ use edgesite_core::{Body, Content, Piece, Representation};
 use std::fs::File;
 use std::os::unix::fs::FileExt as _;
 use std::path::Path;
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+
+/// The most bytes of stored objects held in memory at once, read and not yet sent.
+pub(crate) const IN_FLIGHT_BYTES: u64 = 256 * 1024 * 1024;
+
+/// The bytes held now, and the signal that some were sent.
+static HELD: Mutex<u64> = Mutex::new(0);
+static SENT: Condvar = Condvar::new();
+
+fn held() -> MutexGuard<'static, u64> {
+    HELD.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Whether `more` bytes may be held beside `now`: within the bound, or alone (one body larger
+/// than the bound is read when nothing else is held).
+fn fits(now: u64, more: u64) -> bool {
+    now == 0 || now + more <= IN_FLIGHT_BYTES
+}
+
+/// A body's bytes, counted as held from before they are read until they are dropped (sent, or
+/// given up on an error).
+struct Held {
+    bytes: Vec<u8>,
+    counted: u64,
+}
+
+impl Held {
+    /// Room for `counted` bytes, once they may be held (waiting until then).
+    fn reserve(counted: u64) -> Held {
+        let mut now = held();
+        while !fits(*now, counted) {
+            now = SENT.wait(now).unwrap_or_else(PoisonError::into_inner);
+        }
+        *now += counted;
+        let capacity = usize::try_from(counted).unwrap_or(0);
+        Held {
+            bytes: Vec::with_capacity(capacity),
+            counted,
+        }
+    }
+}
+
+impl AsRef<[u8]> for Held {
+    fn as_ref(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        let mut now = held();
+        *now = now.saturating_sub(self.counted);
+        SENT.notify_all();
+    }
+}
 
 /// The content of `body` when its representation is stored; `None` when it is not.
 pub(super) fn read(store: &Path, body: &Body<'static>) -> Option<Result<Bytes, Unavailable>> {
@@ -33,12 +93,13 @@ fn object(store: &Path, key: &str, length: u32) -> Result<File, Unavailable> {
     Ok(file)
 }
 
-/// Bytes `first..=last` of `file`.
-fn range(file: &File, first: u64, last: u64) -> Result<Vec<u8>, Unavailable> {
-    let mut bytes = vec![0; usize::try_from(last - first + 1).map_err(|_| Unavailable::Store)?];
-    file.read_exact_at(&mut bytes, first)
-        .map_err(|_| Unavailable::Store)?;
-    Ok(bytes)
+/// Bytes `first..=last` of `file`, appended to `out`.
+fn range(file: &File, first: u64, last: u64, out: &mut Vec<u8>) -> Result<(), Unavailable> {
+    let at = out.len();
+    let len = usize::try_from(last - first + 1).map_err(|_| Unavailable::Store)?;
+    out.resize(at + len, 0);
+    file.read_exact_at(&mut out[at..], first)
+        .map_err(|_| Unavailable::Store)
 }
 
 fn send(
@@ -46,27 +107,29 @@ fn send(
     body: &Body<'static>,
     representation: &Representation<'_>,
 ) -> Result<Bytes, Unavailable> {
+    if body.is_empty() {
+        return Ok(Bytes::new());
+    }
+    // Counted from here: an early return gives the bytes back as `out` drops.
+    let mut out = Held::reserve(body.len());
     match *body {
         Body::Representation { range: Some(r), .. } => {
-            range(file, r.first, r.last).map(Bytes::from)
+            range(file, r.first, r.last, &mut out.bytes)?;
         }
         Body::Multipart(ref multipart) => {
-            let mut assembled = Vec::with_capacity(multipart.byte_len() as usize);
-            let mut failed = None;
+            let mut read = Ok(());
             multipart.for_each_piece(|piece| match piece {
-                Piece::Text(text) => assembled.extend_from_slice(text),
-                Piece::Range(r) => match range(file, r.first, r.last) {
-                    Ok(bytes) => assembled.extend_from_slice(&bytes),
-                    Err(e) => failed = Some(e),
-                },
+                Piece::Text(text) => out.bytes.extend_from_slice(text),
+                Piece::Range(r) if read.is_ok() => {
+                    read = range(file, r.first, r.last, &mut out.bytes);
+                }
+                Piece::Range(_) => {}
             });
-            failed.map_or(Ok(Bytes::from(assembled)), Err)
+            read?;
         }
-        _ => match representation.length() {
-            0 => Ok(Bytes::new()),
-            length => range(file, 0, length - 1).map(Bytes::from),
-        },
+        _ => range(file, 0, representation.length() - 1, &mut out.bytes)?,
     }
+    Ok(Bytes::from_owner(out))
 }
 
 #[cfg(test)]
@@ -112,8 +175,36 @@ mod tests {
         crate::respond_with(site, &request.body(()).unwrap())
     }
 
+    /// The tests that read stored bodies, one at a time: the count of held bytes is the
+    /// process's.
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    #[test]
+    fn bodies_held_at_once_stay_within_the_bound() {
+        use super::{fits, held, Held, IN_FLIGHT_BYTES};
+        let _alone = ONE_AT_A_TIME
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        assert!(
+            fits(0, IN_FLIGHT_BYTES * 2),
+            "one body alone, however large"
+        );
+        assert!(fits(IN_FLIGHT_BYTES - 10, 10));
+        assert!(!fits(IN_FLIGHT_BYTES - 10, 11), "past the bound: it waits");
+        // Reserving counts, dropping (the body sent) gives back; other tests may hold bytes
+        // at the same time, so the check is on the difference this one makes.
+        let body = bytes::Bytes::from_owner(Held::reserve(1000));
+        let with = *held();
+        assert!(with >= 1000);
+        drop(body);
+        assert!(*held() <= with - 1000, "sent: given back");
+    }
+
     #[test]
     fn a_missing_or_changed_object_is_503_with_retry_after_never_a_body() {
+        let _alone = ONE_AT_A_TIME
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let dir = std::env::temp_dir().join(format!("edgesite-store-{}", std::process::id()));
         std::fs::create_dir_all(dir.join("o")).unwrap();
         let store = dir.to_str().unwrap();
