@@ -12,10 +12,11 @@
 //! - [`decide`] answers with one integer. A 200 or a 304 of a representation held outside wasm
 //!   memory (a blob, or the store) is [`Fast`] packed with the representation's id and whether
 //!   the request is fingerprinted, `(id << 1 | fingerprinted) << KIND_BITS | kind`, with its
-//!   blob ([`STORED`] for the store), offset and length in the output area. A 200's and a 304's fields depend on these alone (the core
-//!   renders them from it; the test `fast_answers_have_the_fields_of_their_representation`
-//!   holds this), so the entry renders them once per representation with [`fields`], keeps
-//!   them, and builds the Response from them, the blob's view and the Date;
+//!   blob ([`STORED`] for the store), offset and length in the output area. A 200's and a
+//!   304's fields depend on these alone (the core renders them from it; the test
+//!   `fast_answers_have_the_fields_of_their_representation` holds this), so the entry renders
+//!   them once per representation with [`fields`], keeps them, and builds the Response from
+//!   them, the blob's view (or the object it reads from the store) and the Date;
 //! - anything else is [`GENERAL`]: redirects, 404s, 206s, errors, bytes decoded on demand, the
 //!   SPA fallback's page (its fields are not its file's alone), which
 //!   [`general`] renders from the same input in full (as library mode does for every request).

@@ -186,13 +186,7 @@ fn representation(
             None => source.insert(leak_slice(read(&file.source)?)),
         }),
     };
-    *id += 1;
-    Ok(core::Representation {
-        coding: variant.coding,
-        etag: leak_str(&variant.etag),
-        content_length: leak_str(&variant.size.to_string()),
-        content,
-    })
+    Ok(numbered(variant, content, id))
 }
 
 /// One representation kept in the store: its object written, its content [`Content::Stored`].
@@ -208,13 +202,22 @@ fn stored(
         key,
         length: u32::try_from(variant.size).expect("files are under 4 GiB (the budget)"),
     };
+    Ok(numbered(variant, content, id))
+}
+
+/// `variant` with `content` (which took the id `id` names), and the next id.
+fn numbered(
+    variant: &Representation,
+    content: Content<'static>,
+    id: &mut u32,
+) -> core::Representation<'static> {
     *id += 1;
-    Ok(core::Representation {
+    core::Representation {
         coding: variant.coding,
         etag: leak_str(&variant.etag),
         content_length: leak_str(&variant.size.to_string()),
         content,
-    })
+    }
 }
 
 fn leak_rule_node(node: &RuleIndexNode) -> RuleNode<'static> {

@@ -4,12 +4,12 @@
 
 use super::Source;
 use crate::hash;
+use edgesite_core::ContentCoding;
+use serde::{Serialize, Serializer};
 
 /// The folder of the store's objects, from the store's root. Never a URL of the site: the Worker
 /// answers every request first (`run_worker_first`) and reads objects only through its binding.
 pub const OBJECT_FOLDER: &str = "_edgesite/b";
-use edgesite_core::ContentCoding;
-use serde::{Serialize, Serializer};
 
 /// One file of the site: a resource and everything its responses carry, decided at build.
 #[derive(Debug, Clone, Serialize)]

@@ -10,7 +10,7 @@ mod tiers;
 mod variants;
 
 pub(crate) use budget::{bundle_bytes, code_bytes};
-pub(crate) use tiers::objects;
+pub(crate) use tiers::held;
 
 use crate::config::{Config, Store};
 use crate::error::Error;

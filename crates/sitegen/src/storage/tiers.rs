@@ -3,9 +3,9 @@
 //! site fits its budget, and otherwise the files served most and smallest are offered the
 //! bundle first (pages, then stylesheets, scripts, fonts, small images, then the rest, each
 //! kind smallest first): each stays if it fits in what is left, else goes to the store, so one
-//! large page does not send the small stylesheets after it away. A file is kept whole in one tier: its
-//! representations, deltas and variants; in the store every one in full (compact storage
-//! decodes from the bundle only).
+//! large page does not send the small stylesheets after it away. A file is kept whole in one
+//! tier: its representations, deltas and variants; in the store every one in full (compact
+//! storage decodes from the bundle only).
 
 use crate::config::{StorageConfig, StorageTier};
 use crate::error::{escaped, Error};
@@ -77,20 +77,36 @@ fn heat(file: &Asset) -> u8 {
     }
 }
 
-/// The store's objects: one per distinct representation of the files it holds.
-pub(crate) fn objects(files: &[Asset]) -> (u64, u64) {
+/// What each tier holds, as the reports show it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Held {
+    /// Files in the bundle.
+    pub(crate) bundle_files: u64,
+    /// Files in the store.
+    pub(crate) store_files: u64,
+    /// The store's objects: one per distinct representation of its files.
+    pub(crate) objects: u64,
+    /// Their bytes.
+    pub(crate) bytes: u64,
+}
+
+/// What each tier of `files` holds.
+pub(crate) fn held(files: &[Asset]) -> Held {
+    let in_store = || files.iter().filter(|f| f.tier == Tier::Assets);
     let mut seen = HashSet::new();
     let mut bytes = 0;
-    for r in files
-        .iter()
-        .filter(|f| f.tier == Tier::Assets)
-        .flat_map(Asset::kept)
-    {
+    for r in in_store().flat_map(Asset::kept) {
         if seen.insert(r.sha256.as_str()) {
             bytes += r.size;
         }
     }
-    (seen.len() as u64, bytes)
+    let store_files = in_store().count() as u64;
+    Held {
+        bundle_files: files.len() as u64 - store_files,
+        store_files,
+        objects: seen.len() as u64,
+        bytes,
+    }
 }
 
 /// Static Assets' largest file.
@@ -99,9 +115,9 @@ const MAX_OBJECT_BYTES: u64 = 25 * 1024 * 1024;
 /// Fails when an object is larger than Static Assets takes, or the store would hold more
 /// objects than `max_asset_files`; a warning past 80% of the count.
 pub(super) fn check(files: &[Asset], storage: &StorageConfig) -> Result<Option<Warning>, Error> {
-    let stored = files.iter().filter(|f| f.tier == Tier::Assets);
-    if let Some(file) = stored
-        .clone()
+    let mut in_store: Vec<&Asset> = files.iter().filter(|f| f.tier == Tier::Assets).collect();
+    if let Some(file) = in_store
+        .iter()
         .find(|f| f.kept().any(|r| r.size > MAX_OBJECT_BYTES))
     {
         return Err(Error::Budget {
@@ -113,10 +129,13 @@ pub(super) fn check(files: &[Asset], storage: &StorageConfig) -> Result<Option<W
             ),
         });
     }
-    let (count, bytes) = objects(files);
+    let Held {
+        objects: count,
+        bytes,
+        ..
+    } = held(files);
     let limit = storage.max_asset_files;
     if count > limit {
-        let mut in_store: Vec<&Asset> = files.iter().filter(|f| f.tier == Tier::Assets).collect();
         in_store.sort_by_key(|f| std::cmp::Reverse(f.kept().count()));
         let most: Vec<String> = in_store
             .iter()
@@ -274,7 +293,8 @@ mod tests {
         for f in &mut files {
             f.tier = Tier::Assets;
         }
-        assert_eq!(objects(&files), (2, 10));
+        let held = held(&files);
+        assert_eq!((held.store_files, held.objects, held.bytes), (3, 2, 10));
         let storage = |max_asset_files| StorageConfig {
             max_asset_files,
             ..StorageConfig::default()

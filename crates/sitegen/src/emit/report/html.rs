@@ -79,17 +79,16 @@ impl Manifest {
 
     /// The files of each tier, and the store's objects against their limit.
     fn tiers_paragraph(&self) -> String {
-        let in_store = self.files.iter().filter(|f| f.tier == Tier::Assets).count() as u64;
-        let (objects, bytes) = storage::objects(&self.files);
+        let held = storage::held(&self.files);
         let limit = self.storage.max_asset_files.max(1);
         format!(
             "<p id=\"tiers\">The bundle: {} files. The store (Static Assets): {} files, {} \
              objects, {} bytes, of {limit} objects at most ({}%).</p>\n",
-            n("bundle-files", self.files.len() as u64 - in_store),
-            n("store-files", in_store),
-            n("store-objects", objects),
-            n("store-bytes", bytes),
-            objects * 100 / limit,
+            n("bundle-files", held.bundle_files),
+            n("store-files", held.store_files),
+            n("store-objects", held.objects),
+            n("store-bytes", held.bytes),
+            held.objects * 100 / limit,
         )
     }
 

@@ -4,7 +4,7 @@
 //! manifest.
 
 use super::smallest;
-use crate::model::{Asset, Manifest, RouteTarget, Tier};
+use crate::model::{Asset, Manifest, RouteTarget};
 use crate::storage;
 use edgesite_core::ContentCoding;
 use std::fmt::Write as _;
@@ -193,13 +193,15 @@ impl Manifest {
 impl Manifest {
     /// The tiers line: the files of each, and the store's objects against their limit.
     fn tiers(&self) -> String {
-        let in_store = self.files.iter().filter(|f| f.tier == Tier::Assets).count();
-        let (objects, bytes) = storage::objects(&self.files);
+        let held = storage::held(&self.files);
         format!(
-            "tiers: bundle {} files; store (Static Assets) {in_store} files, {objects} objects, \
-             {bytes} bytes, {}% of the {}-object limit",
-            self.files.len() - in_store,
-            objects * 100 / self.storage.max_asset_files.max(1),
+            "tiers: bundle {} files; store (Static Assets) {} files, {} objects, {} bytes, {}% \
+             of the {}-object limit",
+            held.bundle_files,
+            held.store_files,
+            held.objects,
+            held.bytes,
+            held.objects * 100 / self.storage.max_asset_files.max(1),
             self.storage.max_asset_files
         )
     }
