@@ -13,7 +13,10 @@
 #   4. the entry, OUT/worker.mjs, is the template with the snippets' and blobs' imports filled
 #      in; the blobs are copied to OUT/site/ (wrangler.toml's [[rules]] makes them data modules),
 #      the store's objects ($OUT_DIR/store) to OUT/assets/ (wrangler.toml's [assets]: uploaded
-#      as Static Assets, read by the Worker through its ASSETS binding).
+#      as Static Assets, read by the Worker through its ASSETS binding), but for R2's
+#      (_edgesite/r/), which go to OUT/r2/ (put in the bucket by scripts/r2.sh).
+#   5. under `make dev` (EDGESITE_R2_BUCKET and EDGESITE_R2_PERSIST set), the R2 objects are
+#      put in wrangler dev's local R2 (scripts/r2-put.mjs: only those it does not hold).
 # Steps 2-4 are skipped when the module, the blobs and the template are those of OUT's last
 # build (a stamp in OUT): wrangler dev runs this on every start and every change it watches.
 set -euo pipefail
@@ -67,13 +70,19 @@ blobs_txt="$out_dir/worker/blobs.txt"
 # (The store's objects are named by their bytes: their names stand for them.)
 stamp=$( { sha256sum "$wasm" "$ENTRY" "$ROOT/scripts/build-worker.sh"; while IFS= read -r blob; do
   [ -n "$blob" ] && sha256sum "$out_dir/worker/$blob"; done <"$blobs_txt"
-  ls "$out_dir/store/_edgesite/b" 2>/dev/null; } | sha256sum | cut -d' ' -f1)
-if [ "$(cat "$OUT/.edgesite-stamp" 2>/dev/null)" = "$stamp" ] && [ -f "$OUT/worker.mjs" ] && [ -d "$OUT/assets" ]; then
+  ls "$out_dir/store/_edgesite/b" "$out_dir/store/_edgesite/r" 2>/dev/null; } | sha256sum | cut -d' ' -f1)
+put_r2() {
+  if [ -n "${EDGESITE_R2_BUCKET:-}" ] && [ -n "${EDGESITE_R2_PERSIST:-}" ]; then
+    node "$ROOT/scripts/r2-put.mjs" --bucket "$EDGESITE_R2_BUCKET" --from "$OUT/r2" --local "$EDGESITE_R2_PERSIST"
+  fi
+}
+if [ "$(cat "$OUT/.edgesite-stamp" 2>/dev/null)" = "$stamp" ] && [ -f "$OUT/worker.mjs" ] && [ -d "$OUT/assets" ] && [ -d "$OUT/r2" ]; then
   echo "build-worker: $OUT/worker.mjs is up to date"
+  put_r2
   exit 0
 fi
 
-rm -rf "$OUT/snippets" "$OUT/site" "$OUT/assets" "$OUT"/index* "$OUT/worker.mjs" "$OUT/.edgesite-stamp"
+rm -rf "$OUT/snippets" "$OUT/site" "$OUT/assets" "$OUT/r2" "$OUT"/index* "$OUT/worker.mjs" "$OUT/.edgesite-stamp"
 wasm-bindgen --target bundler --no-typescript --out-dir "$OUT" --out-name index "$wasm"
 rm -f "$OUT/index.js" # wasm-bindgen's own entry: ours is worker.mjs
 wasm-opt -Os "$OUT/index_bg.wasm" -o "$OUT/index.wasm"
@@ -84,9 +93,13 @@ while IFS= read -r blob; do
 done <"$blobs_txt"
 # Hard links where they can be (the objects are never written in place: sitegen renames new
 # ones in), else copies. The folder exists even when empty: wrangler.toml names it.
-mkdir -p "$OUT/assets"
+mkdir -p "$OUT/assets" "$OUT/r2"
 if [ -d "$out_dir/store" ]; then
   cp -al "$out_dir/store/." "$OUT/assets/" 2>/dev/null || cp -a "$out_dir/store/." "$OUT/assets/"
+  if [ -d "$OUT/assets/_edgesite/r" ]; then
+    mkdir -p "$OUT/r2/_edgesite"
+    mv "$OUT/assets/_edgesite/r" "$OUT/r2/_edgesite/r"
+  fi
 fi
 
 python3 - "$ENTRY" "$OUT" "$blobs_txt" <<'PY'
@@ -110,3 +123,4 @@ grep -E '^(storage|tiers|bundle estimate|[0-9]+ files)' "$out_dir/report.txt" >"
 echo "$out_dir/served" >"$OUT/edgesite-served.txt"
 echo "$stamp" >"$OUT/.edgesite-stamp"
 echo "build-worker: $OUT/worker.mjs, $(stat -c %s "$OUT/index.wasm") bytes of wasm, $(grep -c . "$blobs_txt") blob(s)"
+put_r2

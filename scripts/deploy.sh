@@ -16,5 +16,18 @@ STAGED="${CARGO_TARGET_DIR:-$ROOT/target}/edgesite/staged-deploy"
 if [ $# -eq 0 ]; then
   set -- wrangler deploy
 fi
+# A site with files in R2 ([storage] r2_bucket): the build first, then its R2 objects put in the
+# bucket (only new ones: scripts/r2-put.mjs), so that no version of the Worker goes live before
+# the objects it names are there; the upload's own build then finds the Worker up to date.
+. scripts/lib.sh
+bucket=$(r2_bucket)
+if [ -n "$bucket" ]; then
+  grep -Eq '^binding *= *"EDGESITE_R2"' wrangler.toml || {
+    echo "deploy: the site keeps files in R2 bucket $bucket ([storage] r2_bucket), and wrangler.toml binds no EDGESITE_R2: add [[r2_buckets]] binding = \"EDGESITE_R2\" bucket_name = \"$bucket\"" >&2
+    exit 1
+  }
+  scripts/build-worker.sh
+  node scripts/r2-put.mjs --bucket "$bucket" --from build/r2 --remote ${EDGESITE_R2_DRY_RUN:+--dry-run}
+fi
 "$@"
 cargo run -q -p edgesite-sitegen --bin edgesite-history -- commit "$STAGED"

@@ -12,6 +12,13 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 site=$(site_dir)
 args=(--ip 127.0.0.1 --port "${PORT:-8787}" --var EDGESITE_LOG:1)
+# A site with files in R2 ([storage] r2_bucket; wrangler.toml's [[r2_buckets]] binds it as
+# EDGESITE_R2): every build puts its R2 objects in wrangler dev's local R2 (build-worker.sh).
+bucket=$(r2_bucket)
+if [ -n "$bucket" ]; then
+  export EDGESITE_R2_BUCKET=$bucket EDGESITE_R2_PERSIST="$ROOT/.wrangler/state"
+  args+=(--persist-to "$EDGESITE_R2_PERSIST")
+fi
 if [ "$site" != "$ROOT/public" ]; then
   mkdir -p target/dev
   dev_config target/dev/wrangler.toml "$site"

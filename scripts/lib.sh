@@ -121,7 +121,7 @@ workerd_modules() { # out-dir bundle-dir main-module
       *.wasm) modules="$modules(name = \"$rel\", wasm = embed \"$dir/$rel\"), " ;;
       *.bin) modules="$modules(name = \"$rel\", data = embed \"$dir/$rel\"), " ;;
     esac
-  done < <(cd "$bundle" && find . -path ./assets -prune -o -type f \( -name '*.js' -o -name '*.mjs' -o -name '*.wasm' -o -name '*.bin' \) -print | sed 's|^\./||' | sort)
+  done < <(cd "$bundle" && find . \( -path ./assets -o -path ./r2 \) -prune -o -type f \( -name '*.js' -o -name '*.mjs' -o -name '*.wasm' -o -name '*.bin' \) -print | sed 's|^\./||' | sort)
   echo "${modules%, }"
 }
 
@@ -133,14 +133,23 @@ workerd_config() { # out port bundle-dir main-module [port bundle-dir main-modul
   while [ $# -ge 3 ]; do
     # The store: a disk service over the bundle's assets/ stands in for the Static Assets
     # binding (it also answers Range, which Static Assets does not: the Worker never asks it).
+    # A bundle with objects in r2/ gets tests/fixtures/r2-stand-in.js as its main module, over
+    # a second disk service, for its R2 bucket.
     mkdir -p "$2/assets"
+    local modules bindings="(name = \"ASSETS\", service = \"store$n\")"
+    modules=$(workerd_modules "$(dirname "$out")" "$2" "$3")
     services="$services(name = \"worker$n\", worker = .worker$n), (name = \"store$n\", disk = (path = \"$(cd "$2/assets" && pwd)\", writable = false)), "
+    if [ -n "$(find "$2/r2" -type f -print -quit 2>/dev/null)" ]; then
+      modules="(name = \"r2-stand-in.js\", esModule = embed \"$(realpath --relative-to="$(dirname "$out")" "$ROOT/tests/fixtures/r2-stand-in.js")\"), $modules"
+      services="$services(name = \"r2-$n\", disk = (path = \"$(cd "$2/r2" && pwd)\", writable = false)), "
+      bindings="$bindings, (name = \"R2_DISK\", service = \"r2-$n\")"
+    fi
     sockets="$sockets(name = \"http$n\", address = \"127.0.0.1:$1\", http = (), service = \"worker$n\"), "
     workers="$workers
 const worker$n :Workerd.Worker = (
-  modules = [$(workerd_modules "$(dirname "$out")" "$2" "$3")],
+  modules = [$modules],
   compatibilityDate = \"$(compat_date)\",
-  bindings = [(name = \"ASSETS\", service = \"store$n\")],
+  bindings = [$bindings],
 );
 "
     n=$((n + 1))
@@ -178,6 +187,14 @@ except tomllib.TOMLDecodeError:
     folder = "public"  # the build names the error
 print(os.path.realpath(os.path.join(os.path.dirname(config), folder)))
 PY
+}
+
+# `[storage] r2_bucket` of CONFIG (default: EDGESITE_CONFIG, else edgesite.toml), or nothing.
+# (The build checks the config; a quoted name on its own line is the only form it takes here.)
+r2_bucket() { # [config]
+  local config=${1:-${EDGESITE_CONFIG:-$ROOT/edgesite.toml}}
+  [ -f "$config" ] && sed -n 's/^r2_bucket *= *"\([a-z0-9-]*\)".*/\1/p' "$config" | head -1
+  return 0
 }
 
 # wrangler.toml's [[rules]] and [assets] sections (the one definition of how the Worker's blobs

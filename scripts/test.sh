@@ -187,7 +187,9 @@ e2e_workerd() {
   suites_against workerd "${WORKERD_PORTS[1]}" configured || rc=1
   suites_against workerd "${WORKERD_PORTS[2]}" compact || rc=1
   suites_against workerd "${WORKERD_PORTS[3]}" stored || rc=1
-  EDGESITE_STORE_DIR="$(scripts/workerd.sh build-dir tests/fixtures/stored.toml)/assets" \
+  local stored
+  stored=$(scripts/workerd.sh build-dir tests/fixtures/stored.toml)
+  EDGESITE_STORE_DIR="$stored/assets" EDGESITE_R2_DIR="$stored/r2" \
     suites_against workerd "${WORKERD_PORTS[3]}" stored_failures || rc=1
   return $rc
 }
@@ -208,15 +210,21 @@ e2e_wrangler_dev() {
 }
 
 # The Worker built with tests/fixtures/stored.toml under wrangler dev: its store in wrangler's
-# local Static Assets (a generated config: the built bundle, no build).
+# local Static Assets and local R2 (a generated config: the built bundle, no build; the R2
+# objects put in a fresh local state first).
 e2e_wrangler_dev_stored() {
-  local port toml store rc=0
+  local port toml bundle store state rc=0
   needs "worker (stored)" || return 1
   port=$(free_port)
   toml=$(scripts/workerd.sh wrangler-toml tests/fixtures/stored.toml) || return 1
-  store="$(scripts/workerd.sh build-dir tests/fixtures/stored.toml)/assets"
+  bundle=$(scripts/workerd.sh build-dir tests/fixtures/stored.toml)
+  store="$bundle/assets"
+  state="$(dirname "$toml")/wrangler-state"
+  rm -rf "$state"
+  step "r2: put the stored fixture's objects" node scripts/r2-put.mjs --bucket edgesite-test \
+    --from "$bundle/r2" --local "$state" || return 1
   step "start: wrangler dev (stored)" start_server wrangler-dev-stored 120 "$port" \
-    wrangler dev -c "$toml" --ip 127.0.0.1 --port "$port" || return 1
+    wrangler dev -c "$toml" --persist-to "$state" --ip 127.0.0.1 --port "$port" || return 1
   suites_against wrangler-dev "$port" stored || rc=1
   EDGESITE_STORE_DIR="$store" suites_against wrangler-dev "$port" stored_failures || rc=1
   stop_server wrangler-dev-stored

@@ -70,7 +70,7 @@ function answer(request) {
 // A 200 whose bytes are in the store: read (one subrequest), or the 503 when the store fails.
 async function fromStore(entry, init) {
 	const { status, headers, encodeBody } = init;
-	const body = await protocol.object(entry.object, entry.length);
+	const body = await protocol.object(entry.object, entry.length, entry.r2);
 	if (body === null) return imports.edgesite_unavailable();
 	return new Response(body, { status, headers, encodeBody });
 }
@@ -83,10 +83,11 @@ function keep(key, code, kind) {
 	// A precompressed body is sent as it is (the runtime would compress it again).
 	if (fields.some(([name]) => name === "content-encoding")) init.encodeBody = "manual";
 	const [blob, offset, length] = protocol.output();
-	// In the store: its key, asked once; the body is read per answer (fromStore).
-	const object = blob === STORED ? imports.edgesite_stored_key(code) : null;
+	// In the store: its key and which store (R2, else Static Assets), asked once; the body is
+	// read per answer (fromStore).
+	const [object, r2] = blob === STORED ? imports.edgesite_stored_key(code) : [null, false];
 	const body = kind === NOT_MODIFIED || object !== null ? null : new Uint8Array(BLOBS[blob], offset, length);
-	const entry = { fields, init, body, object, length, second: -1 };
+	const entry = { fields, init, body, object, r2, length, second: -1 };
 	kept.set(key, entry);
 	return entry;
 }
@@ -116,14 +117,15 @@ function failed(error) {
 	});
 }
 
-// The store of the site's stored representations: the Static Assets binding (wrangler.toml's
-// [assets]; under bare workerd, a disk service standing in for it). Handed over once.
+// The stores of the site's stored representations: the Static Assets binding (wrangler.toml's
+// [assets]; under bare workerd, a disk service standing in for it) and the R2 bucket's
+// (EDGESITE_R2, wrangler.toml's [[r2_buckets]]). Handed over once.
 let storeSet = false;
 
 export default {
 	fetch(request, env) {
 		if (!storeSet) {
-			imports.edgesite_register_store(env?.ASSETS);
+			imports.edgesite_register_store(env?.ASSETS, env?.EDGESITE_R2);
 			storeSet = true;
 		}
 		try {

@@ -31,12 +31,12 @@ pub fn register_blobs(blobs: js_sys::Array) {
     edgesite_worker::set_blobs(&blobs);
 }
 
-/// Hands the store (the Worker's Static Assets binding) to the adapter: where the bodies of the
-/// site's stored representations are read.
+/// Hands the stores (the Worker's Static Assets binding and its R2 bucket's, either absent) to
+/// the adapter: where the bodies of the site's stored representations are read.
 #[wasm_bindgen(js_name = "edgesite_register_store")]
 #[allow(unreachable_pub)]
-pub fn register_store(fetcher: JsValue) {
-    edgesite_worker::set_store(&fetcher);
+pub fn register_store(fetcher: JsValue, bucket: JsValue) {
+    edgesite_worker::set_store(&fetcher, &bucket);
 }
 
 /// The compact answer to the request the reader wrote, whose method has `code`.
@@ -53,12 +53,14 @@ pub fn fields(code: u32) -> String {
     protocol::fields(&crate::SITE, code)
 }
 
-/// The store's key of the representation the request the reader wrote is answered with: the
-/// entry keeps it for its fast answers of that representation.
+/// The store's key of the representation the request the reader wrote is answered with, and
+/// whether R2 holds it: `[key, inR2]`, which the entry keeps for its fast answers of that
+/// representation.
 #[wasm_bindgen(js_name = "edgesite_stored_key")]
 #[allow(unreachable_pub)]
-pub fn stored_key(code: u32) -> String {
-    protocol::stored_key(&crate::SITE, code)
+pub fn stored_key(code: u32) -> js_sys::Array {
+    let (key, r2) = protocol::stored_key(&crate::SITE, code);
+    js_sys::Array::of2(&key.into(), &r2.into())
 }
 
 /// The answer when the store fails to give a body: 503 with Retry-After.

@@ -1,10 +1,13 @@
 //! The store tier over HTTP (`[storage]`), against a server of `tests/fixtures/stored.toml`:
 //! a site with a bundle too small for it, so the pages and the stylesheet stay in the bundle,
-//! and the photograph (with its AVIF and WebP variants), the script (with its deltas), a
-//! 640 KB manual and an empty file go to the store.
+//! the photograph (with its AVIF and WebP variants), the script (with its deltas), a 640 KB
+//! manual and an empty file go to Static Assets, and an 800 KB lecture (larger than the
+//! fixture lets Static Assets take) and a page of notes (by name) go to R2.
 //! In a plain `cargo test`, the native twin in-process, reading the objects from a folder; in
-//! `make test` also the Worker under bare workerd (its ASSETS binding a disk service) and under
-//! `wrangler dev` (its local Static Assets). Every stored representation is checked against the
+//! `make test` also the Worker under bare workerd (its ASSETS binding a disk service, its R2
+//! bucket tests/fixtures/r2-stand-in.js) and under `wrangler dev` (its local Static Assets and
+//! R2). An object in R2 is read by range (R2Bucket.get's `range`), one in Static Assets whole
+//! and cut. Every stored representation is checked against the
 //! object this process's compile of the same config wrote (the same config compiles to the same
 //! tables and objects):
 //!
@@ -22,7 +25,9 @@
 
 mod support;
 
-use edgesite_core::{is_path_char, percent_encode, Content, ContentCoding, Representation, Target};
+use edgesite_core::{
+    is_path_char, percent_encode, Content, ContentCoding, Representation, Store, Target,
+};
 use support::{fixture_store, request, server, site_under_test, Reply, Runtime};
 
 /// What, beside its coding, a request names to be sent a representation.
@@ -113,13 +118,25 @@ fn same_body(reply: &Reply, expected: &[u8], r: &Representation<'_>) -> bool {
 fn the_fixture_keeps_pages_in_the_bundle_and_the_rest_in_the_store() {
     let stored = stored();
     let paths: Vec<&str> = stored.iter().map(|(p, _, _)| &p[..]).collect();
-    for path in [
-        "/images/coffee.jpg",
-        "/app.js",
-        "/downloads/manual.txt",
-        "/downloads/empty.txt",
+    for (path, store) in [
+        ("/images/coffee.jpg", Store::Assets),
+        ("/app.js", Store::Assets),
+        ("/downloads/manual.txt", Store::Assets),
+        ("/downloads/empty.txt", Store::Assets),
+        // Over the fixture's max_file_bytes (Static Assets' 25 MiB in production): R2.
+        ("/media/lecture.txt", Store::R2),
+        // Named by `[storage] r2`.
+        ("/media/notes.txt", Store::R2),
     ] {
-        assert!(paths.contains(&path), "{path} in the store: {paths:?}");
+        let held = stored.iter().filter(|(p, _, _)| p == path);
+        let stores: Vec<Store> = held
+            .map(|(_, _, r)| match r.content {
+                Content::Stored { store, .. } => store,
+                _ => unreachable!(),
+            })
+            .collect();
+        assert!(!stores.is_empty(), "{path} in the store: {paths:?}");
+        assert!(stores.iter().all(|s| *s == store), "{path} in {store:?}");
     }
     let variant = |(_, s, _): &&(String, Selector, _)| matches!(s, Selector::Media(_));
     assert!(stored.iter().any(|s| variant(&s)), "a variant in the store");

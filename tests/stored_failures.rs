@@ -1,9 +1,11 @@
 //! A store that fails (`[storage]`; RFC 9110 §15.6.4): against a server of
 //! `tests/fixtures/stored.toml` whose store this test may change: in a plain `cargo test`, the
 //! native twin in-process (its store, `support::fixture_store()`, this binary's own); in
-//! `make test` also the Worker under bare workerd, whose store folder `EDGESITE_STORE_DIR`
-//! names (the disk service standing in for its ASSETS binding reads it per request). Against
-//! another server without `EDGESITE_STORE_DIR`, it checks nothing.
+//! `make test` also the Worker under bare workerd, whose store folders `EDGESITE_STORE_DIR`
+//! and `EDGESITE_R2_DIR` name (the disk services standing in for its ASSETS binding and,
+//! through tests/fixtures/r2-stand-in.js, its R2 bucket read them per request), and under
+//! wrangler dev, whose Static Assets folder `EDGESITE_STORE_DIR` names (its local R2 is a
+//! database: not changed here). Against another server without them, it checks nothing.
 //!
 //! An object that is missing, or holds fewer bytes than the tables name (a small one the Worker
 //! reads whole, and a large one it streams), or under wrangler dev other bytes of the same
@@ -16,13 +18,19 @@
 
 mod support;
 
-use edgesite_core::{Content, ContentCoding, Representation, Target, STORE_RETRY_AFTER};
+use edgesite_core::{Content, ContentCoding, Representation, Store, Target, STORE_RETRY_AFTER};
 use std::path::PathBuf;
 use support::{fixture_store, request, server, site_under_test, Runtime};
 
-/// The folder the server under test reads the store from, if this test may change it.
-fn store() -> Option<PathBuf> {
-    match std::env::var_os("EDGESITE_STORE_DIR") {
+/// The folder the server under test reads `store`'s objects from, if this test may change it:
+/// `EDGESITE_STORE_DIR` (Static Assets) or `EDGESITE_R2_DIR` (R2; none under wrangler dev,
+/// whose local R2 is a database), or the in-process server's own folder, which holds both.
+fn folder(store: Store) -> Option<PathBuf> {
+    let named = match store {
+        Store::Assets => "EDGESITE_STORE_DIR",
+        Store::R2 => "EDGESITE_R2_DIR",
+    };
+    match std::env::var_os(named) {
         Some(dir) => Some(PathBuf::from(dir)),
         None if std::env::var_os("EDGESITE_BASE_URL").is_none() => {
             site_under_test();
@@ -33,11 +41,12 @@ fn store() -> Option<PathBuf> {
 }
 
 /// The files whose store this test changes: a photograph (an object the Worker reads whole and
-/// checks against its name) and the 640 KB manual (one it streams), with the fields that select
-/// their identity representation.
-const FILES: [(&str, &[(&str, &str)]); 2] = [
+/// checks against its name), the 640 KB manual (one it streams) and the 800 KB lecture (in R2),
+/// with the fields that select their identity representation.
+const FILES: [(&str, &[(&str, &str)]); 3] = [
     ("/images/coffee.jpg", &[("accept", "image/jpeg")]),
     ("/downloads/manual.txt", &[("accept-encoding", "identity")]),
+    ("/media/lecture.txt", &[("accept-encoding", "identity")]),
 ];
 
 /// The stored identity representation of the file at `path`.
@@ -85,18 +94,17 @@ fn assert_unavailable(path: &str, selecting: &[(&str, &str)], what: &str) {
 
 #[test]
 fn a_missing_or_truncated_object_is_503_and_never_a_body() {
-    let Some(store) = store() else {
-        eprintln!(
-            "{:?}: no store to change (EDGESITE_STORE_DIR)",
-            server().runtime
-        );
-        return;
-    };
+    let mut changed = 0;
     for (path, selecting) in FILES {
-        let Content::Stored { key, .. } = identity(path).content else {
+        let Content::Stored { key, store, .. } = identity(path).content else {
             unreachable!()
         };
-        let object = store.join(key);
+        let Some(folder) = folder(store) else {
+            eprintln!("{:?}: no {store:?} folder to change", server().runtime);
+            continue;
+        };
+        changed += 1;
+        let object = folder.join(key);
         let aside = object.with_extension("aside");
         let bytes = std::fs::read(&object).unwrap();
         let serves = || {
@@ -137,9 +145,12 @@ fn a_missing_or_truncated_object_is_503_and_never_a_body() {
         let mut other = bytes.clone();
         other[bytes.len() / 2] ^= 0xff;
         std::fs::write(&object, &other).unwrap();
-        let changed = std::panic::catch_unwind(|| assert_unavailable(path, selecting, "changed"));
+        let other = std::panic::catch_unwind(|| assert_unavailable(path, selecting, "changed"));
         std::fs::rename(&aside, &object).unwrap();
-        changed.unwrap();
+        other.unwrap();
         serves();
+    }
+    if changed == 0 {
+        eprintln!("{:?}: no store to change", server().runtime);
     }
 }

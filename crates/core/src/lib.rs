@@ -115,6 +115,7 @@ pub use response::{Body, FieldList, FieldText, Multipart, Piece, Response};
 pub use rule::{segment_key, Captures, MAX_CAPTURES};
 pub use site::{
     Action, Asset, Content, Delta, NotFoundPage, Part, Redirect, RedirectStatus, Representation,
-    Route, Rule, RuleNode, Segment, SharedCaches, Site, Target, Variant, DECODED_CACHE_BYTES,
+    Route, Rule, RuleNode, Segment, SharedCaches, Site, Store, Target, Variant,
+    DECODED_CACHE_BYTES,
 };
 pub use timing::{respond_timed, ServerTiming};

@@ -388,13 +388,15 @@ pub enum Content<'a> {
     },
     /// In the platform's store, outside the Worker: an object named `key` (a path relative to
     /// the store's root, named by the bytes' SHA-256, so the objects of every deploy can live
-    /// side by side) that the adapter reads: the Worker through its Static Assets binding, the
-    /// native twin from a folder. The core decides every answer from the tables alone (a 304,
-    /// 412 or 416 reads nothing); only a body is fetched, and an adapter that cannot read
-    /// exactly `length` bytes answers 503 rather than send others.
+    /// side by side) that the adapter reads from `store`: the Worker through its Static Assets
+    /// or R2 binding, the native twin from a folder. The core decides every answer from the
+    /// tables alone (a 304, 412 or 416 reads nothing); only a body is fetched, and an adapter
+    /// that cannot read exactly `length` bytes answers 503 rather than send others.
     Stored {
         /// Unique within the site: what adapters key per-representation work under.
         id: u32,
+        /// Which of the platform's stores holds it.
+        store: Store,
         /// The object's name in the store, e.g. `_edgesite/b/<sha256>.bin`.
         key: &'a str,
         /// How many bytes.
@@ -412,6 +414,15 @@ pub enum Content<'a> {
         /// How many bytes decoding gives.
         length: u32,
     },
+}
+
+/// Which of the platform's stores holds a [`Content::Stored`] object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Store {
+    /// Workers Static Assets (the Worker's `ASSETS` binding): objects up to 25 MiB, read whole.
+    Assets,
+    /// An R2 bucket (the Worker's `EDGESITE_R2` binding): objects of any size, read by range.
+    R2,
 }
 
 impl Representation<'_> {

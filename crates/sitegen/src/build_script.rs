@@ -208,11 +208,12 @@ impl Build<'_> {
         let mut config = self.config()?;
         if !store {
             let storage = &mut config.storage;
-            if storage.tier == StorageTier::Assets || !storage.assets.is_empty() {
+            let stored = matches!(storage.tier, StorageTier::Assets | StorageTier::R2);
+            if stored || !storage.assets.is_empty() || storage.r2_bucket.is_some() {
                 return Err(Error::Budget {
                     message: "[storage] asks for the store, and this Worker keeps its site in \
                               its module (library mode: build_script::run), which has no store \
-                              to read: set tier = \"bundle\" and no assets globs, or serve the \
+                              to read: set tier = \"bundle\", no assets globs and no r2_bucket, or serve the \
                               site with edgesite's own Worker"
                         .into(),
                 });

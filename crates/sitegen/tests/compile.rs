@@ -1122,7 +1122,7 @@ fn past_the_budget_the_rest_goes_to_the_store_as_objects_named_by_their_bytes() 
     let mut objects = 0;
     for file in manifest.files.iter().filter(|f| f.tier == Tier::Assets) {
         for r in file.kept() {
-            let key = r.object_key();
+            let key = r.object_key(Tier::Assets);
             assert!(site_rs.contains(&format!("key: {key:?}, length: {} }}", r.size)));
             let object = fs::read(out.path().join("store").join(&key)).unwrap();
             assert_eq!(object.len() as u64, r.size);

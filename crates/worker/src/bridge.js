@@ -194,10 +194,14 @@ export function edgesite_response(status, fields, body, manual) {
 
 // The store: representations kept outside the Worker (edgesite_core's Content::Stored), read
 // through the Worker's Static Assets binding (a Fetcher; under bare workerd, a disk service
-// standing in for it). Set by the entry from its env before the first answer that needs it.
+// standing in for it) or, for those the core names Store::R2, its R2 bucket's (an R2Bucket;
+// under bare workerd, tests/fixtures/r2-stand-in.js). Set by the entry from its env before the
+// first answer that needs them.
 let store = null;
-export function edgesite_set_store(fetcher) {
+let bucket = null;
+export function edgesite_set_store(fetcher, r2) {
 	store = fetcher ?? null;
+	bucket = r2 ?? null;
 }
 
 // The origin of the store's URLs: only the path reaches the binding.
@@ -218,24 +222,59 @@ function hex(digest) {
 	return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-let warnedNoStore = false;
-
-// Object `key` of `length` bytes: a stream of exactly its length, or its bytes (a small one the
-// store sent without a length, checked; an empty one), or null when the store does not answer
-// with it. One GET without Range: Static Assets ignores Range (workers-sdk #8967; measured:
-// docs/http.md), so ranges are cut here.
-async function object(key, length) {
-	if (store === null) {
-		if (!warnedNoStore) {
-			console.error("edgesite: the site keeps files in the store, and the Worker has no ASSETS binding ([assets] in wrangler.toml): they are answered 503");
-			warnedNoStore = true;
-		}
-		return null;
+const warned = new Set();
+function missing(binding, section) {
+	if (!warned.has(binding)) {
+		console.error(`edgesite: the site keeps files in the store, and the Worker has no ${binding} binding (${section} in wrangler.toml): they are answered 503`);
+		warned.add(binding);
 	}
+	return null;
+}
+
+// A Promise of null after STORE_TIMEOUT_MS, and its cancel.
+function deadline() {
 	let timer;
-	const timeout = new Promise((resolve) => {
+	const promise = new Promise((resolve) => {
 		timer = setTimeout(() => resolve(null), STORE_TIMEOUT_MS);
 	});
+	return { promise, cancel: () => clearTimeout(timer) };
+}
+
+// Bytes [first, last] of object `key` of `length` bytes in R2: a stream of exactly those bytes
+// (a FixedLengthStream, so an object that ends short breaks the transfer), or null when the
+// bucket does not hold an object of that length. R2 reads the range itself
+// (R2Bucket.get's `range`): a 206 reads only its bytes.
+async function fromBucket(key, length, first, last) {
+	if (bucket === null) return missing("EDGESITE_R2", "[[r2_buckets]]");
+	const timeout = deadline();
+	try {
+		const whole = first === 0 && last === length - 1;
+		const options = whole ? {} : { range: { offset: first, length: last - first + 1 } };
+		const found = await Promise.race([bucket.get(key, options), timeout.promise]);
+		if (found === null || found === undefined) return null;
+		if (found.size !== length || !found.body) {
+			found.body?.cancel();
+			return null;
+		}
+		const { readable, writable } = fixedLength(last - first + 1);
+		found.body.pipeTo(writable).catch(() => {});
+		return readable;
+	} catch (error) {
+		console.error("edgesite: R2 read failed:", error);
+		return null;
+	} finally {
+		timeout.cancel();
+	}
+}
+
+// Object `key` of `length` bytes, in R2 when `r2`, else in Static Assets: a stream of exactly
+// its length, or its bytes (a small one the store sent without a length, checked; an empty
+// one), or null when the store does not answer with it. From Static Assets, one GET without
+// Range: it ignores Range (workers-sdk #8967; measured: docs/http.md), so ranges are cut here.
+async function object(key, length, r2) {
+	if (r2) return length === 0 ? fromBucketEmpty(key) : fromBucket(key, length, 0, length - 1);
+	if (store === null) return missing("ASSETS", "[assets]");
+	const { promise: timeout, cancel } = deadline();
 	try {
 		const response = await Promise.race([store.fetch(STORE_ORIGIN + key, { redirect: "manual" }), timeout]);
 		if (response === null) return null;
@@ -261,8 +300,15 @@ async function object(key, length) {
 		console.error("edgesite: store read failed:", error);
 		return null;
 	} finally {
-		clearTimeout(timer);
+		cancel();
 	}
+}
+
+// An empty object in R2: held, with no bytes.
+async function fromBucketEmpty(key) {
+	if (bucket === null) return missing("EDGESITE_R2", "[[r2_buckets]]");
+	const found = await bucket.head(key);
+	return found !== null && found !== undefined && found.size === 0 ? new Uint8Array(0) : null;
 }
 
 // Reads an object's stream forward, range after range: bytes [first, last] are written to
@@ -317,10 +363,11 @@ function fixedLength(total) {
 // answer with the object, the 503 the core rendered (`unavailable`: fields, body), never
 // another body. The object is read once for ranges in ascending order (the core keeps the
 // request's order, RFC 9110 §14.6), again only for one that goes back.
-export async function edgesite_stored_response(status, fields, manual, key, length, whole, pieces, total, unavailable, unavailableBody) {
+export async function edgesite_stored_response(status, fields, manual, key, r2, length, whole, pieces, total, unavailable, unavailableBody) {
 	// A view of wasm memory, which may grow (and move) while the store is read: copied first.
 	const failed = unavailableBody.slice();
-	const first = await object(key, length);
+	if (r2 && !whole) return rangesFromBucket(status, fields, manual, key, length, pieces, total, () => edgesite_response(503, unavailable, failed, false));
+	const first = await object(key, length, r2);
 	if (first === null) return edgesite_response(503, unavailable, failed, false);
 	if (whole) return edgesite_response(status, fields, first, manual);
 	if (first instanceof Uint8Array) {
@@ -351,6 +398,42 @@ export async function edgesite_stored_response(status, fields, manual, key, leng
 			await writer.abort(error).catch(() => {});
 		} finally {
 			cursor.cancel();
+		}
+	};
+	pump();
+	return edgesite_response(status, fields, readable, manual);
+}
+
+// A 206 of an object in R2: each range read on its own (R2 reads ranges), the first before the
+// status is sent (a bucket without the object gets `unavailable()`), the others as the body is
+// written; a read that fails then breaks the transfer, never sends other bytes.
+async function rangesFromBucket(status, fields, manual, key, length, pieces, total, unavailable) {
+	const ranges = pieces.filter(Array.isArray);
+	const first = await fromBucket(key, length, ranges[0][0], ranges[0][1]);
+	if (first === null) return unavailable();
+	if (pieces.length === 1) return edgesite_response(status, fields, first, manual);
+	const { readable, writable } = fixedLength(total);
+	const pump = async () => {
+		const writer = writable.getWriter();
+		let next = first;
+		try {
+			for (const piece of pieces) {
+				if (!Array.isArray(piece)) {
+					await writer.write(piece);
+					continue;
+				}
+				const part = next ?? (await fromBucket(key, length, piece[0], piece[1]));
+				next = null;
+				if (part === null) throw new Error("edgesite: R2 stopped answering");
+				const reader = part.getReader();
+				for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+					await writer.write(chunk.value);
+				}
+			}
+			await writer.close();
+		} catch (error) {
+			console.error("edgesite:", error);
+			await writer.abort(error).catch(() => {});
 		}
 	};
 	pump();

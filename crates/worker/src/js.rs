@@ -36,9 +36,10 @@ extern "C" {
     fn edgesite_decoded(id: u32) -> Option<js_sys::Uint8Array>;
     fn edgesite_keep_decoded(id: u32, view: &[u8], limit: usize) -> js_sys::Uint8Array;
     fn edgesite_concat(parts: &js_sys::Array) -> js_sys::Uint8Array;
-    /// Hands the store (the Worker's Static Assets binding, a Fetcher) to the adapter.
+    /// Hands the stores to the adapter: the Worker's Static Assets binding (a Fetcher) and its
+    /// R2 bucket's (an R2Bucket), either of them undefined when the Worker has none.
     #[wasm_bindgen(js_name = "edgesite_set_store")]
-    pub fn set_store(fetcher: &JsValue);
+    pub fn set_store(fetcher: &JsValue, bucket: &JsValue);
     /// A Promise of the Response whose body is read from the store (see bridge.js).
     #[allow(clippy::too_many_arguments)]
     fn edgesite_stored_response(
@@ -46,6 +47,7 @@ extern "C" {
         fields: &str,
         manual: bool,
         key: &str,
+        r2: bool,
         length: u32,
         whole: bool,
         pieces: &js_sys::Array,
@@ -150,7 +152,10 @@ pub(crate) fn to_js(response: &Response<'_>) -> Result<JsValue, JsValue> {
         Body::Multipart(multipart) => multipart.representation(),
         Body::Empty | Body::Bytes(_) => return to_web_sys(response).map(Into::into),
     };
-    let Content::Stored { key, length, .. } = representation.content else {
+    let Content::Stored {
+        key, length, store, ..
+    } = representation.content
+    else {
         return to_web_sys(response).map(Into::into);
     };
     let pieces = js_sys::Array::new();
@@ -184,6 +189,7 @@ pub(crate) fn to_js(response: &Response<'_>) -> Result<JsValue, JsValue> {
             fields,
             encoded,
             key,
+            store == edgesite_core::Store::R2,
             length,
             whole,
             &pieces,

@@ -28,7 +28,7 @@ use crate::js::{
 };
 use edgesite_core::{
     decide as core_decide, respond_into, Content, Outcome, RequestHead, Response, Scratch, Site,
-    REQUEST_FIELDS,
+    Store, REQUEST_FIELDS,
 };
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicI32, AtomicU32, Ordering};
@@ -271,20 +271,20 @@ pub fn fields(site: &Site<'_>, code: u32) -> String {
     .unwrap_or_default()
 }
 
-/// The store's key of the representation the request in the input buffer is answered with
-/// (the entry keeps it per representation, for the fast answers [`decide`] marks [`STORED`]);
-/// empty if it is not in the store.
-pub fn stored_key(site: &Site<'_>, code: u32) -> String {
+/// The store's key of the representation the request in the input buffer is answered with,
+/// and whether R2 holds it (else Static Assets): the entry keeps both per representation, for
+/// the fast answers [`decide`] marks [`STORED`]; an empty key if it is not in the store.
+pub fn stored_key(site: &Site<'_>, code: u32) -> (String, bool) {
     with_head(code, |head| {
         let mut scratch = Scratch::new();
         match core_decide(site, head, &mut scratch).outcome {
             Outcome::Ok { representation, .. } | Outcome::NotModified { representation, .. } => {
                 match representation.content {
-                    Content::Stored { key, .. } => key.to_string(),
-                    _ => String::new(),
+                    Content::Stored { key, store, .. } => (key.to_string(), store == Store::R2),
+                    _ => (String::new(), false),
                 }
             }
-            _ => String::new(),
+            _ => (String::new(), false),
         }
     })
     .unwrap_or_default()

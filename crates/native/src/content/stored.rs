@@ -143,7 +143,12 @@ mod tests {
             coding: ContentCoding::Identity,
             etag: "\"object\"",
             content_length: Box::leak(length.to_string().into_boxed_str()),
-            content: edgesite_core::Content::Stored { id: 0, key, length },
+            content: edgesite_core::Content::Stored {
+                id: 0,
+                store: edgesite_core::Store::Assets,
+                key,
+                length,
+            },
         }]));
         let asset = Box::leak(Box::new(Asset {
             content_type: "application/octet-stream",

@@ -1,5 +1,6 @@
 //! `[storage]`: where each file's representations are kept: in the Worker's bundle, or in the
-//! platform's store (Workers Static Assets, read through the Worker's `ASSETS` binding; the
+//! platform's store (Workers Static Assets, read through the Worker's `ASSETS` binding, and an
+//! R2 bucket, through its `EDGESITE_R2` binding, for files larger than Static Assets takes; the
 //! native twin reads the same objects from a folder).
 
 use super::key::{first_invalid_glob, Key};
@@ -27,6 +28,13 @@ pub struct StorageConfig {
     /// 100,000, the Paid plan's). The build fails past it and warns past 80%.
     #[serde(default = "default_max_asset_files")]
     pub max_asset_files: u64,
+    /// The R2 bucket that holds the files larger than Static Assets takes (over `[budget]
+    /// max_file_bytes`) and those `r2` names; none (the default): such a file fails the build.
+    #[serde(default)]
+    pub r2_bucket: Option<String>,
+    /// URL path globs of files always kept in the R2 bucket (over `assets`; `bundle` over both).
+    #[serde(default)]
+    pub r2: Vec<String>,
 }
 
 /// `[storage] tier`.
@@ -43,6 +51,8 @@ pub enum StorageTier {
     Bundle,
     /// Everything in the store; the bundle holds the tables only.
     Assets,
+    /// Everything in the R2 bucket (`r2_bucket`); the bundle holds the tables only.
+    R2,
 }
 
 impl Default for StorageConfig {
@@ -52,6 +62,8 @@ impl Default for StorageConfig {
             assets: Vec::new(),
             bundle: Vec::new(),
             max_asset_files: default_max_asset_files(),
+            r2_bucket: None,
+            r2: Vec::new(),
         }
     }
 }
@@ -69,8 +81,25 @@ impl StorageConfig {
             );
             return Some((Key::new(&["storage", "max_asset_files"]), message));
         }
+        if let Some(problem) = self.r2_bucket.as_deref().and_then(invalid_bucket_name) {
+            let message = format!(
+                "{} {problem}",
+                crate::error::excerpt(self.r2_bucket.as_deref().unwrap_or_default())
+            );
+            return Some((Key::new(&["storage", "r2_bucket"]), message));
+        }
+        if self.r2_bucket.is_none() && (self.tier == StorageTier::R2 || !self.r2.is_empty()) {
+            let key = if self.tier == StorageTier::R2 {
+                "tier"
+            } else {
+                "r2"
+            };
+            let message = "asks for R2, and no r2_bucket is named".to_string();
+            return Some((Key::new(&["storage", key]), message));
+        }
         first_invalid_glob("storage", "assets", &self.assets)
             .or_else(|| first_invalid_glob("storage", "bundle", &self.bundle))
+            .or_else(|| first_invalid_glob("storage", "r2", &self.r2))
     }
 
     /// Where the file at `path` must be kept, when a glob or the tier says so; `None`: the
@@ -79,10 +108,25 @@ impl StorageConfig {
         let named = |globs: &[String]| globs.iter().any(|g| crate::glob::matches(g, path));
         if named(&self.bundle) {
             Some(StorageTier::Bundle)
+        } else if named(&self.r2) {
+            Some(StorageTier::R2)
         } else if named(&self.assets) {
             Some(StorageTier::Assets)
         } else {
             Some(self.tier).filter(|&tier| tier != StorageTier::Auto)
         }
+    }
+}
+
+/// What is wrong with an R2 bucket name, if anything: R2 takes 3 to 63 lowercase letters,
+/// digits and hyphens, starting and ending with a letter or digit.
+fn invalid_bucket_name(name: &str) -> Option<&'static str> {
+    let allowed = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-';
+    if !(3..=63).contains(&name.len()) {
+        Some("is not 3 to 63 characters long (R2's bucket names)")
+    } else if !name.bytes().all(allowed) || name.starts_with('-') || name.ends_with('-') {
+        Some("is not lowercase letters, digits and inner hyphens (R2's bucket names)")
+    } else {
+        None
     }
 }

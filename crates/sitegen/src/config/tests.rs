@@ -115,6 +115,9 @@ fn storage_values_are_checked_naming_line_and_key() {
     let config = parse("[storage]\ntier = \"assets\"\nassets = [\"/downloads/**\"]\n").unwrap();
     assert_eq!(config.storage.tier, super::StorageTier::Assets);
     assert_eq!(config.storage.max_asset_files, 20_000);
+    let config = parse("[storage]\nr2_bucket = \"site-media-2\"\ntier = \"r2\"\n").unwrap();
+    assert_eq!(config.storage.r2_bucket.as_deref(), Some("site-media-2"));
+    assert_eq!(config.storage.required("/a"), Some(super::StorageTier::R2));
     for (toml, line, key) in [
         ("[storage]\ntier = \"r3\"\n", 2, "unknown variant `r3`"),
         (
@@ -138,6 +141,20 @@ fn storage_values_are_checked_naming_line_and_key() {
             "storage.bundle[1]",
         ),
         ("[storage]\nbucket = \"x\"\n", 2, "unknown field `bucket`"),
+        (
+            "[storage]\nr2_bucket = \"My_Bucket\"\n",
+            2,
+            "storage.r2_bucket",
+        ),
+        ("[storage]\n\nr2_bucket = \"ab\"\n", 3, "storage.r2_bucket"),
+        ("[storage]\nr2_bucket = \"-ab\"\n", 2, "storage.r2_bucket"),
+        ("[storage]\ntier = \"r2\"\n", 2, "storage.tier"),
+        ("[storage]\nr2 = [\"/media/**\"]\n", 2, "storage.r2"),
+        (
+            "[storage]\nr2_bucket = \"site-media\"\nr2 = [\"media/**\"]\n",
+            3,
+            "storage.r2[0]",
+        ),
     ] {
         let err = parse(toml).unwrap_err().to_string();
         let at = format!("edgesite.toml:{line}: ");

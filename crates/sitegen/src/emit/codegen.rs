@@ -122,13 +122,14 @@ pub(crate) fn write(manifest: &Manifest, out_dir: &Path, bodies: Bodies) -> std:
     for (i, file) in manifest.files.iter().enumerate() {
         let kept = Kept {
             blobs: blobs.as_mut(),
-            objects: (file.tier == Tier::Assets).then_some(&mut objects),
+            objects: file.tier.is_stored().then_some(&mut objects),
+            tier: file.tier,
         };
         out.push_str(&asset(manifest, i, file, out_dir, kept, &mut id)?);
     }
     // The folder for the native twin; a Worker reads its binding (and its module names no path
     // of the machine that built it).
-    let stored = manifest.files.iter().any(|f| f.tier == Tier::Assets);
+    let stored = manifest.files.iter().any(|f| f.tier.is_stored());
     let root = match bodies {
         Bodies::Embedded if stored => objects.root().display().to_string(),
         _ => String::new(),
@@ -146,6 +147,8 @@ pub(crate) fn write(manifest: &Manifest, out_dir: &Path, bodies: Bodies) -> std:
 struct Kept<'k> {
     blobs: Option<&'k mut Blobs>,
     objects: Option<&'k mut Objects>,
+    /// The file's tier (which store its objects are in).
+    tier: Tier,
 }
 
 /// `static ASSET_i` (and, embedded, `static BODY_i`, the file's bytes).
@@ -245,9 +248,10 @@ fn content(
         ));
     }
     if let Some(objects) = kept.objects.as_deref_mut() {
-        let key = objects.put(variant, source)?;
+        let key = objects.put(variant, kept.tier, source)?;
         return Ok(format!(
-            "{CORE}::Content::Stored {{ id: {id}, key: {key:?}, length: {} }}",
+            "{CORE}::Content::Stored {{ id: {id}, store: {CORE}::Store::{:?}, key: {key:?}, length: {} }}",
+            super::store_of(kept.tier),
             variant.size
         ));
     }

@@ -11,7 +11,7 @@
 
 use super::objects::Objects;
 use super::read;
-use crate::model::{Asset, Delta, Manifest, Representation, RuleIndexNode, Tier};
+use crate::model::{Asset, Delta, Manifest, Representation, RuleIndexNode};
 use crate::rule::{core_destination, core_pattern, core_route, core_rule};
 use base64::prelude::{Engine as _, BASE64_STANDARD};
 use edgesite_core as core;
@@ -67,7 +67,7 @@ impl Manifest {
         let mut id = 0;
         let mut assets = Vec::with_capacity(self.files.len());
         for file in &self.files {
-            let objects = objects.as_mut().filter(|_| file.tier == Tier::Assets);
+            let objects = objects.as_mut().filter(|_| file.tier.is_stored());
             assets.push(asset(self, file, objects, &mut id)?);
         }
         let stored = match objects {
@@ -196,9 +196,10 @@ fn stored(
     objects: &mut Objects,
     id: &mut u32,
 ) -> std::io::Result<core::Representation<'static>> {
-    let key = leak_str(&objects.put(variant, &file.source)?);
+    let key = leak_str(&objects.put(variant, file.tier, &file.source)?);
     let content = Content::Stored {
         id: *id,
+        store: super::store_of(file.tier),
         key,
         length: u32::try_from(variant.size).expect("files are under 4 GiB (the budget)"),
     };

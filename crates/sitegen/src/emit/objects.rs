@@ -1,12 +1,10 @@
-//! The store's objects: each representation of a file kept in the store ([`Tier::Assets`]),
-//! written once under the store's root as [`Representation::object_key`] names it. A Worker's
-//! build copies the folder to what wrangler uploads as Static Assets; the native twin reads the
-//! objects from it.
-//!
-//! [`Tier::Assets`]: crate::model::Tier::Assets
+//! The store's objects: each representation of a file kept in the store ([`Tier::Assets`],
+//! [`Tier::R2`]), written once under the store's root as [`Representation::object_key`] names
+//! it. A Worker's build copies the Static Assets folder to what wrangler uploads and the R2
+//! folder to what `make deploy` puts in the bucket; the native twin reads the objects from it.
 
 use super::read;
-use crate::model::{Representation, Source, OBJECT_FOLDER};
+use crate::model::{Representation, Source, Tier, OBJECT_FOLDER, R2_FOLDER};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -20,6 +18,7 @@ impl Objects {
     /// The store under `root` (made if missing).
     pub(crate) fn new(root: &Path) -> std::io::Result<Objects> {
         std::fs::create_dir_all(root.join(OBJECT_FOLDER))?;
+        std::fs::create_dir_all(root.join(R2_FOLDER))?;
         Ok(Objects {
             root: root.to_path_buf(),
             written: HashSet::new(),
@@ -31,11 +30,16 @@ impl Objects {
         &self.root
     }
 
-    /// Writes `r` (whose bytes are its own, or `source`'s when it has none) as its object,
-    /// unless this build or an earlier one wrote it (the name is the bytes' hash; an object of
-    /// another length is written again); returns its key.
-    pub(crate) fn put(&mut self, r: &Representation, source: &Source) -> std::io::Result<String> {
-        let key = r.object_key();
+    /// Writes `r` (whose bytes are its own, or `source`'s when it has none) as its object in
+    /// `tier`, unless this build or an earlier one wrote it (the name is the bytes' hash; an
+    /// object of another length is written again); returns its key.
+    pub(crate) fn put(
+        &mut self,
+        r: &Representation,
+        tier: Tier,
+        source: &Source,
+    ) -> std::io::Result<String> {
+        let key = r.object_key(tier);
         if self.written.contains(&key) {
             return Ok(key);
         }
@@ -43,7 +47,7 @@ impl Objects {
         let present = std::fs::metadata(&path).is_ok_and(|m| m.is_file() && m.len() == r.size);
         if !present {
             let name = key.rsplit('/').next().unwrap_or(&key);
-            let folder = self.root.join(OBJECT_FOLDER);
+            let folder = self.root.join(tier.object_folder());
             match (&r.bytes, source) {
                 (Some(bytes), _) => crate::atomic::write_atomically(&folder, name, bytes)?,
                 (None, Source::File(file)) => {
@@ -72,12 +76,13 @@ impl Objects {
     /// Removes the objects this build did not write (an earlier build's): the folder holds
     /// exactly this build's, which is what a deploy uploads.
     pub(crate) fn finish(self) -> std::io::Result<()> {
-        let folder = self.root.join(OBJECT_FOLDER);
-        for entry in std::fs::read_dir(&folder)? {
-            let entry = entry?;
-            let key = format!("{OBJECT_FOLDER}/{}", entry.file_name().to_string_lossy());
-            if !self.written.contains(&key) {
-                std::fs::remove_file(entry.path())?;
+        for folder in [OBJECT_FOLDER, R2_FOLDER] {
+            for entry in std::fs::read_dir(self.root.join(folder))? {
+                let entry = entry?;
+                let key = format!("{folder}/{}", entry.file_name().to_string_lossy());
+                if !self.written.contains(&key) {
+                    std::fs::remove_file(entry.path())?;
+                }
             }
         }
         Ok(())

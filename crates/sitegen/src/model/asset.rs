@@ -7,9 +7,14 @@ use crate::hash;
 use edgesite_core::ContentCoding;
 use serde::{Serialize, Serializer};
 
-/// The folder of the store's objects, from the store's root. Never a URL of the site: the Worker
-/// answers every request first (`run_worker_first`) and reads objects only through its binding.
+/// The folder of the store's objects in Static Assets, from the store's root. Never a URL of the
+/// site: the Worker answers every request first (`run_worker_first`) and reads objects only
+/// through its binding.
 pub const OBJECT_FOLDER: &str = "_edgesite/b";
+
+/// The folder of the store's objects in R2, from the store's root (the same names as keys in
+/// the bucket). A Worker's build moves it out of what wrangler uploads as Static Assets.
+pub const R2_FOLDER: &str = "_edgesite/r";
 
 /// One file of the site: a resource and everything its responses carry, decided at build.
 #[derive(Debug, Clone, Serialize)]
@@ -76,11 +81,27 @@ pub enum Tier {
     /// ([`Representation::object_key`]): Workers Static Assets for the Worker, a folder for the
     /// native twin.
     Assets,
+    /// In the store, as for [`Tier::Assets`], in an R2 bucket for the Worker: files larger than
+    /// Static Assets takes (`[budget] max_file_bytes`), or named by `[storage] r2`.
+    R2,
 }
 
 impl Tier {
     fn is_bundle(&self) -> bool {
         *self == Tier::Bundle
+    }
+
+    /// Whether the files of this tier are in the store (objects, not the bundle's blobs).
+    pub fn is_stored(self) -> bool {
+        self != Tier::Bundle
+    }
+
+    /// The folder of this tier's objects under the store's root.
+    pub fn object_folder(self) -> &'static str {
+        match self {
+            Tier::R2 => R2_FOLDER,
+            Tier::Bundle | Tier::Assets => OBJECT_FOLDER,
+        }
     }
 }
 
@@ -202,8 +223,8 @@ impl Representation {
     /// objects of every deploy can live side by side and identical bytes are stored once. Its
     /// extension is neutral (`.bin`): Static Assets would guess a type, or an encoding, from
     /// another, and the Worker sends its own fields anyway.
-    pub fn object_key(&self) -> String {
-        format!("{OBJECT_FOLDER}/{}.bin", self.sha256)
+    pub fn object_key(&self, tier: Tier) -> String {
+        format!("{}/{}.bin", tier.object_folder(), self.sha256)
     }
 
     /// The bytes this representation adds to the bundle (none when decoded on demand).
@@ -231,7 +252,7 @@ impl Asset {
     pub fn bundle_bytes(&self) -> u64 {
         match self.tier {
             Tier::Bundle => self.stored_bytes(),
-            Tier::Assets => 0,
+            Tier::Assets | Tier::R2 => 0,
         }
     }
 

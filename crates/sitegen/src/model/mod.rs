@@ -13,7 +13,7 @@ mod stats;
 pub(crate) use asset::kept_in_compact;
 pub use asset::{
     Asset, CacheReason, Candidate, Delta, ImageReport, Representation, Rewritten, Tier, Variant,
-    OBJECT_FOLDER,
+    OBJECT_FOLDER, R2_FOLDER,
 };
 pub use route::{
     DestinationPart, PatternSegment, RedirectRule, Route, RouteTarget, RuleAction, RuleIndexNode,

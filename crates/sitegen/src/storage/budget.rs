@@ -5,7 +5,7 @@
 use crate::config::BudgetConfig;
 use crate::error::escaped;
 use crate::error::Error;
-use crate::model::{Asset, Manifest, CODE_ESTIMATE_BYTES};
+use crate::model::{Asset, Manifest, Tier, CODE_ESTIMATE_BYTES};
 use crate::warning::{Warning, WarningKind};
 
 /// The share of a limit past which the build warns.
@@ -31,15 +31,29 @@ impl Manifest {
     }
 }
 
-/// Fails when a file or the bundle is over its limit.
+/// The largest file R2 keeps for edgesite: the tables hold a stored object's length in 32 bits.
+const MAX_R2_FILE_BYTES: u64 = u32::MAX as u64;
+
+/// Fails when a file or the bundle is over its limit: a file in R2 is held to what the tables
+/// can name, every other file to `[budget] max_file_bytes`.
 pub(super) fn check(files: &[Asset], budget: &BudgetConfig) -> Result<(), Error> {
-    if let Some(file) = files.iter().find(|f| f.size > budget.max_file_bytes) {
+    let limit = |f: &Asset| match f.tier {
+        Tier::R2 => MAX_R2_FILE_BYTES,
+        Tier::Bundle | Tier::Assets => budget.max_file_bytes,
+    };
+    if let Some(file) = files.iter().find(|f| f.size > limit(f)) {
+        let why = match file.tier {
+            Tier::R2 => "(4 GiB less a byte, the largest file edgesite keeps in R2)".to_string(),
+            Tier::Bundle | Tier::Assets => format!(
+                "([budget] max_file_bytes, {} bytes: Static Assets takes files up to 25 MiB; \
+                 name an R2 bucket, [storage] r2_bucket, to keep larger ones there)",
+                budget.max_file_bytes
+            ),
+        };
         return Err(Error::Budget {
             message: format!(
-                "{} is {} bytes, over the per-file limit of {} bytes ([budget] max_file_bytes: \
-                 Static Assets takes files up to 25 MiB; edgesite does not keep larger ones in \
-                 R2 yet): serve it from elsewhere, or split it",
-                file.source, file.size, budget.max_file_bytes
+                "{} is {} bytes, over the per-file limit {why}",
+                file.source, file.size
             ),
         });
     }
@@ -72,7 +86,7 @@ pub(super) fn warnings(files: &[Asset], budget: &BudgetConfig) -> Vec<Warning> {
     }
     for file in files
         .iter()
-        .filter(|f| f.size * 100 > budget.max_file_bytes * WARN_PERCENT)
+        .filter(|f| f.tier != Tier::R2 && f.size * 100 > budget.max_file_bytes * WARN_PERCENT)
     {
         let message = format!("{} bytes, past 80% of the per-file limit", file.size);
         out.push(Warning::new(WarningKind::NearBudget, message).in_file(escaped(&file.path)));

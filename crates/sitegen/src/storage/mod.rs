@@ -14,7 +14,7 @@ pub(crate) use tiers::held;
 
 use crate::config::{Config, Store};
 use crate::error::Error;
-use crate::model::{Assets, Tier};
+use crate::model::Assets;
 use crate::warning::{Warning, WarningKind};
 
 /// Places the assets in their tiers, stores the bundle's as `[compression] store` says, then
@@ -23,7 +23,12 @@ pub(crate) fn store(mut assets: Assets, config: &Config) -> Result<Assets, Error
     let (compression, budget) = (&config.compression, &config.budget);
     let code = budget::code_bytes(&assets.list);
     let room = budget.max_bundle_bytes.saturating_sub(code);
-    tiers::place(&mut assets.list, &config.storage, room);
+    tiers::place(
+        &mut assets.list,
+        &config.storage,
+        room,
+        budget.max_file_bytes,
+    );
     assets.store = store::apply(&mut assets.list, compression, budget, code);
     if compression.store == Store::Auto {
         let left_out = variants::fit(&mut assets.list, budget.max_bundle_bytes);
@@ -41,7 +46,7 @@ pub(crate) fn store(mut assets: Assets, config: &Config) -> Result<Assets, Error
     budget::check(&assets.list, budget)?;
     // A full bundle is the plan once the store takes the rest: no warning for it then (the
     // files near their own limit are still named).
-    let planned = assets.list.iter().any(|f| f.tier == Tier::Assets);
+    let planned = assets.list.iter().any(|f| f.tier.is_stored());
     let near = budget::warnings(&assets.list, budget);
     let near = near.into_iter().filter(|w| !planned || w.file.is_some());
     assets.notes.warnings.extend(near);

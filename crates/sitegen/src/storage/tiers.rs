@@ -5,7 +5,9 @@
 //! kind smallest first): each stays if it fits in what is left, else goes to the store, so one
 //! large page does not send the small stylesheets after it away. A file is kept whole in one
 //! tier: its representations, deltas and variants; in the store every one in full (compact
-//! storage decodes from the bundle only).
+//! storage decodes from the bundle only). With `r2_bucket` named, a file larger than Static
+//! Assets takes (`[budget] max_file_bytes`) goes to R2 wherever `auto` would have put it, and
+//! `r2` globs send files there by name.
 
 use crate::config::{StorageConfig, StorageTier};
 use crate::error::{escaped, Error};
@@ -21,8 +23,9 @@ const WARN_PERCENT: u64 = 80;
 const SMALL_IMAGE_BYTES: u64 = 256 * 1024;
 
 /// Places every file in a tier; `room` is what the bundle holds for the site's files (its
-/// budget less the code).
-pub(super) fn place(files: &mut [Asset], storage: &StorageConfig, room: u64) {
+/// budget less the code); a file over `largest` bytes (`[budget] max_file_bytes`) goes to R2
+/// when the config names a bucket and no glob or tier decides it.
+pub(super) fn place(files: &mut [Asset], storage: &StorageConfig, room: u64, largest: u64) {
     let mut undecided = Vec::new();
     let mut used = 0;
     for (i, file) in files.iter_mut().enumerate() {
@@ -31,6 +34,8 @@ pub(super) fn place(files: &mut [Asset], storage: &StorageConfig, room: u64) {
                 used += file.stored_bytes();
                 Tier::Bundle
             }
+            Some(StorageTier::R2) => Tier::R2,
+            _ if storage.r2_bucket.is_some() && file.size > largest => Tier::R2,
             Some(StorageTier::Assets) => Tier::Assets,
             Some(StorageTier::Auto) | None => {
                 undecided.push(i);
@@ -57,7 +62,7 @@ pub(super) fn place(files: &mut [Asset], storage: &StorageConfig, room: u64) {
             files[i].tier = Tier::Assets;
         }
     }
-    for file in files.iter_mut().filter(|f| f.tier == Tier::Assets) {
+    for file in files.iter_mut().filter(|f| f.tier.is_stored()) {
         for r in &mut file.representations {
             r.decoded_from = None;
         }
@@ -82,31 +87,40 @@ fn heat(file: &Asset) -> u8 {
 pub(crate) struct Held {
     /// Files in the bundle.
     pub(crate) bundle_files: u64,
-    /// Files in the store.
+    /// Files in Static Assets.
     pub(crate) store_files: u64,
-    /// The store's objects: one per distinct representation of its files.
+    /// Static Assets' objects: one per distinct representation of its files.
     pub(crate) objects: u64,
     /// Their bytes.
     pub(crate) bytes: u64,
+    /// Files, objects and bytes in R2.
+    pub(crate) r2: [u64; 3],
 }
 
 /// What each tier of `files` holds.
 pub(crate) fn held(files: &[Asset]) -> Held {
-    let in_store = || files.iter().filter(|f| f.tier == Tier::Assets);
+    let [store_files, objects, bytes] = objects_in(files, Tier::Assets);
+    let r2 = objects_in(files, Tier::R2);
+    Held {
+        bundle_files: files.len() as u64 - store_files - r2[0],
+        store_files,
+        objects,
+        bytes,
+        r2,
+    }
+}
+
+/// The files of `tier`, its objects (distinct representations) and their bytes.
+fn objects_in(files: &[Asset], tier: Tier) -> [u64; 3] {
+    let in_tier = || files.iter().filter(|f| f.tier == tier);
     let mut seen = HashSet::new();
     let mut bytes = 0;
-    for r in in_store().flat_map(Asset::kept) {
+    for r in in_tier().flat_map(Asset::kept) {
         if seen.insert(r.sha256.as_str()) {
             bytes += r.size;
         }
     }
-    let store_files = in_store().count() as u64;
-    Held {
-        bundle_files: files.len() as u64 - store_files,
-        store_files,
-        objects: seen.len() as u64,
-        bytes,
-    }
+    [in_tier().count() as u64, seen.len() as u64, bytes]
 }
 
 /// Static Assets' largest file.
@@ -123,8 +137,8 @@ pub(super) fn check(files: &[Asset], storage: &StorageConfig) -> Result<Option<W
         return Err(Error::Budget {
             message: format!(
                 "{} is over 25 MiB, the largest file Static Assets takes ([budget] \
-                 max_file_bytes was raised past it): edgesite does not keep larger ones in R2 \
-                 yet; serve it from elsewhere, or split it",
+                 max_file_bytes was raised past it): name an R2 bucket ([storage] r2_bucket) \
+                 and leave max_file_bytes at 25 MiB or under, so that larger files go to R2",
                 escaped(&file.path)
             ),
         });
@@ -207,7 +221,7 @@ mod tests {
             file("/a.html", "text/html", 10),
             file("/b.pdf", "application/pdf", 90),
         ];
-        place(&mut files, &StorageConfig::default(), 100);
+        place(&mut files, &StorageConfig::default(), 100, 1000);
         assert_eq!(
             tiers(&files),
             [("/a.html", Tier::Bundle), ("/b.pdf", Tier::Bundle)]
@@ -223,7 +237,7 @@ mod tests {
             file("/style.css", "text/css; charset=utf-8", 30),
             file("/logo.png", "image/png", 5),
         ];
-        place(&mut files, &StorageConfig::default(), 84);
+        place(&mut files, &StorageConfig::default(), 84, 1000);
         assert_eq!(
             tiers(&files),
             [
@@ -244,7 +258,7 @@ mod tests {
             file("/a.html", "text/html; charset=utf-8", 10),
             file("/style.css", "text/css; charset=utf-8", 20),
         ];
-        place(&mut files, &StorageConfig::default(), 50);
+        place(&mut files, &StorageConfig::default(), 50, 1000);
         assert_eq!(
             tiers(&files),
             [
@@ -267,7 +281,7 @@ mod tests {
             file("/downloads/keep.txt", "text/plain", 1),
             file("/index.html", "text/html", 1),
         ];
-        place(&mut files, &storage, 1000);
+        place(&mut files, &storage, 1000, 1000);
         assert_eq!(
             tiers(&files),
             [
@@ -280,8 +294,45 @@ mod tests {
             tier: StorageTier::Assets,
             ..StorageConfig::default()
         };
-        place(&mut files, &everything, 1000);
+        place(&mut files, &everything, 1000, 1000);
         assert!(files.iter().all(|f| f.tier == Tier::Assets));
+    }
+
+    #[test]
+    fn with_a_bucket_files_larger_than_static_assets_takes_go_to_r2() {
+        let files = || {
+            vec![
+                file("/index.html", "text/html", 10),
+                file("/film.mp4", "video/mp4", 400),
+                file("/keep/film.mp4", "video/mp4", 400),
+                file("/media/small.pdf", "application/pdf", 20),
+            ]
+        };
+        // No bucket: the large files stay where auto puts them (the budget check fails them).
+        let mut without = files();
+        place(&mut without, &StorageConfig::default(), 10_000, 300);
+        assert!(without.iter().all(|f| f.tier == Tier::Bundle));
+        let storage = StorageConfig {
+            r2_bucket: Some("site-media".into()),
+            r2: vec!["/media/**".into()],
+            bundle: vec!["/keep/**".into()],
+            ..StorageConfig::default()
+        };
+        let mut with = files();
+        place(&mut with, &storage, 10_000, 300);
+        assert_eq!(
+            tiers(&with),
+            [
+                ("/index.html", Tier::Bundle),
+                ("/film.mp4", Tier::R2),
+                // A glob decides first (the budget check then holds it to max_file_bytes).
+                ("/keep/film.mp4", Tier::Bundle),
+                ("/media/small.pdf", Tier::R2),
+            ]
+        );
+        let held = held(&with);
+        assert_eq!((held.bundle_files, held.store_files), (2, 0));
+        assert_eq!(held.r2, [2, 2, 420]);
     }
 
     #[test]

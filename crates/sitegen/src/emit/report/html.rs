@@ -83,12 +83,16 @@ impl Manifest {
         let limit = self.storage.max_asset_files.max(1);
         format!(
             "<p id=\"tiers\">The bundle: {} files. The store (Static Assets): {} files, {} \
-             objects, {} bytes, of {limit} objects at most ({}%).</p>\n",
+             objects, {} bytes, of {limit} objects at most ({}%). R2: {} files, {} objects, {} \
+             bytes.</p>\n",
             n("bundle-files", held.bundle_files),
             n("store-files", held.store_files),
             n("store-objects", held.objects),
             n("store-bytes", held.bytes),
             held.objects * 100 / limit,
+            n("r2-files", held.r2[0]),
+            n("r2-objects", held.r2[1]),
+            n("r2-bytes", held.r2[2]),
         )
     }
 
@@ -109,21 +113,20 @@ impl Manifest {
             let (class, title, attrs) = match node.file {
                 Some(i) => {
                     let file = &self.files[i];
-                    let stored = file.tier == Tier::Assets;
+                    let (where_, tier, class) = match file.tier {
+                        Tier::Bundle => ("", "bundle", ""),
+                        Tier::Assets => (", in the store (Static Assets)", "assets", "stored"),
+                        Tier::R2 => (", in the store (R2)", "r2", "stored r2"),
+                    };
                     let title = format!(
-                        "{} ({}): {} bytes{}",
-                        file.path,
-                        file.content_type,
-                        node.bytes,
-                        if stored { ", in the store" } else { "" }
+                        "{} ({}): {} bytes{where_}",
+                        file.path, file.content_type, node.bytes
                     );
                     let attrs = format!(
-                        " data-path=\"{}\" data-n=\"{}\" data-tier=\"{}\"",
+                        " data-path=\"{}\" data-n=\"{}\" data-tier=\"{tier}\"",
                         esc(&file.path),
                         node.bytes,
-                        if stored { "assets" } else { "bundle" }
                     );
-                    let class = if stored { "stored" } else { "" };
                     let class = format!("{} {class}", family(file.content_type));
                     (class, title, attrs)
                 }
@@ -155,7 +158,7 @@ impl Manifest {
             .collect();
         format!(
             "<section><h2>The site: {} bytes stored, by folder and file</h2>\n<p>Area is stored bytes (every representation kept); colour is the content type: {legend}; \
-             hatched and outlined: <span class=\"key other stored\"></span>in the store (Static Assets), the rest in the bundle</p>\n{svg}</section>\n",
+             outlined: <span class=\"key other stored\"></span>in the store (Static Assets), <span class=\"key other stored r2\"></span>in R2, the rest in the bundle</p>\n{svg}</section>\n",
             n("site-bytes", root.bytes)
         )
     }

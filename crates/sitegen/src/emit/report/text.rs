@@ -194,9 +194,10 @@ impl Manifest {
     /// The tiers line: the files of each, and the store's objects against their limit.
     fn tiers(&self) -> String {
         let held = storage::held(&self.files);
+        let [r2_files, r2_objects, r2_bytes] = held.r2;
         format!(
             "tiers: bundle {} files; store (Static Assets) {} files, {} objects, {} bytes, {}% \
-             of the {}-object limit",
+             of the {}-object limit; R2 {r2_files} files, {r2_objects} objects, {r2_bytes} bytes",
             held.bundle_files,
             held.store_files,
             held.objects,
