@@ -83,27 +83,34 @@ pub(crate) fn without_decoding(
     body: &Body<'static>,
 ) -> Option<Result<Bytes, Unavailable>> {
     let representation = match *body {
-        Body::Empty | Body::Bytes(_) => return Some(bytes(site, Path::new(""), body)),
+        Body::Empty | Body::Bytes(_) => return Some(bytes(site, body)),
         Body::Representation { representation, .. } => representation,
         Body::Multipart(ref multipart) => multipart.representation(),
     };
     let all = match representation.content {
         Content::Decoded { id, .. } => cache().as_mut()?.entries.get(&(site, id))?.clone(),
-        Content::Bytes(_) | Content::External { .. } => {
-            return Some(bytes(site, Path::new(""), body))
-        }
+        Content::Bytes(_) | Content::External { .. } => return Some(bytes(site, body)),
         // Read from a file: on the blocking pool.
         Content::Stored { .. } => return None,
     };
     Some(Ok(cut(body, all)))
 }
 
-/// The content of `body` as hyper bytes. `site` keys the cache (ids are unique per site);
+/// The content of `body` as a response body. `site` keys the cache (ids are unique per site);
 /// `store` is where its stored objects are.
-pub(crate) fn bytes(site: usize, store: &Path, body: &Body<'static>) -> Result<Bytes, Unavailable> {
-    if let Some(read) = stored::read(store, body) {
-        return read;
+pub(crate) fn body(
+    site: usize,
+    store: &Path,
+    body: &Body<'static>,
+) -> Result<crate::Body, Unavailable> {
+    match stored::read(store, body) {
+        Some(read) => read,
+        None => bytes(site, body).map(crate::Body::from),
     }
+}
+
+/// The content of `body`, not stored, as hyper bytes.
+fn bytes(site: usize, body: &Body<'static>) -> Result<Bytes, Unavailable> {
     let all = match *body {
         Body::Empty => return Ok(Bytes::new()),
         Body::Bytes(bytes) => return Ok(Bytes::from_static(bytes)),
@@ -260,7 +267,7 @@ mod tests {
                 .map(|_| {
                     scope.spawn(|| {
                         barrier.wait();
-                        bytes(key, Path::new(""), &body).unwrap()
+                        bytes(key, &body).unwrap()
                     })
                 })
                 .collect();

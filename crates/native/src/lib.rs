@@ -8,9 +8,9 @@
 //! [`edgesite::RequestHead`] and the core's [`edgesite::Response`] into a hyper response. Bodies
 //! are `&'static` slices sent without copying (`Bytes::from_static`), bytes compact storage
 //! decoded (`content.rs`), or the objects of the site's store read from its folder
-//! (`content/stored.rs`: only the bytes sent, a range its range; each body read into memory
-//! whole, as `Full` bodies are, at most 256 MiB of them held at once: a streaming body is not
-//! built); [`serve`] and the other servers (`serve.rs`) accept the connections.
+//! (`content/stored.rs`: only the bytes sent, a range its range; a body up to 512 KiB read
+//! whole, at most 256 MiB of them held at once, a larger one streamed in chunks as the client
+//! takes them: [`Body`]); [`serve`] and the other servers (`serve.rs`) accept the connections.
 //!
 //! ```no_run
 //! # async fn run() -> std::io::Result<()> {
@@ -19,23 +19,26 @@
 //! # }
 //! ```
 
+mod body;
 mod content;
 mod serve;
 
+pub use body::Body;
 pub use serve::{guarded, serve, serve_threads, serve_with, Settings};
 
 use bytes::Bytes;
 use edgesite::RequestHead;
-use edgesite_core::{Body, FieldText, HostFieldLines, Site, REQUEST_FIELDS};
-use http_body_util::Full;
+use edgesite_core::{FieldText, HostFieldLines, Site, REQUEST_FIELDS};
 use hyper::header::{self, HeaderName, HeaderValue};
 use hyper::{HeaderMap, Request, StatusCode, Version};
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-/// A response with a body that is a `'static` slice of the embedded site.
-pub type Response = hyper::Response<Full<Bytes>>;
+/// A response: its body bytes in memory (a `'static` slice of the embedded site, or bytes
+/// made or read for it) or a stored object streamed ([`Body`]; `Full<Bytes>` and `Bytes`
+/// convert into it).
+pub type Response = hyper::Response<Body>;
 
 /// The request fields the core reads ([`REQUEST_FIELDS`]), as pre-built names: looking a field
 /// up by `&str` parses and hashes the name on every request.
@@ -90,7 +93,7 @@ fn decide<B>(
 ///
 /// ```no_run
 /// # async fn api() -> edgesite_native::Response {
-/// #     hyper::Response::new(http_body_util::Full::new(bytes::Bytes::from_static(b"api")))
+/// #     hyper::Response::new(bytes::Bytes::from_static(b"api").into())
 /// # }
 /// async fn handle(request: hyper::Request<hyper::body::Incoming>) -> edgesite_native::Response {
 ///     match edgesite_native::respond_if_served(&edgesite::SITE, &request) {
@@ -176,7 +179,7 @@ fn request_head<'r, B>(request: &'r Request<B>, read: &'r FieldValues<'_>) -> Re
 /// for anything else (a corrupt representation, which the build's hashes make impossible for a
 /// compiled site).
 fn to_hyper(site: &'static Site<'static>, response: &edgesite::Response<'static>) -> Response {
-    let body = content::bytes(site_key(site), store(site), &response.body);
+    let body = content::body(site_key(site), store(site), &response.body);
     with_body(response, body)
 }
 
@@ -203,7 +206,7 @@ pub fn set_store(dir: PathBuf) -> bool {
 /// `response` as a hyper response with `body` (its content, or why it could not be had).
 fn with_body(
     response: &edgesite::Response<'static>,
-    body: Result<Bytes, content::Unavailable>,
+    body: Result<Body, content::Unavailable>,
 ) -> Response {
     let body = match body {
         Ok(body) => body,
@@ -211,13 +214,13 @@ fn with_body(
         Err(content::Unavailable::Store) => {
             let mut unavailable = edgesite::Response::new();
             edgesite_core::store_unavailable(&mut unavailable);
-            let Body::Bytes(text) = unavailable.body else {
+            let edgesite_core::Body::Bytes(text) = unavailable.body else {
                 return internal_error();
             };
-            return with_body(&unavailable, Ok(Bytes::from_static(text)));
+            return with_body(&unavailable, Ok(Bytes::from_static(text).into()));
         }
     };
-    let mut out = hyper::Response::new(Full::new(body));
+    let mut out = hyper::Response::new(body);
     // The core answers only statuses it names (200..416), all valid.
     *out.status_mut() = StatusCode::from_u16(response.status).unwrap_or(StatusCode::OK);
     let headers = out.headers_mut();
@@ -280,7 +283,7 @@ fn site_key(site: &'static Site<'static>) -> usize {
 
 /// A bare 500 that no cache stores.
 fn internal_error() -> Response {
-    let mut failed = hyper::Response::new(Full::new(Bytes::new()));
+    let mut failed = hyper::Response::new(Body::from(Bytes::new()));
     *failed.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
     failed
         .headers_mut()

@@ -169,7 +169,7 @@ async fn answer(
     })) {
         Err(_) => internal_error(),
         Ok(decided) => match content::without_decoding(site_key(site), &decided.body) {
-            Some(body) => guarded(|| with_body(&decided, body)),
+            Some(body) => guarded(|| with_body(&decided, body.map(crate::Body::from))),
             None => tokio::task::spawn_blocking(move || guarded(|| to_hyper(site, &decided)))
                 .await
                 .unwrap_or_else(|_| internal_error()),

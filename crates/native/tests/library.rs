@@ -22,7 +22,7 @@ fn api<B>(request: &hyper::Request<B>) -> edgesite_native::Response {
     hyper::Response::builder()
         .status(status)
         .header("content-type", "application/json")
-        .body(Full::new(Bytes::from_static(body.as_bytes())))
+        .body(Full::new(Bytes::from_static(body.as_bytes())).into())
         .unwrap()
 }
 

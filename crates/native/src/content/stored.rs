@@ -3,18 +3,29 @@
 //! a body sends (a range reads its range). An object that is missing, or whose length is not
 //! the one the tables name, is never sent: the answer is 503.
 //!
-//! A body is held in memory whole until it is sent (hyper's `Full` body), so the bytes read and
-//! not yet sent are bounded ([`IN_FLIGHT_BYTES`]): a read past the bound waits, on the blocking
-//! pool, for earlier bodies to be sent. Many downloads at once then queue instead of taking
-//! the process's memory.
+//! A body up to [`STREAM_FROM`] bytes is read whole and held in memory until it is sent, and the
+//! bytes read and not yet sent are bounded ([`IN_FLIGHT_BYTES`]): a read past the bound waits,
+//! on the blocking pool, for earlier bodies to be sent. Many downloads at once then queue
+//! instead of taking the process's memory. A larger body is streamed: read in [`CHUNK`]s on the
+//! blocking pool, each read once the client has taken the one before (a channel of one), so it
+//! holds at most two chunks at a time however large the object (R2's files go up to 4 GiB). A
+//! read that fails after the status was sent (the file shrank) breaks the transfer: the client
+//! never takes a short body for a whole one.
 
 use super::Unavailable;
+use crate::Body as Sent;
 use bytes::Bytes;
 use edgesite_core::{Body, Content, Piece, Representation};
 use std::fs::File;
 use std::os::unix::fs::FileExt as _;
 use std::path::Path;
-use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+
+/// Bodies larger than this are streamed.
+pub(crate) const STREAM_FROM: u64 = 512 * 1024;
+
+/// The bytes a streamed body reads at a time.
+const CHUNK: u64 = 256 * 1024;
 
 /// The most bytes of stored objects held in memory at once, read and not yet sent.
 pub(crate) const IN_FLIGHT_BYTES: u64 = 256 * 1024 * 1024;
@@ -71,7 +82,7 @@ impl Drop for Held {
 }
 
 /// The content of `body` when its representation is stored; `None` when it is not.
-pub(super) fn read(store: &Path, body: &Body<'static>) -> Option<Result<Bytes, Unavailable>> {
+pub(super) fn read(store: &Path, body: &Body<'static>) -> Option<Result<Sent, Unavailable>> {
     let representation = match *body {
         Body::Representation { representation, .. } => representation,
         Body::Multipart(ref multipart) => multipart.representation(),
@@ -80,7 +91,7 @@ pub(super) fn read(store: &Path, body: &Body<'static>) -> Option<Result<Bytes, U
     let Content::Stored { key, length, .. } = representation.content else {
         return None;
     };
-    Some(object(store, key, length).and_then(|file| send(&file, body, representation)))
+    Some(object(store, key, length).and_then(|file| send(file, body, representation)))
 }
 
 /// The object `key`, checked to hold `length` bytes.
@@ -103,33 +114,108 @@ fn range(file: &File, first: u64, last: u64, out: &mut Vec<u8>) -> Result<(), Un
 }
 
 fn send(
-    file: &File,
+    file: File,
     body: &Body<'static>,
     representation: &Representation<'_>,
-) -> Result<Bytes, Unavailable> {
+) -> Result<Sent, Unavailable> {
     if body.is_empty() {
-        return Ok(Bytes::new());
+        return Ok(Sent::from(Bytes::new()));
+    }
+    // Streamed from a runtime's task; a caller outside one (a program calling respond_with
+    // itself) gets the body whole.
+    if let (true, Ok(runtime)) = (
+        body.len() > STREAM_FROM,
+        tokio::runtime::Handle::try_current(),
+    ) {
+        return Ok(stream(
+            &runtime,
+            file,
+            pieces(body, representation),
+            body.len(),
+        ));
     }
     // Counted from here: an early return gives the bytes back as `out` drops.
     let mut out = Held::reserve(body.len());
     match *body {
         Body::Representation { range: Some(r), .. } => {
-            range(file, r.first, r.last, &mut out.bytes)?;
+            range(&file, r.first, r.last, &mut out.bytes)?;
         }
         Body::Multipart(ref multipart) => {
             let mut read = Ok(());
             multipart.for_each_piece(|piece| match piece {
                 Piece::Text(text) => out.bytes.extend_from_slice(text),
                 Piece::Range(r) if read.is_ok() => {
-                    read = range(file, r.first, r.last, &mut out.bytes);
+                    read = range(&file, r.first, r.last, &mut out.bytes);
                 }
                 Piece::Range(_) => {}
             });
             read?;
         }
-        _ => range(file, 0, representation.length() - 1, &mut out.bytes)?,
+        _ => range(&file, 0, representation.length() - 1, &mut out.bytes)?,
     }
-    Ok(Bytes::from_owner(out))
+    Ok(Sent::from(Bytes::from_owner(out)))
+}
+
+/// A piece of a body to stream: text (a multipart boundary and part fields) or bytes
+/// `first..=last` of the object.
+enum Part {
+    Text(Bytes),
+    Range(u64, u64),
+}
+
+/// What `body` sends, in order.
+fn pieces(body: &Body<'static>, representation: &Representation<'_>) -> Vec<Part> {
+    match *body {
+        Body::Representation { range: Some(r), .. } => vec![Part::Range(r.first, r.last)],
+        Body::Multipart(ref multipart) => {
+            let mut parts = Vec::new();
+            multipart.for_each_piece(|piece| match piece {
+                Piece::Text(text) => parts.push(Part::Text(Bytes::copy_from_slice(text))),
+                Piece::Range(r) => parts.push(Part::Range(r.first, r.last)),
+            });
+            parts
+        }
+        _ => vec![Part::Range(0, representation.length() - 1)],
+    }
+}
+
+/// A body of `length` bytes streamed from `file`: a task on `runtime` reads each chunk on the
+/// blocking pool once the body has room for it, and stops when the body is dropped (the
+/// client went away) or a read fails (sent as the body's error).
+fn stream(runtime: &tokio::runtime::Handle, file: File, parts: Vec<Part>, length: u64) -> Sent {
+    let (chunks, taken) = tokio::sync::mpsc::channel(1);
+    let file = Arc::new(file);
+    runtime.spawn(async move {
+        for part in parts {
+            let (mut at, last) = match part {
+                Part::Text(text) => {
+                    if chunks.send(Ok(text)).await.is_err() {
+                        return;
+                    }
+                    continue;
+                }
+                Part::Range(first, last) => (first, last),
+            };
+            while at <= last {
+                let len = CHUNK.min(last - at + 1);
+                let file = Arc::clone(&file);
+                let read = tokio::task::spawn_blocking(move || {
+                    let mut chunk = Vec::new();
+                    range(&file, at, at + len - 1, &mut chunk)
+                        .map(|()| Bytes::from(chunk))
+                        .map_err(|_| std::io::Error::other("a stored object could not be read"))
+                })
+                .await
+                .unwrap_or_else(|e| Err(std::io::Error::other(e)));
+                let failed = read.is_err();
+                if chunks.send(read).await.is_err() || failed {
+                    return;
+                }
+                at += len;
+            }
+        }
+    });
+    Sent::streamed(taken, length)
 }
 
 #[cfg(test)]
@@ -173,6 +259,7 @@ mod tests {
     }
 
     fn get(site: &'static Site<'static>, range: Option<&str>) -> crate::Response {
+        // (Called inside a runtime, it answers as the server does: a large body streamed.)
         let mut request = hyper::Request::get("/f.bin").header("host", "localhost");
         if let Some(range) = range {
             request = request.header("range", range);
@@ -237,6 +324,81 @@ mod tests {
                 );
             }
         }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The body of `response`, all of it, or the error it ended with.
+    async fn collected(response: crate::Response) -> std::io::Result<Vec<u8>> {
+        use http_body_util::BodyExt as _;
+        let body = response.into_body().collect().await?;
+        Ok(body.to_bytes().to_vec())
+    }
+
+    /// A body larger than STREAM_FROM is streamed in chunks, whole or in ranges, byte for byte;
+    /// one whose file shrinks after the status was sent ends with an error (the transfer
+    /// breaks), never short; outside a runtime the same body is read whole.
+    #[test]
+    fn a_large_body_is_streamed_and_one_that_ends_short_is_an_error() {
+        use super::{CHUNK, STREAM_FROM};
+        use http_body::Body as _;
+        let _alone = ONE_AT_A_TIME
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let dir = std::env::temp_dir().join(format!("edgesite-stream-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("o")).unwrap();
+        let store = dir.to_str().unwrap();
+        let length = 4 * CHUNK + 123;
+        let bytes: Vec<u8> = (0..length).map(|i| (i * 7 % 251) as u8).collect();
+        std::fs::write(dir.join("o/large.bin"), &bytes).unwrap();
+        let large = site(store, "o/large.bin", length as u32);
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+
+        let whole = runtime.block_on(async { get(large, None) });
+        assert!(!whole.body().is_end_stream());
+        assert_eq!(whole.body().size_hint().exact(), Some(length));
+        assert!(
+            format!("{:?}", whole.body()).contains("Streamed"),
+            "larger than {STREAM_FROM}: streamed"
+        );
+        assert!(runtime.block_on(collected(whole)).unwrap() == bytes);
+
+        // A range across chunks, and two ranges (multipart) across them.
+        let (first, last) = (CHUNK - 10, 3 * CHUNK + 10);
+        let range = runtime.block_on(async { get(large, Some(&format!("bytes={first}-{last}"))) });
+        assert_eq!(range.status(), 206);
+        let body = runtime.block_on(collected(range)).unwrap();
+        assert!(body == bytes[first as usize..=last as usize]);
+        let multipart = runtime.block_on(async {
+            get(
+                large,
+                Some(&format!("bytes=0-{},{first}-{last}", CHUNK + 5)),
+            )
+        });
+        assert_eq!(multipart.status(), 206);
+        let length_field: usize = multipart.headers()["content-length"]
+            .to_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let body = runtime.block_on(collected(multipart)).unwrap();
+        assert_eq!(body.len(), length_field);
+        let needle = &bytes[first as usize..=last as usize];
+        assert!(body.windows(needle.len()).any(|w| w == needle));
+
+        // Outside a runtime: whole, in memory.
+        let outside = get(large, None);
+        assert!(format!("{:?}", outside.body()).contains("Full"));
+
+        // The file shrinks once the status is sent: the body ends with an error.
+        let shrinking = runtime.block_on(async { get(large, None) });
+        assert_eq!(shrinking.status(), 200);
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(dir.join("o/large.bin"))
+            .unwrap();
+        file.set_len(100).unwrap();
+        let ended = runtime.block_on(collected(shrinking));
+        assert!(ended.is_err(), "an error, not a short body");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
