@@ -4,7 +4,7 @@ ENV := . scripts/env.sh &&
 PORT ?= 8787
 LISTEN ?= 127.0.0.1:8080
 
-.PHONY: setup dev native example test lint bench loadtest coldstart memory bigsite devloop fuzz soak compact store size views pageload report images dictbench deploy clean
+.PHONY: setup dev native example test lint bench loadtest coldstart memory bigsite manyfiles devloop fuzz soak compact store size views pageload report images dictbench deploy clean
 
 ## Install the toolchain and tools (idempotent; seconds when done).
 setup:
@@ -67,9 +67,13 @@ dictbench: setup
 coldstart: setup
 	@bench/coldstart.sh
 
-## A 1.1 GB generated site (most of it in the store): build times, bundle size, every file served byte for byte under wrangler dev and native.
+## A 1.2 GB generated site (most of it in the store, the largest files in R2): build times, bundle size, every file served byte for byte under wrangler dev and native.
 bigsite: setup
 	@bench/bigsite.sh
+
+## Sites of many tiny files (SIZES, default "5000 20000"): the Worker's cold build, rebuild, module and first 200.
+manyfiles: setup
+	@bench/manyfiles.sh
 
 ## What a Worker isolate holds (inspector: ArrayBuffers, wasm memory, heap), demo and generated sites.
 memory: setup

@@ -214,7 +214,7 @@ fn the_compile_served_from_memory_is_the_generated_site() {
         "{:#?}",
         manifest.leak_site().expect("the demo's files are readable")
     );
-    let generated = format!("{SITE:#?}");
+    let generated = format!("{:#?}", *SITE);
     let (leaked, generated): (Vec<&str>, Vec<&str>) =
         (leaked.lines().collect(), generated.lines().collect());
     if let Some(line) =

@@ -44,10 +44,12 @@ pub fn run() -> ExitCode {
 }
 
 /// [`run`], with the bytes kept as `on_wasm32` says when building for wasm32 (a Worker);
-/// always embedded on other targets (the native twin, tests on the host).
+/// always embedded on other targets (the native twin, tests on the host), as Rust or, when
+/// `on_wasm32` is [`Bodies::Tables`], as tables with the blobs in the binary.
 pub fn run_with(on_wasm32: Bodies) -> ExitCode {
-    let bodies = match env::var("CARGO_CFG_TARGET_ARCH").as_deref() {
-        Ok("wasm32") => on_wasm32,
+    let bodies = match (env::var("CARGO_CFG_TARGET_ARCH").as_deref(), on_wasm32) {
+        (Ok("wasm32"), _) => on_wasm32,
+        (_, Bodies::Tables { .. }) => Bodies::Tables { in_binary: true },
         _ => Bodies::Embedded,
     };
     let (Some(root), Some(out_dir)) = (env::var_os("CARGO_MANIFEST_DIR"), env::var_os("OUT_DIR"))

@@ -32,17 +32,25 @@ pub enum Bodies {
     /// in `worker/blobs.txt`) that a Worker imports as data modules, as
     /// [`edgesite_core::Content::External`]; identical bytes are stored once.
     External,
+    /// The tables as data (`tables.bin`, edgesite-tables' format, decoded once at the first
+    /// request), not as Rust: no rustc work grows with the site. The bytes are in blobs as for
+    /// [`Bodies::External`]: outside the module (a Worker's data modules), or, `in_binary`,
+    /// embedded with `include_bytes!` (the native twin).
+    Tables {
+        /// Whether the blobs are embedded in the binary.
+        in_binary: bool,
+    },
 }
 
 /// Blobs being packed: where each stored representation's bytes went.
-struct Blobs {
+pub(super) struct Blobs {
     dir: PathBuf,
     sizes: Vec<u64>,
     placed: HashMap<String, (u32, u32)>,
 }
 
 impl Blobs {
-    fn new(dir: PathBuf) -> Blobs {
+    pub(super) fn new(dir: PathBuf) -> Blobs {
         Blobs {
             dir,
             sizes: Vec::new(),
@@ -55,7 +63,7 @@ impl Blobs {
     }
 
     /// Places `bytes` (whose SHA-256 is `sha256`) in a blob; returns (blob, offset).
-    fn place(&mut self, sha256: &str, bytes: &[u8]) -> std::io::Result<(u32, u32)> {
+    pub(super) fn place(&mut self, sha256: &str, bytes: &[u8]) -> std::io::Result<(u32, u32)> {
         if let Some(&at) = self.placed.get(sha256) {
             return Ok(at);
         }
@@ -82,7 +90,7 @@ impl Blobs {
 
     /// Writes `blobs.txt` (the blob names in order) and `blobs.rs` (the blobs as an
     /// `include_bytes!` list, for tests that hand them to a Worker themselves).
-    fn finish(&self, out_dir: &Path) -> std::io::Result<()> {
+    pub(super) fn finish(&self, out_dir: &Path) -> std::io::Result<()> {
         let names: Vec<String> = (0..self.sizes.len()).map(Blobs::name).collect();
         std::fs::write(self.dir.join("blobs.txt"), names.join("\n") + "\n")?;
         let list: Vec<String> = names
@@ -102,7 +110,7 @@ impl Blobs {
 pub(crate) fn write(manifest: &Manifest, out_dir: &Path, bodies: Bodies) -> std::io::Result<()> {
     let mut blobs = match bodies {
         Bodies::Embedded => None,
-        Bodies::External => {
+        Bodies::External | Bodies::Tables { .. } => {
             let dir = out_dir.join("worker");
             if dir.exists() {
                 std::fs::remove_dir_all(&dir)?;

@@ -9,6 +9,7 @@
 //!
 //! [`Bodies::Embedded`]: crate::Bodies::Embedded
 
+use super::codegen::Blobs;
 use super::objects::Objects;
 use super::read;
 use crate::model::{Asset, Delta, Manifest, Representation, RuleIndexNode};
@@ -64,19 +65,35 @@ impl Manifest {
         store: Option<&Path>,
     ) -> std::io::Result<&'static Site<'static>> {
         let mut objects = store.map(Objects::new).transpose()?;
+        let site = self.leak_with(Bundle::Memory, objects.as_mut(), true)?;
+        if let Some(objects) = objects {
+            objects.finish()?;
+        }
+        Ok(site)
+    }
+
+    /// This compile as a leaked `Site`: the bundle's bytes as `bundle` says, the stored files'
+    /// objects written into `objects` (when given; else in memory too), and the store's root
+    /// named in [`Site::store`] when `name_store` (the native twin reads it; a Worker reads
+    /// its bindings and names no path of the machine that built it).
+    pub(super) fn leak_with(
+        &self,
+        mut bundle: Bundle<'_>,
+        mut objects: Option<&mut Objects>,
+        name_store: bool,
+    ) -> std::io::Result<&'static Site<'static>> {
         let mut id = 0;
         let mut assets = Vec::with_capacity(self.files.len());
         for file in &self.files {
-            let objects = objects.as_mut().filter(|_| file.tier.is_stored());
-            assets.push(asset(self, file, objects, &mut id)?);
+            let objects = objects.as_deref_mut().filter(|_| file.tier.is_stored());
+            assets.push(asset(self, file, objects, &mut bundle, &mut id)?);
         }
+        let any_stored = self.files.iter().any(|f| f.tier.is_stored());
         let stored = match objects {
-            Some(objects) => {
-                let root = leak_str(&objects.root().display().to_string());
-                objects.finish()?;
-                root
+            Some(objects) if name_store && any_stored => {
+                leak_str(&objects.root().display().to_string())
             }
-            None => "",
+            _ => "",
         };
         let assets = leak_slice(assets);
         // The routing tables as rule.rs views them for the build's checks, over leaked copies.
@@ -124,12 +141,13 @@ fn asset(
     manifest: &Manifest,
     file: &Asset,
     mut objects: Option<&mut Objects>,
+    bundle: &mut Bundle<'_>,
     id: &mut u32,
 ) -> std::io::Result<core::Asset<'static>> {
     let mut source: Option<&'static [u8]> = None;
     let mut make = |variant: &Representation| match objects.as_deref_mut() {
         Some(objects) => stored(file, variant, objects, id),
-        None => representation(file, variant, &mut source, id),
+        None => representation(file, variant, &mut source, bundle, id),
     };
     let mut representations = Vec::with_capacity(file.representations.len());
     for variant in &file.representations {
@@ -167,24 +185,49 @@ fn asset(
     })
 }
 
+/// Where the bundle's bytes go.
+pub(super) enum Bundle<'b> {
+    /// In memory ([`Content::Bytes`]).
+    Memory,
+    /// Into blobs ([`Content::External`]): the tables' way (`tables.rs`).
+    Blobs(&'b mut Blobs),
+}
+
 /// One representation; the source file is read once, for the first that needs its bytes.
 fn representation(
     file: &Asset,
     variant: &Representation,
     source: &mut Option<&'static [u8]>,
+    bundle: &mut Bundle<'_>,
     id: &mut u32,
 ) -> std::io::Result<core::Representation<'static>> {
-    let content = match (variant.decoded_from, &variant.bytes) {
-        (Some(from), _) => Content::Decoded {
+    let length = u32::try_from(variant.size).expect("files are under 4 GiB (the budget)");
+    if let Some(from) = variant.decoded_from {
+        let content = Content::Decoded {
             id: *id,
             from: u8::try_from(from).expect("a file has fewer than 256 representations"),
-            length: u32::try_from(variant.size).expect("files are under 4 GiB (the budget)"),
-        },
-        (None, Some(bytes)) => Content::Bytes(leak_slice(bytes.clone())),
-        (None, None) => Content::Bytes(match source {
+            length,
+        };
+        return Ok(numbered(variant, content, id));
+    }
+    let content = match (bundle, &variant.bytes) {
+        (Bundle::Memory, Some(bytes)) => Content::Bytes(leak_slice(bytes.clone())),
+        (Bundle::Memory, None) => Content::Bytes(match source {
             Some(bytes) => bytes,
             None => source.insert(leak_slice(read(&file.source)?)),
         }),
+        (Bundle::Blobs(blobs), made) => {
+            let (blob, offset) = match made {
+                Some(bytes) => blobs.place(&variant.sha256, bytes)?,
+                None => blobs.place(&variant.sha256, &read(&file.source)?)?,
+            };
+            Content::External {
+                id: *id,
+                blob,
+                offset,
+                length,
+            }
+        }
     };
     Ok(numbered(variant, content, id))
 }

@@ -7,6 +7,7 @@ pub(crate) mod codegen;
 mod leak;
 mod objects;
 mod report;
+mod tables;
 
 use crate::config::Config;
 use crate::model::{Asset, Assets, Manifest, Source, Tier};
@@ -93,7 +94,9 @@ impl Manifest {
     /// # Errors
     /// When a file cannot be read or written.
     pub fn write_rust_with(&self, out_dir: &Path, bodies: Bodies) -> std::io::Result<()> {
-        if bodies == Bodies::Embedded {
+        if let Bodies::Tables { in_binary } = bodies {
+            tables::write(self, out_dir, in_binary)?;
+        } else if bodies == Bodies::Embedded {
             let encoded = out_dir.join("encoded");
             std::fs::create_dir_all(&encoded)?;
             let deltas = self
@@ -116,7 +119,9 @@ impl Manifest {
                 }
             }
         }
-        codegen::write(self, out_dir, bodies)?;
+        if !matches!(bodies, Bodies::Tables { .. }) {
+            codegen::write(self, out_dir, bodies)?;
+        }
         std::fs::write(out_dir.join("manifest.json"), self.to_json())?;
         std::fs::write(out_dir.join("report.txt"), self.report())?;
         std::fs::write(out_dir.join("report.html"), self.report_html())

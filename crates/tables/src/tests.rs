@@ -1,0 +1,300 @@
+//! Round trips of a site with every kind of table, and corrupt tables refused without a panic.
+
+use super::*;
+
+fn representation(id: u32, content: Content<'static>) -> Representation<'static> {
+    Representation {
+        coding: ContentCoding::Br,
+        etag: "\"tag\"",
+        content_length: "10",
+        content: match content {
+            Content::External {
+                blob,
+                offset,
+                length,
+                ..
+            } => Content::External {
+                id,
+                blob,
+                offset,
+                length,
+            },
+            other => other,
+        },
+    }
+}
+
+/// A site with every kind of table: assets shared by two routes, a 404 page and the fallback;
+/// every kind of content; deltas, variants and fields; redirects, rules and their index.
+fn site() -> &'static Site<'static> {
+    let representations = leak(vec![
+        representation(
+            0,
+            Content::External {
+                id: 0,
+                blob: 1,
+                offset: 2,
+                length: 3,
+            },
+        ),
+        Representation {
+            coding: ContentCoding::Identity,
+            etag: "\"stored\"",
+            content_length: "5",
+            content: Content::Stored {
+                id: 1,
+                store: Store::R2,
+                key: "_edgesite/r/x.bin",
+                length: 5,
+            },
+        },
+        Representation {
+            coding: ContentCoding::Identity,
+            etag: "\"decoded\"",
+            content_length: "7",
+            content: Content::Decoded {
+                id: 2,
+                from: 0,
+                length: 7,
+            },
+        },
+    ]);
+    let deltas = leak(vec![Delta {
+        available_dictionary: ":abc=:",
+        representation: representation(
+            3,
+            Content::External {
+                id: 0,
+                blob: 0,
+                offset: 0,
+                length: 1,
+            },
+        ),
+    }]);
+    let variants = leak(vec![Variant {
+        content_type: "image/avif",
+        representation: Representation {
+            coding: ContentCoding::Identity,
+            etag: "\"v\"",
+            content_length: "4",
+            content: Content::Stored {
+                id: 4,
+                store: Store::Assets,
+                key: "_edgesite/b/y.bin",
+                length: 4,
+            },
+        },
+    }]);
+    let page = Box::leak(Box::new(Asset {
+        content_type: "text/html; charset=utf-8",
+        last_modified: "Tue, 14 Nov 2023 22:13:20 GMT",
+        last_modified_unix: 1_700_000_000 + (1 << 33),
+        cache_control: "no-cache",
+        fingerprint: "abc",
+        fields: leak(vec![
+            ("link", "</a.css>; rel=preload; as=style"),
+            ("x-a", "b"),
+        ]),
+        representations,
+        deltas,
+        variants,
+    }));
+    let other = Box::leak(Box::new(Asset {
+        content_type: "text/css",
+        last_modified: "Tue, 14 Nov 2023 22:13:20 GMT",
+        last_modified_unix: 1,
+        cache_control: "max-age=60",
+        fingerprint: "",
+        fields: &[],
+        representations: &representations[2..],
+        deltas: &[],
+        variants: &[],
+    }));
+    let routes = leak(vec![
+        Route {
+            path: "/",
+            target: Target::Asset(page),
+        },
+        Route {
+            path: "/a.css",
+            target: Target::Asset(other),
+        },
+        Route {
+            path: "/old",
+            target: Target::Redirect(Redirect {
+                status: RedirectStatus::PermanentRedirect,
+                location: "/new?x=1",
+                query_at: None,
+            }),
+        },
+        Route {
+            path: "/index.html",
+            target: Target::Asset(page),
+        },
+        Route {
+            path: "/q",
+            target: Target::Redirect(Redirect {
+                status: RedirectStatus::Found,
+                location: "/elsewhere#top",
+                query_at: Some(10),
+            }),
+        },
+    ]);
+    let rules = leak(vec![
+        Rule {
+            pattern: leak(vec![Segment::Literal("blog"), Segment::Placeholder]),
+            splat: false,
+            action: Action::Redirect {
+                status: RedirectStatus::MovedPermanently,
+                destination: leak(vec![
+                    Part::Literal("/posts/"),
+                    Part::Capture(0),
+                    Part::QueryCapture(1),
+                ]),
+                query_at: Some(2),
+            },
+        },
+        Rule {
+            pattern: leak(vec![Segment::Literal("app")]),
+            splat: true,
+            action: Action::Rewrite {
+                destination: leak(vec![Part::Literal("/index.html")]),
+            },
+        },
+    ]);
+    let rule_index = leak(vec![
+        RuleNode {
+            keys: &[],
+            children: leak(vec![("blog", 1), ("app", 2)]),
+            rules: &[],
+        },
+        RuleNode {
+            keys: &[7, 8],
+            children: &[],
+            rules: &[0],
+        },
+        RuleNode {
+            keys: &[],
+            children: &[],
+            rules: &[1],
+        },
+    ]);
+    Box::leak(Box::new(Site {
+        routes,
+        not_found: leak(vec![NotFoundPage {
+            folder: "/",
+            page: other,
+        }]),
+        fallback: Some(page),
+        boundary: "edgesite-b",
+        multipart_content_type: "multipart/byteranges; boundary=edgesite-b",
+        fields: leak(vec![("x-content-type-options", "nosniff")]),
+        rules,
+        rule_index,
+        fingerprinted_cache_control: "public, max-age=31536000, immutable",
+        shared_caches: SharedCaches::Vary,
+        store: "/tmp/store",
+    }))
+}
+
+fn tables(site: &Site<'_>) -> &'static [u8] {
+    leak(encode(site).unwrap())
+}
+
+#[test]
+fn a_site_with_every_kind_of_table_decodes_to_itself() {
+    let site = site();
+    let decoded = decode(tables(site), &[]).unwrap();
+    assert_eq!(format!("{decoded:#?}"), format!("{site:#?}"));
+    // One asset behind both of its routes, the fallback: shared, not copied.
+    let (Target::Asset(a), Target::Asset(b)) =
+        (&decoded.routes[0].target, &decoded.routes[3].target)
+    else {
+        panic!("assets");
+    };
+    assert!(std::ptr::eq(*a, *b) && std::ptr::eq(*a, decoded.fallback.unwrap()));
+}
+
+#[test]
+fn strings_are_stored_once() {
+    let tables = tables(site());
+    let text = String::from_utf8_lossy(tables);
+    assert_eq!(text.matches("Tue, 14 Nov 2023 22:13:20 GMT").count(), 1);
+}
+
+#[test]
+fn with_blobs_a_representation_in_a_blob_is_its_bytes() {
+    static BLOBS: &[&[u8]] = &[b"z", b"0123456789"];
+    let decoded = decode(tables(site()), BLOBS).unwrap();
+    let Target::Asset(page) = decoded.routes[0].target else {
+        panic!("an asset")
+    };
+    assert!(matches!(
+        page.representations[0].content,
+        Content::Bytes(b"234")
+    ));
+    assert!(matches!(
+        page.deltas[0].representation.content,
+        Content::Bytes(b"z")
+    ));
+    // A blob too short for what the tables name: an error.
+    static SHORT: &[&[u8]] = &[b"z", b"01"];
+    assert!(decode(tables(site()), SHORT).is_err());
+}
+
+#[test]
+fn bytes_in_memory_are_not_tables() {
+    let asset = Box::leak(Box::new(Asset {
+        content_type: "text/plain",
+        last_modified: "",
+        last_modified_unix: 0,
+        cache_control: "",
+        fingerprint: "",
+        fields: &[],
+        representations: leak(vec![Representation {
+            coding: ContentCoding::Identity,
+            etag: "",
+            content_length: "1",
+            content: Content::Bytes(b"x"),
+        }]),
+        deltas: &[],
+        variants: &[],
+    }));
+    let routes = leak(vec![Route {
+        path: "/x",
+        target: Target::Asset(asset),
+    }]);
+    let site = Site {
+        routes,
+        ..Site::EMPTY
+    };
+    assert!(encode(&site).is_err());
+}
+
+#[test]
+fn corrupt_or_truncated_tables_are_an_error_never_a_panic() {
+    let good = tables(site());
+    for end in 0..good.len() {
+        assert!(
+            decode(leak(good[..end].to_vec()), &[]).is_err(),
+            "cut at {end}"
+        );
+    }
+    let mut longer = good.to_vec();
+    longer.push(0);
+    assert!(decode(leak(longer), &[]).is_err());
+    let mut other_version = good.to_vec();
+    other_version[4] = 2;
+    assert!(decode(leak(other_version), &[])
+        .unwrap_err()
+        .to_string()
+        .contains("version 2"));
+    // Every byte changed in turn: whatever it decodes to, no panic and no read out of bounds.
+    for at in 0..good.len() {
+        for value in [0x00, 0x7f, 0xff] {
+            let mut bytes = good.to_vec();
+            bytes[at] = value;
+            let _ = decode(leak(bytes), &[]);
+        }
+    }
+}
