@@ -1,6 +1,14 @@
 //! Round trips of a site with every kind of table, and corrupt tables refused without a panic.
 
 use super::*;
+use edgesite_core::{
+    Action, Asset, Content, ContentCoding, Delta, NotFoundPage, Part, Redirect, RedirectStatus,
+    Representation, Route, Rule, RuleNode, Segment, SharedCaches, Site, Store, Target, Variant,
+};
+
+fn leak<T>(items: Vec<T>) -> &'static [T] {
+    Box::leak(items.into_boxed_slice())
+}
 
 fn representation(id: u32, content: Content<'static>) -> Representation<'static> {
     Representation {
@@ -24,10 +32,11 @@ fn representation(id: u32, content: Content<'static>) -> Representation<'static>
     }
 }
 
-/// A site with every kind of table: assets shared by two routes, a 404 page and the fallback;
-/// every kind of content; deltas, variants and fields; redirects, rules and their index.
-fn site() -> &'static Site<'static> {
-    let representations = leak(vec![
+/// Two assets: a page with every kind of content, deltas, variants and fields, and a
+/// stylesheet sharing one of its representations' slices.
+/// Every kind of content.
+fn representations() -> &'static [Representation<'static>] {
+    leak(vec![
         representation(
             0,
             Content::External {
@@ -58,7 +67,11 @@ fn site() -> &'static Site<'static> {
                 length: 7,
             },
         },
-    ]);
+    ])
+}
+
+fn assets() -> (&'static Asset<'static>, &'static Asset<'static>) {
+    let representations = representations();
     let deltas = leak(vec![Delta {
         available_dictionary: ":abc=:",
         representation: representation(
@@ -110,7 +123,21 @@ fn site() -> &'static Site<'static> {
         deltas: &[],
         variants: &[],
     }));
-    let routes = leak(vec![
+    (page, other)
+}
+
+fn routes(
+    page: &'static Asset<'static>,
+    other: &'static Asset<'static>,
+) -> &'static [Route<'static>] {
+    let redirect = |status, location, query_at| {
+        Target::Redirect(Redirect {
+            status,
+            location,
+            query_at,
+        })
+    };
+    leak(vec![
         Route {
             path: "/",
             target: Target::Asset(page),
@@ -121,11 +148,7 @@ fn site() -> &'static Site<'static> {
         },
         Route {
             path: "/old",
-            target: Target::Redirect(Redirect {
-                status: RedirectStatus::PermanentRedirect,
-                location: "/new?x=1",
-                query_at: None,
-            }),
+            target: redirect(RedirectStatus::PermanentRedirect, "/new?x=1", None),
         },
         Route {
             path: "/index.html",
@@ -133,13 +156,12 @@ fn site() -> &'static Site<'static> {
         },
         Route {
             path: "/q",
-            target: Target::Redirect(Redirect {
-                status: RedirectStatus::Found,
-                location: "/elsewhere#top",
-                query_at: Some(10),
-            }),
+            target: redirect(RedirectStatus::Found, "/elsewhere#top", Some(10)),
         },
-    ]);
+    ])
+}
+
+fn rules() -> (&'static [Rule<'static>], &'static [RuleNode<'static>]) {
     let rules = leak(vec![
         Rule {
             pattern: leak(vec![Segment::Literal("blog"), Segment::Placeholder]),
@@ -162,7 +184,7 @@ fn site() -> &'static Site<'static> {
             },
         },
     ]);
-    let rule_index = leak(vec![
+    let index = leak(vec![
         RuleNode {
             keys: &[],
             children: leak(vec![("blog", 1), ("app", 2)]),
@@ -179,8 +201,16 @@ fn site() -> &'static Site<'static> {
             rules: &[1],
         },
     ]);
+    (rules, index)
+}
+
+/// A site with every kind of table: assets shared by two routes, a 404 page and the fallback;
+/// redirects, rules and their index.
+fn site() -> &'static Site<'static> {
+    let (page, other) = assets();
+    let (rules, rule_index) = rules();
     Box::leak(Box::new(Site {
-        routes,
+        routes: routes(page, other),
         not_found: leak(vec![NotFoundPage {
             folder: "/",
             page: other,

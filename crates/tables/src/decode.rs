@@ -1,0 +1,321 @@
+//! [`decode`]: a site's tables read back, every count, offset and index checked.
+
+use crate::{error, Error, MAGIC, NONE, VERSION};
+use edgesite_core::{
+    Action, Asset, Content, ContentCoding, Delta, NotFoundPage, Part, Redirect, RedirectStatus,
+    Representation, Route, Rule, RuleNode, Segment, SharedCaches, Site, Store, Target, Variant,
+};
+
+/// The reader: the tables, where it is, and the strings section as text.
+struct Reader {
+    bytes: &'static [u8],
+    at: usize,
+    strings: &'static str,
+}
+
+impl Reader {
+    /// After the magic, the version and the strings section.
+    fn open(tables: &'static [u8]) -> Result<Reader, Error> {
+        if tables.get(..4) != Some(MAGIC.as_slice()) {
+            return Err(error("not edgesite tables"));
+        }
+        let mut r = Reader {
+            bytes: tables,
+            at: 4,
+            strings: "",
+        };
+        let version = r.u32()?;
+        if version != VERSION {
+            return Err(error(format!(
+                "tables of version {version}, this edgesite reads {VERSION}: build again"
+            )));
+        }
+        let length = r.usize()?;
+        let strings =
+            r.at.checked_add(length)
+                .and_then(|end| tables.get(r.at..end))
+                .ok_or_else(truncated)?;
+        r.strings = std::str::from_utf8(strings).map_err(|_| error("strings are not UTF-8"))?;
+        r.at += length;
+        Ok(r)
+    }
+
+    fn u32(&mut self) -> Result<u32, Error> {
+        let end = self.at.checked_add(4).ok_or_else(truncated)?;
+        let word = self.bytes.get(self.at..end).ok_or_else(truncated)?;
+        self.at = end;
+        Ok(u32::from_le_bytes([word[0], word[1], word[2], word[3]]))
+    }
+
+    fn usize(&mut self) -> Result<usize, Error> {
+        Ok(self.u32()? as usize)
+    }
+
+    /// A count of items, each at least `min_bytes` long: never more than the bytes left hold,
+    /// so a corrupt count cannot ask for a huge allocation.
+    fn count(&mut self, min_bytes: usize) -> Result<usize, Error> {
+        let n = self.usize()?;
+        if n.saturating_mul(min_bytes) > self.bytes.len() - self.at {
+            return Err(error("a count larger than the tables"));
+        }
+        Ok(n)
+    }
+
+    /// `count` items read by `item`, leaked.
+    fn items<T>(
+        &mut self,
+        min_bytes: usize,
+        mut item: impl FnMut(&mut Reader) -> Result<T, Error>,
+    ) -> Result<&'static [T], Error> {
+        let n = self.count(min_bytes)?;
+        let mut items = Vec::with_capacity(n);
+        for _ in 0..n {
+            items.push(item(self)?);
+        }
+        Ok(Box::leak(items.into_boxed_slice()))
+    }
+
+    fn str(&mut self) -> Result<&'static str, Error> {
+        let at = self.usize()?;
+        let len = self.usize()?;
+        at.checked_add(len)
+            .and_then(|end| self.strings.get(at..end))
+            .ok_or_else(|| error("a string outside the strings section"))
+    }
+
+    fn option(&mut self) -> Result<Option<usize>, Error> {
+        let value = self.u32()?;
+        Ok((value != NONE).then_some(value as usize))
+    }
+
+    /// A start and a length naming a slice of `pool`.
+    fn slice<T>(&mut self, pool: &'static [T]) -> Result<&'static [T], Error> {
+        let start = self.usize()?;
+        let len = self.usize()?;
+        start
+            .checked_add(len)
+            .and_then(|end| pool.get(start..end))
+            .ok_or_else(|| error("a slice outside its pool"))
+    }
+}
+
+fn truncated() -> Error {
+    error("the tables end early")
+}
+
+fn status(code: u32) -> Result<RedirectStatus, Error> {
+    u16::try_from(code)
+        .ok()
+        .and_then(RedirectStatus::from_code)
+        .ok_or_else(|| error(format!("{code} is not a redirect status")))
+}
+
+/// The site in `tables` (as [`crate::encode`] wrote it), its tables leaked: they live as long
+/// as the process, as a `static`'s would (the site is for a `static` too: `LazyLock<Site>`). A
+/// representation in blob `b` ([`Content::External`]) becomes a slice of `blobs[b]` when blobs
+/// are given (the native twin embeds them), and stays as it is when `blobs` is empty (the
+/// Worker's blobs are outside wasm memory).
+///
+/// # Errors
+/// When `tables` is not a tables file of this version, or is corrupt or truncated.
+pub fn decode(
+    tables: &'static [u8],
+    blobs: &'static [&'static [u8]],
+) -> Result<Site<'static>, Error> {
+    let mut r = Reader::open(tables)?;
+    let fields = r.items(16, |r| Ok((r.str()?, r.str()?)))?;
+    let representations = r.items(24, |r| representation(r, blobs))?;
+    let deltas = r.items(32, |r| {
+        Ok(Delta {
+            available_dictionary: r.str()?,
+            representation: representation(r, blobs)?,
+        })
+    })?;
+    let variants = r.items(32, |r| {
+        Ok(Variant {
+            content_type: r.str()?,
+            representation: representation(r, blobs)?,
+        })
+    })?;
+    let pools = Pools {
+        fields,
+        representations,
+        deltas,
+        variants,
+    };
+    let assets = r.items(72, |r| asset(r, &pools))?;
+    let asset = |i: usize| assets.get(i).ok_or_else(|| error("no such asset"));
+    let routes = r.items(12, |r| route(r, assets))?;
+    let not_found = r.items(12, |r| {
+        Ok(NotFoundPage {
+            folder: r.str()?,
+            page: asset(r.usize()?)?,
+        })
+    })?;
+    let site = Site {
+        routes,
+        not_found,
+        fallback: r.option()?.map(asset).transpose()?,
+        boundary: r.str()?,
+        multipart_content_type: r.str()?,
+        fields: r.slice(fields)?,
+        fingerprinted_cache_control: r.str()?,
+        shared_caches: match r.u32()? {
+            0 => SharedCaches::Private,
+            1 => SharedCaches::Vary,
+            other => return Err(error(format!("shared caches {other}"))),
+        },
+        store: r.str()?,
+        ..Site::EMPTY
+    };
+    let (rules, rule_index) = rules(&mut r)?;
+    if r.at != tables.len() {
+        return Err(error("bytes after the tables"));
+    }
+    Ok(Site {
+        rules,
+        rule_index,
+        ..site
+    })
+}
+
+/// What assets name slices of.
+struct Pools {
+    fields: &'static [(&'static str, &'static str)],
+    representations: &'static [Representation<'static>],
+    deltas: &'static [Delta<'static>],
+    variants: &'static [Variant<'static>],
+}
+
+fn asset(r: &mut Reader, pools: &Pools) -> Result<Asset<'static>, Error> {
+    Ok(Asset {
+        content_type: r.str()?,
+        last_modified: r.str()?,
+        last_modified_unix: u64::from(r.u32()?) | (u64::from(r.u32()?) << 32),
+        cache_control: r.str()?,
+        fingerprint: r.str()?,
+        fields: r.slice(pools.fields)?,
+        representations: r.slice(pools.representations)?,
+        deltas: r.slice(pools.deltas)?,
+        variants: r.slice(pools.variants)?,
+    })
+}
+
+fn route(r: &mut Reader, assets: &'static [Asset<'static>]) -> Result<Route<'static>, Error> {
+    let path = r.str()?;
+    let target = match r.u32()? {
+        0 => Target::Asset(
+            assets
+                .get(r.usize()?)
+                .ok_or_else(|| error("no such asset"))?,
+        ),
+        1 => Target::Redirect(Redirect {
+            status: status(r.u32()?)?,
+            location: r.str()?,
+            query_at: r.option()?,
+        }),
+        tag => return Err(error(format!("a route of kind {tag}"))),
+    };
+    Ok(Route { path, target })
+}
+
+type Rules = (&'static [Rule<'static>], &'static [RuleNode<'static>]);
+
+fn rules(r: &mut Reader) -> Result<Rules, Error> {
+    let segments = r.items(4, |r| match r.u32()? {
+        0 => Ok(Segment::Literal(r.str()?)),
+        1 => Ok(Segment::Placeholder),
+        tag => Err(error(format!("a segment of kind {tag}"))),
+    })?;
+    let parts = r.items(8, |r| match r.u32()? {
+        0 => Ok(Part::Literal(r.str()?)),
+        1 => Ok(Part::Capture(r.usize()?)),
+        2 => Ok(Part::QueryCapture(r.usize()?)),
+        tag => Err(error(format!("a part of kind {tag}"))),
+    })?;
+    let numbers = r.items(4, Reader::u32)?;
+    let children = r.items(12, |r| Ok((r.str()?, r.u32()?)))?;
+    let rules = r.items(24, |r| {
+        let pattern = r.slice(segments)?;
+        let splat = r.u32()? != 0;
+        let destination = r.slice(parts)?;
+        let action = match r.u32()? {
+            0 => Action::Rewrite { destination },
+            code => Action::Redirect {
+                status: status(code)?,
+                destination,
+                query_at: r.option()?,
+            },
+        };
+        Ok(Rule {
+            pattern,
+            splat,
+            action,
+        })
+    })?;
+    let nodes = r.items(24, |r| {
+        Ok(RuleNode {
+            keys: r.slice(numbers)?,
+            children: r.slice(children)?,
+            rules: r.slice(numbers)?,
+        })
+    })?;
+    Ok((rules, nodes))
+}
+
+fn representation(
+    r: &mut Reader,
+    blobs: &'static [&'static [u8]],
+) -> Result<Representation<'static>, Error> {
+    let coding = r.u32()?;
+    let coding = ContentCoding::ALL
+        .into_iter()
+        .find(|c| *c as u32 == coding)
+        .ok_or_else(|| error(format!("coding {coding}")))?;
+    let etag = r.str()?;
+    let content_length = r.str()?;
+    let content = match r.u32()? {
+        0 => external(r, blobs)?,
+        1 => Content::Stored {
+            id: r.u32()?,
+            store: match r.u32()? {
+                0 => Store::Assets,
+                1 => Store::R2,
+                other => return Err(error(format!("store {other}"))),
+            },
+            key: r.str()?,
+            length: r.u32()?,
+        },
+        2 => Content::Decoded {
+            id: r.u32()?,
+            from: u8::try_from(r.u32()?).map_err(|_| error("a representation past 255"))?,
+            length: r.u32()?,
+        },
+        tag => return Err(error(format!("content of kind {tag}"))),
+    };
+    Ok(Representation {
+        coding,
+        etag,
+        content_length,
+        content,
+    })
+}
+
+/// Bytes in a blob: a slice of it when the blobs are given, else where they are.
+fn external(r: &mut Reader, blobs: &'static [&'static [u8]]) -> Result<Content<'static>, Error> {
+    let [id, blob, offset, length] = [r.u32()?, r.u32()?, r.u32()?, r.u32()?];
+    if blobs.is_empty() {
+        return Ok(Content::External {
+            id,
+            blob,
+            offset,
+            length,
+        });
+    }
+    let start = offset as usize;
+    blobs
+        .get(blob as usize)
+        .and_then(|b| b.get(start..start.checked_add(length as usize)?))
+        .map(Content::Bytes)
+        .ok_or_else(|| error("a representation outside its blob"))
+}

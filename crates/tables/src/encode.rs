@@ -1,0 +1,378 @@
+//! [`encode`]: a site's tables as bytes, in the order [`crate::decode`] reads them.
+
+use crate::{error, Error, MAGIC, NONE, VERSION};
+use edgesite_core::{
+    Action, Asset, Content, Delta, Part, Representation, Segment, SharedCaches, Site, Store,
+    Target, Variant,
+};
+use std::collections::HashMap;
+
+/// The writer: the strings section apart (each string once), everything else in order.
+struct Writer<'s> {
+    strings: String,
+    placed: HashMap<&'s str, (u32, u32)>,
+    out: Vec<u8>,
+}
+
+impl<'s> Writer<'s> {
+    fn u32(&mut self, value: u32) {
+        self.out.extend_from_slice(&value.to_le_bytes());
+    }
+
+    fn len(&mut self, value: usize) -> Result<(), Error> {
+        self.u32(u32::try_from(value).map_err(|_| error("more than 2^32 items"))?);
+        Ok(())
+    }
+
+    /// A slice of a pool: where it starts, and its length.
+    fn range(&mut self, (start, len): (usize, usize)) -> Result<(), Error> {
+        self.len(start)?;
+        self.len(len)
+    }
+
+    fn str(&mut self, text: &'s str) -> Result<(), Error> {
+        let (at, len) = match self.placed.get(text) {
+            Some(&place) => place,
+            None => {
+                let at = u32::try_from(self.strings.len()).map_err(|_| error("4 GiB of text"))?;
+                let len = u32::try_from(text.len()).map_err(|_| error("a 4 GiB string"))?;
+                self.strings.push_str(text);
+                self.placed.insert(text, (at, len));
+                (at, len)
+            }
+        };
+        self.u32(at);
+        self.u32(len);
+        Ok(())
+    }
+
+    fn option(&mut self, value: Option<usize>) -> Result<(), Error> {
+        match value {
+            Some(v) => self.len(v),
+            None => {
+                self.u32(NONE);
+                Ok(())
+            }
+        }
+    }
+
+    /// The file: magic, version, the strings section, the rest.
+    fn finish(self) -> Result<Vec<u8>, Error> {
+        let strings = u32::try_from(self.strings.len()).map_err(|_| error("4 GiB of text"))?;
+        let mut out = Vec::with_capacity(12 + self.strings.len() + self.out.len());
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&VERSION.to_le_bytes());
+        out.extend_from_slice(&strings.to_le_bytes());
+        out.extend_from_slice(self.strings.as_bytes());
+        out.extend_from_slice(&self.out);
+        Ok(out)
+    }
+}
+
+/// Appends `items` to `pool`; returns their slice of it.
+fn push<'s, T>(pool: &mut Vec<&'s T>, items: &'s [T]) -> (usize, usize) {
+    let start = pool.len();
+    pool.extend(items.iter());
+    (start, items.len())
+}
+
+/// The assets a site references, numbered in order of first mention (a route, a 404 page and
+/// the fallback may name one asset: it is written once).
+struct Numbered<'a> {
+    assets: Vec<&'a Asset<'a>>,
+    index: HashMap<*const Asset<'a>, usize>,
+}
+
+impl<'a> Numbered<'a> {
+    fn number(&mut self, asset: &'a Asset<'a>) -> usize {
+        let next = self.assets.len();
+        let i = *self.index.entry(std::ptr::from_ref(asset)).or_insert(next);
+        if i == next {
+            self.assets.push(asset);
+        }
+        i
+    }
+}
+
+/// The pools the assets name slices of, and the slices.
+#[derive(Default)]
+struct Pools<'a> {
+    fields: Vec<&'a (&'a str, &'a str)>,
+    representations: Vec<&'a Representation<'a>>,
+    deltas: Vec<&'a Delta<'a>>,
+    variants: Vec<&'a Variant<'a>>,
+    /// Per asset: its fields, representations, deltas and variants.
+    ranges: Vec<[(usize, usize); 4]>,
+}
+
+impl<'a> Pools<'a> {
+    fn of(
+        assets: &[&'a Asset<'a>],
+        site_fields: &'a [(&'a str, &'a str)],
+    ) -> (Pools<'a>, (usize, usize)) {
+        let mut pools = Pools::default();
+        let site = push(&mut pools.fields, site_fields);
+        for asset in assets {
+            pools.ranges.push([
+                push(&mut pools.fields, asset.fields),
+                push(&mut pools.representations, asset.representations),
+                push(&mut pools.deltas, asset.deltas),
+                push(&mut pools.variants, asset.variants),
+            ]);
+        }
+        (pools, site)
+    }
+
+    fn write(&self, w: &mut Writer<'a>) -> Result<(), Error> {
+        w.len(self.fields.len())?;
+        for (name, value) in &self.fields {
+            w.str(name)?;
+            w.str(value)?;
+        }
+        w.len(self.representations.len())?;
+        for r in &self.representations {
+            representation(w, r)?;
+        }
+        w.len(self.deltas.len())?;
+        for d in &self.deltas {
+            w.str(d.available_dictionary)?;
+            representation(w, &d.representation)?;
+        }
+        w.len(self.variants.len())?;
+        for v in &self.variants {
+            w.str(v.content_type)?;
+            representation(w, &v.representation)?;
+        }
+        Ok(())
+    }
+}
+
+/// The tables of `site`, as [`crate::decode`] reads them.
+///
+/// # Errors
+/// When a representation's bytes are in memory ([`Content::Bytes`]: a site to encode keeps
+/// them in blobs), or a count or string does not fit 32 bits.
+pub fn encode(site: &Site<'_>) -> Result<Vec<u8>, Error> {
+    let mut numbered = Numbered {
+        assets: Vec::new(),
+        index: HashMap::new(),
+    };
+    let routes: Vec<Option<usize>> = site
+        .routes
+        .iter()
+        .map(|r| match r.target {
+            Target::Asset(asset) => Some(numbered.number(asset)),
+            Target::Redirect(_) => None,
+        })
+        .collect();
+    let not_found: Vec<usize> = site
+        .not_found
+        .iter()
+        .map(|p| numbered.number(p.page))
+        .collect();
+    let fallback = site.fallback.map(|a| numbered.number(a));
+    let mut w = Writer {
+        strings: String::new(),
+        placed: HashMap::new(),
+        out: Vec::new(),
+    };
+    let (pools, site_fields) = Pools::of(&numbered.assets, site.fields);
+    pools.write(&mut w)?;
+    write_assets(&mut w, &numbered.assets, &pools.ranges)?;
+    write_routes(&mut w, site, &routes)?;
+    w.len(site.not_found.len())?;
+    for (page, i) in site.not_found.iter().zip(not_found) {
+        w.str(page.folder)?;
+        w.len(i)?;
+    }
+    w.option(fallback)?;
+    w.str(site.boundary)?;
+    w.str(site.multipart_content_type)?;
+    w.range(site_fields)?;
+    w.str(site.fingerprinted_cache_control)?;
+    w.u32(match site.shared_caches {
+        SharedCaches::Private => 0,
+        SharedCaches::Vary => 1,
+    });
+    w.str(site.store)?;
+    write_rules(&mut w, site)?;
+    w.finish()
+}
+
+fn write_assets<'a>(
+    w: &mut Writer<'a>,
+    assets: &[&'a Asset<'a>],
+    ranges: &[[(usize, usize); 4]],
+) -> Result<(), Error> {
+    w.len(assets.len())?;
+    for (asset, ranges) in assets.iter().zip(ranges) {
+        w.str(asset.content_type)?;
+        w.str(asset.last_modified)?;
+        w.u32(asset.last_modified_unix as u32);
+        w.u32((asset.last_modified_unix >> 32) as u32);
+        w.str(asset.cache_control)?;
+        w.str(asset.fingerprint)?;
+        for range in ranges {
+            w.range(*range)?;
+        }
+    }
+    Ok(())
+}
+
+fn write_routes<'a>(
+    w: &mut Writer<'a>,
+    site: &Site<'a>,
+    assets: &[Option<usize>],
+) -> Result<(), Error> {
+    w.len(site.routes.len())?;
+    for (route, asset) in site.routes.iter().zip(assets) {
+        w.str(route.path)?;
+        match (&route.target, asset) {
+            (Target::Asset(_), Some(i)) => {
+                w.u32(0);
+                w.len(*i)?;
+            }
+            (Target::Redirect(redirect), _) => {
+                w.u32(1);
+                w.u32(u32::from(redirect.status.code()));
+                w.str(redirect.location)?;
+                w.option(redirect.query_at)?;
+            }
+            (Target::Asset(_), None) => return Err(error("an asset without a number")),
+        }
+    }
+    Ok(())
+}
+
+/// The rules and their index: their pools (segments, destination parts, numbers, children),
+/// then the rules and the nodes naming slices of them.
+fn write_rules<'a>(w: &mut Writer<'a>, site: &Site<'a>) -> Result<(), Error> {
+    let (mut segments, mut parts) = (Vec::new(), Vec::new());
+    let mut rules = Vec::new();
+    for rule in site.rules {
+        let (Action::Redirect { destination, .. } | Action::Rewrite { destination }) = &rule.action;
+        rules.push((
+            push(&mut segments, rule.pattern),
+            push(&mut parts, destination),
+        ));
+    }
+    let (mut numbers, mut children) = (Vec::new(), Vec::new());
+    let mut nodes = Vec::new();
+    for node in site.rule_index {
+        let keys = (numbers.len(), node.keys.len());
+        numbers.extend_from_slice(node.keys);
+        let matching = (numbers.len(), node.rules.len());
+        numbers.extend_from_slice(node.rules);
+        nodes.push([keys, push(&mut children, node.children), matching]);
+    }
+    write_rule_pools(w, &segments, &parts, &numbers, &children)?;
+    w.len(site.rules.len())?;
+    for (rule, (pattern, destination)) in site.rules.iter().zip(rules) {
+        w.range(pattern)?;
+        w.u32(u32::from(rule.splat));
+        w.range(destination)?;
+        match &rule.action {
+            Action::Redirect {
+                status, query_at, ..
+            } => {
+                w.u32(u32::from(status.code()));
+                w.option(*query_at)?;
+            }
+            Action::Rewrite { .. } => w.u32(0),
+        }
+    }
+    w.len(nodes.len())?;
+    for ranges in nodes {
+        for range in ranges {
+            w.range(range)?;
+        }
+    }
+    Ok(())
+}
+
+fn write_rule_pools<'a>(
+    w: &mut Writer<'a>,
+    segments: &[&'a Segment<'a>],
+    parts: &[&'a Part<'a>],
+    numbers: &[u32],
+    children: &[&'a (&'a str, u32)],
+) -> Result<(), Error> {
+    w.len(segments.len())?;
+    for segment in segments {
+        match segment {
+            Segment::Literal(text) => {
+                w.u32(0);
+                w.str(text)?;
+            }
+            Segment::Placeholder => w.u32(1),
+        }
+    }
+    w.len(parts.len())?;
+    for part in parts {
+        let (tag, n) = match part {
+            Part::Literal(text) => {
+                w.u32(0);
+                w.str(text)?;
+                continue;
+            }
+            Part::Capture(n) => (1, n),
+            Part::QueryCapture(n) => (2, n),
+        };
+        w.u32(tag);
+        w.len(*n)?;
+    }
+    w.len(numbers.len())?;
+    for n in numbers {
+        w.u32(*n);
+    }
+    w.len(children.len())?;
+    for (segment, child) in children {
+        w.str(segment)?;
+        w.u32(*child);
+    }
+    Ok(())
+}
+
+fn representation<'s>(w: &mut Writer<'s>, r: &'s Representation<'s>) -> Result<(), Error> {
+    w.u32(r.coding as u32);
+    w.str(r.etag)?;
+    w.str(r.content_length)?;
+    match r.content {
+        Content::Bytes(_) => {
+            return Err(error(
+                "a representation's bytes are in memory: tables name blobs, not bytes",
+            ))
+        }
+        Content::External {
+            id,
+            blob,
+            offset,
+            length,
+        } => {
+            for n in [0, id, blob, offset, length] {
+                w.u32(n);
+            }
+        }
+        Content::Stored {
+            id,
+            store,
+            key,
+            length,
+        } => {
+            w.u32(1);
+            w.u32(id);
+            w.u32(match store {
+                Store::Assets => 0,
+                Store::R2 => 1,
+            });
+            w.str(key)?;
+            w.u32(length);
+        }
+        Content::Decoded { id, from, length } => {
+            for n in [2, id, u32::from(from), length] {
+                w.u32(n);
+            }
+        }
+    }
+    Ok(())
+}
