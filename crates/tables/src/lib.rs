@@ -15,8 +15,11 @@
 //! rules, the rule index and the site's own values. An asset is named by its index, so a route,
 //! a 404 page and the fallback share one. Bytes in memory ([`Content::Bytes`]) are not tables:
 //! a site to encode keeps its bytes in blobs ([`Content::External`]), which [`decode`] turns
-//! into slices of the blobs it is given (the native twin's, in its binary), or keeps as they are
-//! (the Worker's, outside wasm).
+//! into slices of the blobs it is given (the native twin's, in its binary), or keeps as they
+//! are (the Worker's, outside wasm).
+//!
+//! [`Content::Bytes`]: edgesite_core::Content::Bytes
+//! [`Content::External`]: edgesite_core::Content::External
 //!
 //! Decoding checks every count, offset and index against the bytes it has: a corrupt or
 //! truncated file is an [`Error`], never a panic or a read out of bounds.
