@@ -111,10 +111,16 @@ impl<'a> Pools<'a> {
         site_fields: &'a [(&'a str, &'a str)],
     ) -> (Pools<'a>, (usize, usize)) {
         let mut pools = Pools::default();
-        let site = push(&mut pools.fields, site_fields);
+        // A list of fields many files share (every page's security fields and preload hints,
+        // every image's) is written once.
+        let mut lists: HashMap<&'a [(&'a str, &'a str)], (usize, usize)> = HashMap::new();
+        let mut fields = |pool: &mut Vec<_>, list: &'a [(&'a str, &'a str)]| {
+            *lists.entry(list).or_insert_with(|| push(pool, list))
+        };
+        let site = fields(&mut pools.fields, site_fields);
         for asset in assets {
             pools.ranges.push([
-                push(&mut pools.fields, asset.fields),
+                fields(&mut pools.fields, asset.fields),
                 push(&mut pools.representations, asset.representations),
                 push(&mut pools.deltas, asset.deltas),
                 push(&mut pools.variants, asset.variants),

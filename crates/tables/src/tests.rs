@@ -252,6 +252,37 @@ fn strings_are_stored_once() {
     assert_eq!(text.matches("Tue, 14 Nov 2023 22:13:20 GMT").count(), 1);
 }
 
+/// Files with the same fields share one slice of the pool, decoded once.
+#[test]
+fn a_list_of_fields_files_share_is_written_once() {
+    let (page, _) = assets();
+    let twin = Box::leak(Box::new(Asset {
+        fingerprint: "other",
+        ..*page
+    }));
+    let routes = leak(vec![
+        Route {
+            path: "/a",
+            target: Target::Asset(page),
+        },
+        Route {
+            path: "/b",
+            target: Target::Asset(twin),
+        },
+    ]);
+    let site = Site {
+        routes,
+        ..Site::EMPTY
+    };
+    let decoded = decode(tables(&site), &[]).unwrap();
+    let fields = |i: usize| match decoded.routes[i].target {
+        Target::Asset(asset) => asset.fields,
+        Target::Redirect(_) => panic!("an asset"),
+    };
+    assert_eq!(fields(0), page.fields);
+    assert!(std::ptr::eq(fields(0), fields(1)), "one slice");
+}
+
 #[test]
 fn with_blobs_a_representation_in_a_blob_is_its_bytes() {
     static BLOBS: &[&[u8]] = &[b"z", b"0123456789"];
