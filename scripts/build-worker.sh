@@ -14,7 +14,7 @@
 #      in; the blobs are copied to OUT/site/ (wrangler.toml's [[rules]] makes them data modules),
 #      the store's objects ($OUT_DIR/store) to OUT/assets/ (wrangler.toml's [assets]: uploaded
 #      as Static Assets, read by the Worker through its ASSETS binding), but for R2's
-#      (_edgesite/r/), which go to OUT/r2/ (put in the bucket by scripts/r2.sh).
+#      (_edgesite/r/), which go to OUT/r2/ (put in the bucket by scripts/r2-put.mjs).
 #   5. under `make dev` (EDGESITE_R2_BUCKET and EDGESITE_R2_PERSIST set), the R2 objects are
 #      put in wrangler dev's local R2 (scripts/r2-put.mjs: only those it does not hold).
 # Steps 2-4 are skipped when the module, the blobs and the template are those of OUT's last

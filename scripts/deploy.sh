@@ -22,10 +22,7 @@ fi
 . scripts/lib.sh
 bucket=$(r2_bucket)
 if [ -n "$bucket" ]; then
-  grep -Eq '^binding *= *"EDGESITE_R2"' wrangler.toml || {
-    echo "deploy: the site keeps files in R2 bucket $bucket ([storage] r2_bucket), and wrangler.toml binds no EDGESITE_R2: add [[r2_buckets]] binding = \"EDGESITE_R2\" bucket_name = \"$bucket\"" >&2
-    exit 1
-  }
+  r2_bound wrangler.toml "$bucket" || exit 1
   scripts/build-worker.sh
   node scripts/r2-put.mjs --bucket "$bucket" --from build/r2 --remote ${EDGESITE_R2_DRY_RUN:+--dry-run}
 fi

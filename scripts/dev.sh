@@ -12,17 +12,21 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 site=$(site_dir)
 args=(--ip 127.0.0.1 --port "${PORT:-8787}" --var EDGESITE_LOG:1)
-# A site with files in R2 ([storage] r2_bucket; wrangler.toml's [[r2_buckets]] binds it as
-# EDGESITE_R2): every build puts its R2 objects in wrangler dev's local R2 (build-worker.sh).
-bucket=$(r2_bucket)
-if [ -n "$bucket" ]; then
-  export EDGESITE_R2_BUCKET=$bucket EDGESITE_R2_PERSIST="$ROOT/.wrangler/state"
-  args+=(--persist-to "$EDGESITE_R2_PERSIST")
-fi
+config=wrangler.toml
 if [ "$site" != "$ROOT/public" ]; then
   mkdir -p target/dev
   dev_config target/dev/wrangler.toml "$site"
   echo "make dev: serving and watching $site"
   args+=(-c target/dev/wrangler.toml)
+  config=target/dev/wrangler.toml
+fi
+# A site with files in R2 ([storage] r2_bucket; the wrangler config binds it as EDGESITE_R2,
+# as dev_config writes it): every build puts its R2 objects in wrangler dev's local R2
+# (build-worker.sh).
+bucket=$(r2_bucket)
+if [ -n "$bucket" ]; then
+  r2_bound "$config" "$bucket" || exit 1
+  export EDGESITE_R2_BUCKET=$bucket EDGESITE_R2_PERSIST="$ROOT/.wrangler/state"
+  args+=(--persist-to "$EDGESITE_R2_PERSIST")
 fi
 exec wrangler dev "${args[@]}"

@@ -193,8 +193,32 @@ PY
 # (The build checks the config; a quoted name on its own line is the only form it takes here.)
 r2_bucket() { # [config]
   local config=${1:-${EDGESITE_CONFIG:-$ROOT/edgesite.toml}}
-  [ -f "$config" ] && sed -n 's/^r2_bucket *= *"\([a-z0-9-]*\)".*/\1/p' "$config" | head -1
-  return 0
+  [ -f "$config" ] || return 0
+  python3 - "$config" <<'PY'
+import sys, tomllib
+try:
+    with open(sys.argv[1], "rb") as f:
+        print(tomllib.load(f).get("storage", {}).get("r2_bucket", ""))
+except tomllib.TOMLDecodeError:
+    pass  # the build names the error
+PY
+}
+
+# Fails, naming the fix, unless the wrangler config WRANGLER binds BUCKET as EDGESITE_R2 (the
+# binding the Worker reads R2 through): without it every file in R2 would be answered 503.
+r2_bound() { # wrangler-toml bucket
+  python3 - "$1" "$2" <<'PY' >&2
+import sys, tomllib
+path, bucket = sys.argv[1:]
+with open(path, "rb") as f:
+    buckets = tomllib.load(f).get("r2_buckets", [])
+bound = [b.get("bucket_name") for b in buckets if b.get("binding") == "EDGESITE_R2"]
+if bound != [bucket]:
+    print(f"the site keeps files in R2 bucket {bucket} ([storage] r2_bucket), and {path} binds "
+          f"{bound[0] if bound else 'no bucket'} as EDGESITE_R2: add [[r2_buckets]] "
+          f'binding = "EDGESITE_R2" bucket_name = "{bucket}"')
+    sys.exit(1)
+PY
 }
 
 # wrangler.toml's [[rules]] and [assets] sections (the one definition of how the Worker's blobs
@@ -211,8 +235,9 @@ wrangler_sections() { # assets-dir
 # watch_dir's: wrangler 4.164 watches nothing at an absolute one (measured), so those are
 # relative to OUT's folder.
 dev_config() { # out site
-  local from
+  local from bucket
   from=$(dirname "$(realpath -m "$1")")
+  bucket=$(r2_bucket)
   rel() { realpath -m --relative-to="$from" "$1"; }
   {
     cat <<TOML
@@ -227,6 +252,7 @@ command = "$ROOT/scripts/build-worker.sh"
 watch_dir = ["$(rel "$2")", "$(rel "$ROOT/src")", "$(rel "$ROOT/crates")"]
 
 TOML
+    [ -z "$bucket" ] || printf '[[r2_buckets]]\nbinding = "EDGESITE_R2"\nbucket_name = "%s"\n\n' "$bucket"
     wrangler_sections "$ROOT/build/assets"
   } >"$1"
 }

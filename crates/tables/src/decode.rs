@@ -146,6 +146,10 @@ pub fn decode(
     let assets = r.items(72, |r| asset(r, &pools))?;
     let asset = |i: usize| assets.get(i).ok_or_else(|| error("no such asset"));
     let routes = r.items(12, |r| route(r, assets))?;
+    // The core finds a route by binary search.
+    if routes.windows(2).any(|pair| pair[0].path >= pair[1].path) {
+        return Err(error("routes out of order"));
+    }
     let not_found = r.items(12, |r| {
         Ok(NotFoundPage {
             folder: r.str()?,
@@ -187,8 +191,10 @@ struct Pools {
     variants: &'static [Variant<'static>],
 }
 
+/// An asset, held to what the core takes for granted: it has a representation (its identity),
+/// and a representation decoded on demand names one of its own.
 fn asset(r: &mut Reader, pools: &Pools) -> Result<Asset<'static>, Error> {
-    Ok(Asset {
+    let asset = Asset {
         content_type: r.str()?,
         last_modified: r.str()?,
         last_modified_unix: u64::from(r.u32()?) | (u64::from(r.u32()?) << 32),
@@ -198,7 +204,22 @@ fn asset(r: &mut Reader, pools: &Pools) -> Result<Asset<'static>, Error> {
         representations: r.slice(pools.representations)?,
         deltas: r.slice(pools.deltas)?,
         variants: r.slice(pools.variants)?,
-    })
+    };
+    if asset.representations.is_empty() {
+        return Err(error("an asset without representations"));
+    }
+    let sources = asset.representations.len();
+    let all = asset.representations.iter();
+    let all = all.chain(asset.deltas.iter().map(|d| &d.representation));
+    let mut all = all.chain(asset.variants.iter().map(|v| &v.representation));
+    if all
+        .any(|r| matches!(r.content, Content::Decoded { from, .. } if usize::from(from) >= sources))
+    {
+        return Err(error(
+            "a representation decoded from one its asset does not have",
+        ));
+    }
+    Ok(asset)
 }
 
 fn route(r: &mut Reader, assets: &'static [Asset<'static>]) -> Result<Route<'static>, Error> {
@@ -293,12 +314,19 @@ fn representation(
         },
         tag => return Err(error(format!("content of kind {tag}"))),
     };
-    Ok(Representation {
+    let representation = Representation {
         coding,
         etag,
         content_length,
         content,
-    })
+    };
+    // Content-Length is sent as this text: it must be the length.
+    if content_length.parse::<u64>().ok() != Some(representation.length()) {
+        return Err(error(format!(
+            "a Content-Length of {content_length:?} for another length"
+        )));
+    }
+    Ok(representation)
 }
 
 /// Bytes in a blob: a slice of it when the blobs are given, else where they are.

@@ -21,7 +21,9 @@
 //! [`Content::Bytes`]: edgesite_core::Content::Bytes
 //! [`Content::External`]: edgesite_core::Content::External
 //!
-//! Decoding checks every count, offset and index against the bytes it has: a corrupt or
+//! Decoding checks every count, offset and index against the bytes it has, and what the core
+//! takes for granted (each asset has a representation, one decoded on demand names one of its
+//! asset's, a Content-Length is its representation's length, routes are sorted): a corrupt or
 //! truncated file is an [`Error`], never a panic or a read out of bounds.
 
 mod decode;

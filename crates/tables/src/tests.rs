@@ -10,11 +10,12 @@ fn leak<T>(items: Vec<T>) -> &'static [T] {
     Box::leak(items.into_boxed_slice())
 }
 
+/// A brotli representation with `content` (its id `id`), its Content-Length its length.
 fn representation(id: u32, content: Content<'static>) -> Representation<'static> {
-    Representation {
+    let mut r = Representation {
         coding: ContentCoding::Br,
         etag: "\"tag\"",
-        content_length: "10",
+        content_length: "",
         content: match content {
             Content::External {
                 blob,
@@ -29,7 +30,9 @@ fn representation(id: u32, content: Content<'static>) -> Representation<'static>
             },
             other => other,
         },
-    }
+    };
+    r.content_length = Box::leak(r.length().to_string().into_boxed_str());
+    r
 }
 
 /// Two assets: a page with every kind of content, deltas, variants and fields, and a
@@ -147,12 +150,12 @@ fn routes(
             target: Target::Asset(other),
         },
         Route {
-            path: "/old",
-            target: redirect(RedirectStatus::PermanentRedirect, "/new?x=1", None),
-        },
-        Route {
             path: "/index.html",
             target: Target::Asset(page),
+        },
+        Route {
+            path: "/old",
+            target: redirect(RedirectStatus::PermanentRedirect, "/new?x=1", None),
         },
         Route {
             path: "/q",
@@ -238,7 +241,7 @@ fn a_site_with_every_kind_of_table_decodes_to_itself() {
     assert_eq!(format!("{decoded:#?}"), format!("{site:#?}"));
     // One asset behind both of its routes, the fallback: shared, not copied.
     let (Target::Asset(a), Target::Asset(b)) =
-        (&decoded.routes[0].target, &decoded.routes[3].target)
+        (&decoded.routes[0].target, &decoded.routes[2].target)
     else {
         panic!("assets");
     };
@@ -358,4 +361,64 @@ fn corrupt_or_truncated_tables_are_an_error_never_a_panic() {
             let _ = decode(leak(bytes), &[]);
         }
     }
+}
+
+/// What the core takes for granted of a site is checked when its tables are read: every asset
+/// has a representation, one decoded on demand names one of its asset's, a Content-Length is
+/// its representation's length, routes are in order (binary search).
+#[test]
+fn tables_the_core_could_not_serve_are_refused() {
+    let one = |representations: &'static [Representation<'static>]| -> &'static Site<'static> {
+        let asset = Box::leak(Box::new(Asset {
+            representations,
+            ..*assets().1
+        }));
+        let routes = leak(vec![Route {
+            path: "/",
+            target: Target::Asset(asset),
+        }]);
+        Box::leak(Box::new(Site {
+            routes,
+            ..Site::EMPTY
+        }))
+    };
+    let decoded = |from| Representation {
+        coding: ContentCoding::Identity,
+        etag: "\"d\"",
+        content_length: "7",
+        content: Content::Decoded {
+            id: 0,
+            from,
+            length: 7,
+        },
+    };
+    let wrong_length = Representation {
+        content_length: "8",
+        ..decoded(0)
+    };
+    for (site, why) in [
+        (one(&[]), "without representations"),
+        (one(leak(vec![decoded(1)])), "decoded from one"),
+        (one(leak(vec![wrong_length])), "Content-Length"),
+    ] {
+        let error = decode(tables(site), &[]).unwrap_err().to_string();
+        assert!(error.contains(why), "{error}");
+    }
+    assert!(decode(tables(one(leak(vec![decoded(0)]))), &[]).is_ok());
+    let (page, other) = assets();
+    let unordered = leak(vec![
+        Route {
+            path: "/b",
+            target: Target::Asset(page),
+        },
+        Route {
+            path: "/a",
+            target: Target::Asset(other),
+        },
+    ]);
+    let site = Site {
+        routes: unordered,
+        ..Site::EMPTY
+    };
+    assert!(decode(tables(&site), &[]).is_err());
 }

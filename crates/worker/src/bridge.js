@@ -231,13 +231,18 @@ function missing(binding, section) {
 	return null;
 }
 
-// A Promise of null after STORE_TIMEOUT_MS, and its cancel.
+// A Promise of null after STORE_TIMEOUT_MS, its cancel, and whether it has come.
 function deadline() {
 	let timer;
-	const promise = new Promise((resolve) => {
-		timer = setTimeout(() => resolve(null), STORE_TIMEOUT_MS);
+	const state = { expired: false };
+	state.promise = new Promise((resolve) => {
+		timer = setTimeout(() => {
+			state.expired = true;
+			resolve(null);
+		}, STORE_TIMEOUT_MS);
 	});
-	return { promise, cancel: () => clearTimeout(timer) };
+	state.cancel = () => clearTimeout(timer);
+	return state;
 }
 
 // Bytes [first, last] of object `key` of `length` bytes in R2: a stream of exactly those bytes
@@ -250,7 +255,10 @@ async function fromBucket(key, length, first, last) {
 	try {
 		const whole = first === 0 && last === length - 1;
 		const options = whole ? {} : { range: { offset: first, length: last - first + 1 } };
-		const found = await Promise.race([bucket.get(key, options), timeout.promise]);
+		const reading = bucket.get(key, options);
+		// A read that answers after the deadline: its body is not wanted.
+		reading.then((late) => timeout.expired && late?.body?.cancel(), () => {});
+		const found = await Promise.race([reading, timeout.promise]);
 		if (found === null || found === undefined) return null;
 		if (found.size !== length || !found.body) {
 			found.body?.cancel();
@@ -304,11 +312,20 @@ async function object(key, length, r2) {
 	}
 }
 
-// An empty object in R2: held, with no bytes.
+// An empty object in R2: held, with no bytes (null when the bucket does not hold it, or does
+// not answer in time).
 async function fromBucketEmpty(key) {
 	if (bucket === null) return missing("EDGESITE_R2", "[[r2_buckets]]");
-	const found = await bucket.head(key);
-	return found !== null && found !== undefined && found.size === 0 ? new Uint8Array(0) : null;
+	const timeout = deadline();
+	try {
+		const found = await Promise.race([bucket.head(key), timeout.promise]);
+		return found !== null && found !== undefined && found.size === 0 ? new Uint8Array(0) : null;
+	} catch (error) {
+		console.error("edgesite: R2 read failed:", error);
+		return null;
+	} finally {
+		timeout.cancel();
+	}
 }
 
 // Reads an object's stream forward, range after range: bytes [first, last] are written to
@@ -386,7 +403,7 @@ export async function edgesite_stored_response(status, fields, manual, key, r2, 
 				}
 				if (!cursor.at(piece[0])) {
 					cursor.cancel();
-					const again = await object(key, length);
+					const again = await object(key, length, false);
 					if (again === null) throw new Error("edgesite: the store stopped answering");
 					cursor = new Cursor(again);
 				}
@@ -416,6 +433,7 @@ async function rangesFromBucket(status, fields, manual, key, length, pieces, tot
 	const pump = async () => {
 		const writer = writable.getWriter();
 		let next = first;
+		let reader = null;
 		try {
 			for (const piece of pieces) {
 				if (!Array.isArray(piece)) {
@@ -425,15 +443,18 @@ async function rangesFromBucket(status, fields, manual, key, length, pieces, tot
 				const part = next ?? (await fromBucket(key, length, piece[0], piece[1]));
 				next = null;
 				if (part === null) throw new Error("edgesite: R2 stopped answering");
-				const reader = part.getReader();
+				reader = part.getReader();
 				for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
 					await writer.write(chunk.value);
 				}
+				reader = null;
 			}
 			await writer.close();
 		} catch (error) {
 			console.error("edgesite:", error);
 			await writer.abort(error).catch(() => {});
+			reader?.cancel().catch(() => {});
+			next?.cancel().catch(() => {});
 		}
 	};
 	pump();

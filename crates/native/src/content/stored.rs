@@ -3,14 +3,15 @@
 //! a body sends (a range reads its range). An object that is missing, or whose length is not
 //! the one the tables name, is never sent: the answer is 503.
 //!
-//! A body up to [`STREAM_FROM`] bytes is read whole and held in memory until it is sent, and the
-//! bytes read and not yet sent are bounded ([`IN_FLIGHT_BYTES`]): a read past the bound waits,
-//! on the blocking pool, for earlier bodies to be sent. Many downloads at once then queue
-//! instead of taking the process's memory. A larger body is streamed: read in [`CHUNK`]s on the
-//! blocking pool, each read once the client has taken the one before (a channel of one), so it
-//! holds at most two chunks at a time however large the object (R2's files go up to 4 GiB). A
-//! read that fails after the status was sent (the file shrank) breaks the transfer: the client
-//! never takes a short body for a whole one.
+//! A body up to [`STREAM_FROM`] bytes is read whole and held in memory until it is sent; a
+//! larger one is streamed: read in [`CHUNK`]s on the blocking pool, each once the body has room
+//! for it (a channel of one), so one download holds at most three chunks (one being sent, one
+//! waiting, one being read) however large the object. Either way the bytes read and not yet
+//! sent are counted together and bounded ([`IN_FLIGHT_BYTES`]): a read past the bound waits, on
+//! the blocking pool, for earlier bytes to be sent. Many downloads at once, or clients that do
+//! not read, then queue instead of taking the process's memory. A read that fails after the
+//! status was sent (the file shrank) breaks the transfer: the client never takes a short body
+//! for a whole one.
 
 use super::Unavailable;
 use crate::Body as Sent;
@@ -200,9 +201,10 @@ fn stream(runtime: &tokio::runtime::Handle, file: File, parts: Vec<Part>, length
                 let len = CHUNK.min(last - at + 1);
                 let file = Arc::clone(&file);
                 let read = tokio::task::spawn_blocking(move || {
-                    let mut chunk = Vec::new();
-                    range(&file, at, at + len - 1, &mut chunk)
-                        .map(|()| Bytes::from(chunk))
+                    // Counted until the chunk is sent (or dropped with the body).
+                    let mut chunk = Held::reserve(len);
+                    range(&file, at, at + len - 1, &mut chunk.bytes)
+                        .map(|()| Bytes::from_owner(chunk))
                         .map_err(|_| std::io::Error::other("a stored object could not be read"))
                 })
                 .await
@@ -354,6 +356,12 @@ mod tests {
         let runtime = tokio::runtime::Runtime::new().unwrap();
 
         let whole = runtime.block_on(async { get(large, None) });
+        // A chunk read and not yet sent counts in the bound, as a whole body does.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while *super::held() < CHUNK && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        assert!(*super::held() >= CHUNK, "the chunk read ahead is counted");
         assert!(!whole.body().is_end_stream());
         assert_eq!(whole.body().size_hint().exact(), Some(length));
         assert!(

@@ -26,14 +26,26 @@ pub(super) fn write(manifest: &Manifest, out_dir: &Path, in_binary: bool) -> std
     let mut objects = Objects::new(&out_dir.join("store"))?;
     let site = manifest.leak_with(Bundle::Blobs(&mut blobs), Some(&mut objects), in_binary)?;
     let tables = edgesite_tables::encode(site).map_err(std::io::Error::other)?;
-    // Read back here: tables that would not decode fail the build, never a request.
+    objects.finish()?;
+    blobs.finish(out_dir)?;
+    // Read back here, with the blobs the binary will hold: tables that would not decode fail
+    // the build, never a request.
+    let embedded: &'static [&'static [u8]] = if in_binary {
+        let names = std::fs::read_to_string(out_dir.join("worker/blobs.txt"))?;
+        let mut blobs = Vec::new();
+        for name in names.split_whitespace() {
+            let bytes = std::fs::read(out_dir.join("worker").join(name))?;
+            blobs.push(&*Box::leak(bytes.into_boxed_slice()));
+        }
+        Box::leak(blobs.into_boxed_slice())
+    } else {
+        &[]
+    };
     let written: &'static [u8] = Box::leak(tables.into_boxed_slice());
-    edgesite_tables::decode(written, &[])
+    edgesite_tables::decode(written, embedded)
         .map_err(|e| std::io::Error::other(format!("the tables do not decode: {e}")))?;
     let tables_path = out_dir.join("tables.bin");
     std::fs::write(&tables_path, written)?;
-    objects.finish()?;
-    blobs.finish(out_dir)?;
     let blobs_list = if in_binary {
         format!(
             "include!({:?})",
