@@ -24,7 +24,7 @@ bucket=$(r2_bucket)
 if [ -n "$bucket" ]; then
   r2_bound wrangler.toml "$bucket" || exit 1
   scripts/build-worker.sh
-  node scripts/r2-put.mjs --bucket "$bucket" --from build/r2 --remote ${EDGESITE_R2_DRY_RUN:+--dry-run}
+  node scripts/r2-put.mjs --bucket "$bucket" --from build/r2 --remote
 fi
 "$@"
 cargo run -q -p edgesite-sitegen --bin edgesite-history -- commit "$STAGED"

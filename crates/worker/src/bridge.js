@@ -257,11 +257,16 @@ async function fromBucket(key, length, first, last) {
 		const options = whole ? {} : { range: { offset: first, length: last - first + 1 } };
 		const reading = bucket.get(key, options);
 		// A read that answers after the deadline: its body is not wanted.
-		reading.then((late) => timeout.expired && late?.body?.cancel(), () => {});
+		reading.then(
+			(late) => {
+				if (timeout.expired) late?.body?.cancel().catch(() => {});
+			},
+			() => {},
+		);
 		const found = await Promise.race([reading, timeout.promise]);
 		if (found === null || found === undefined) return null;
 		if (found.size !== length || !found.body) {
-			found.body?.cancel();
+			found.body?.cancel().catch(() => {});
 			return null;
 		}
 		const { readable, writable } = fixedLength(last - first + 1);
