@@ -1,6 +1,6 @@
 //! [`decode`]: a site's tables read back, every count, offset and index checked.
 
-use crate::{error, Error, MAGIC, NONE, VERSION};
+use crate::format::{error, Error, MAGIC, NONE, VERSION};
 use edgesite_core::{
     Action, Asset, Content, ContentCoding, Delta, NotFoundPage, Part, Redirect, RedirectStatus,
     Representation, Route, Rule, RuleNode, Segment, SharedCaches, Site, Store, Target, Variant,

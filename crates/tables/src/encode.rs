@@ -1,6 +1,6 @@
 //! [`encode`]: a site's tables as bytes, in the order [`crate::decode`] reads them.
 
-use crate::{error, Error, MAGIC, NONE, VERSION};
+use crate::format::{error, Error, MAGIC, NONE, VERSION};
 use edgesite_core::{
     Action, Asset, Content, Delta, Part, Representation, Segment, SharedCaches, Site, Store,
     Target, Variant,

@@ -28,33 +28,11 @@
 
 mod decode;
 mod encode;
+mod format;
 
 pub use decode::decode;
 pub use encode::encode;
-
-/// The first bytes of every tables file.
-pub const MAGIC: &[u8; 4] = b"EDGT";
-/// The format's version: a file of another is refused.
-pub const VERSION: u32 = 1;
-
-/// Why tables could not be encoded or decoded.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Error(String);
-
-impl std::fmt::Display for Error {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Error {}
-
-fn error(message: impl Into<String>) -> Error {
-    Error(message.into())
-}
-
-/// An absent index or position (`Option::None`).
-const NONE: u32 = u32::MAX;
+pub use format::{Error, MAGIC, VERSION};
 
 #[cfg(test)]
 mod tests;
