@@ -1,8 +1,8 @@
 //! # edgesite-tables
 //!
 //! The compiled site's tables ([`edgesite_core::Site`]) as data: [`encode`] writes them at build
-//! time (edgesite-sitegen), [`decode`] reads them back once, at the first request (the Worker's
-//! wasm and the native twin), into leaked allocations that live as long as the process, as a
+//! time (edgesite-sitegen), [`decode`] reads them back once, at start (the Worker's wasm and
+//! the native twin), into leaked allocations that live as long as the process, as a
 //! `static` would. This replaces a generated Rust source of the tables, which rustc took 3.1 GB
 //! and most of a minute to compile at 20,000 files (docs/benchmarks.md, "Many files"): the
 //! tables are now a file that `include_bytes!` embeds, whatever the site's size.
