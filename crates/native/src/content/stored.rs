@@ -124,41 +124,26 @@ fn send(
     }
     // Streamed from a runtime's task; a caller outside one (a program calling respond_with
     // itself) gets the body whole.
+    let parts = pieces(body, representation);
     if let (true, Ok(runtime)) = (
         body.len() > STREAM_FROM,
         tokio::runtime::Handle::try_current(),
     ) {
-        return Ok(stream(
-            &runtime,
-            file,
-            pieces(body, representation),
-            body.len(),
-        ));
+        return Ok(stream(&runtime, file, parts, body.len()));
     }
     // Counted from here: an early return gives the bytes back as `out` drops.
     let mut out = Held::reserve(body.len());
-    match *body {
-        Body::Representation { range: Some(r), .. } => {
-            range(&file, r.first, r.last, &mut out.bytes)?;
+    for part in &parts {
+        match *part {
+            Part::Text(ref text) => out.bytes.extend_from_slice(text),
+            Part::Range(first, last) => range(&file, first, last, &mut out.bytes)?,
         }
-        Body::Multipart(ref multipart) => {
-            let mut read = Ok(());
-            multipart.for_each_piece(|piece| match piece {
-                Piece::Text(text) => out.bytes.extend_from_slice(text),
-                Piece::Range(r) if read.is_ok() => {
-                    read = range(&file, r.first, r.last, &mut out.bytes);
-                }
-                Piece::Range(_) => {}
-            });
-            read?;
-        }
-        _ => range(&file, 0, representation.length() - 1, &mut out.bytes)?,
     }
     Ok(Sent::from(Bytes::from_owner(out)))
 }
 
-/// A piece of a body to stream: text (a multipart boundary and part fields) or bytes
-/// `first..=last` of the object.
+/// A piece of a body, read whole or streamed: text (a multipart boundary and part fields) or
+/// bytes `first..=last` of the object.
 enum Part {
     Text(Bytes),
     Range(u64, u64),

@@ -88,6 +88,11 @@ impl Blobs {
         Ok(at)
     }
 
+    /// The blob files written, in order.
+    pub(super) fn files(&self) -> impl Iterator<Item = PathBuf> + '_ {
+        (0..self.sizes.len()).map(|i| self.dir.join(Blobs::name(i)))
+    }
+
     /// Writes `blobs.txt` (the blob names in order) and `blobs.rs` (the blobs as an
     /// `include_bytes!` list, for tests that hand them to a Worker themselves).
     pub(super) fn finish(&self, out_dir: &Path) -> std::io::Result<()> {

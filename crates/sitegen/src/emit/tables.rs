@@ -31,13 +31,11 @@ pub(super) fn write(manifest: &Manifest, out_dir: &Path, in_binary: bool) -> std
     // Read back here, with the blobs the binary will hold: tables that would not decode fail
     // the build, never a request.
     let embedded: &'static [&'static [u8]] = if in_binary {
-        let names = std::fs::read_to_string(out_dir.join("worker/blobs.txt"))?;
-        let mut blobs = Vec::new();
-        for name in names.split_whitespace() {
-            let bytes = std::fs::read(out_dir.join("worker").join(name))?;
-            blobs.push(&*Box::leak(bytes.into_boxed_slice()));
+        let mut read = Vec::new();
+        for file in blobs.files() {
+            read.push(&*Box::leak(std::fs::read(file)?.into_boxed_slice()));
         }
-        Box::leak(blobs.into_boxed_slice())
+        Box::leak(read.into_boxed_slice())
     } else {
         &[]
     };
