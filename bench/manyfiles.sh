@@ -14,7 +14,11 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$ROOT/scripts/lib.sh"
 cd "$ROOT"
-trap stop_all_servers EXIT
+# The encoding caches the cold builds set aside, removed at the end: removing them before a
+# build costs it seconds of kernel time (ext4 looks past recently freed inodes when it creates
+# the new cache's files: 12.9 s of system time in a 5,000-file build, 1.6 s without).
+aside="$ROOT/target/edgesite/cache-aside"
+trap 'stop_all_servers; rm -rf "$aside"' EXIT
 for n in ${SIZES:-5000 20000}; do
   dir="$ROOT/target/sites/many-$n"
   [ -f "$dir/site/index.html" ] ||
@@ -25,7 +29,8 @@ for n in ${SIZES:-5000 20000}; do
     "$codings" >"$dir/many-$n.toml"
   echo "== $(find "$dir/site" -type f | wc -l) files"
   # A cold build: no encoding cached.
-  rm -rf "$ROOT/target/edgesite/cache"
+  mkdir -p "$aside"
+  [ ! -d "$ROOT/target/edgesite/cache" ] || mv "$ROOT/target/edgesite/cache" "$aside/$n.$$"
   EDGESITE_HISTORY="" /usr/bin/time -f "cold build: %e s, peak RSS %M KiB" \
     scripts/workerd.sh build "$dir/many-$n.toml" >/dev/null
   bundle=$(scripts/workerd.sh build-dir "$dir/many-$n.toml")

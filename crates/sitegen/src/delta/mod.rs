@@ -4,9 +4,7 @@
 //! html_dictionary`, every page gets deltas against the site-wide HTML dictionary. Built at
 //! build time at maximum settings; a request only selects one.
 
-mod codec;
-
-pub use codec::{
+pub use edgesite_codecs::delta::{
     dcb, dcz, dictionary_hash, undelta, NoDelta, DCB_MAGIC, DCZ_MAGIC, MAX_DELTA_INPUT,
 };
 

@@ -15,6 +15,9 @@
 //! whose bytes changed. What the cache holds is decoded and compared with the input before it is
 //! used (a damaged or edited cache file is encoded again): decoding costs a small part of
 //! encoding at these settings.
+//!
+//! The encoders and decoders themselves are edgesite-codecs', compiled optimised in every
+//! profile.
 
 use crate::config::{CompressionConfig, GzipEncoder};
 use crate::model::EncodeCounts;
@@ -53,7 +56,7 @@ pub(crate) fn precompress(
         let key = format!("{sha256_hex}.{settings}");
         let cached = cache_dir
             .and_then(|dir| std::fs::read(dir.join(&key)).ok())
-            .filter(|encoded| decodes_to(coding, encoded, bytes));
+            .filter(|encoded| edgesite_codecs::decodes_to(coding, encoded, bytes));
         let encoded = match cached {
             Some(encoded) => {
                 counts.cached += 1;
@@ -81,30 +84,6 @@ pub(crate) fn precompress(
     out
 }
 
-/// Whether `encoded` (in `coding`) decodes to `identity`, reading no more than it.
-fn decodes_to(coding: ContentCoding, encoded: &[u8], identity: &[u8]) -> bool {
-    use std::io::Read;
-    let mut out = Vec::with_capacity(identity.len());
-    let limit = identity.len() as u64 + 1;
-    let decoded = match coding {
-        ContentCoding::Br => brotli::Decompressor::new(encoded, 4096)
-            .take(limit)
-            .read_to_end(&mut out)
-            .is_ok(),
-        ContentCoding::Zstd => zstd::stream::read::Decoder::new(encoded)
-            .and_then(|decoder| decoder.take(limit).read_to_end(&mut out))
-            .is_ok(),
-        ContentCoding::Gzip => {
-            out.resize(identity.len(), 0);
-            let mut decompressor = libdeflater::Decompressor::new();
-            let read = decompressor.gzip_decompress(encoded, &mut out);
-            read.is_ok_and(|n| n == identity.len())
-        }
-        _ => false,
-    };
-    decoded && out == identity
-}
-
 /// The part of a cache key that names the coding and every setting that changes its output;
 /// `None` for a dictionary coding (its output depends on the dictionary too).
 fn settings_key(coding: ContentCoding, config: &CompressionConfig) -> Option<String> {
@@ -128,11 +107,11 @@ pub fn compress(
     config: &CompressionConfig,
 ) -> Option<Vec<u8>> {
     Some(match coding {
-        ContentCoding::Br => brotli(bytes, config.brotli_quality),
-        ContentCoding::Zstd => zstd(bytes, config.zstd_level),
+        ContentCoding::Br => edgesite_codecs::brotli(bytes, config.brotli_quality),
+        ContentCoding::Zstd => edgesite_codecs::zstd(bytes, config.zstd_level),
         ContentCoding::Gzip => match config.gzip_encoder {
-            GzipEncoder::Libdeflate => gzip_libdeflate(bytes),
-            GzipEncoder::Zopfli => gzip_zopfli(bytes, config.zopfli_iterations),
+            GzipEncoder::Libdeflate => edgesite_codecs::gzip_libdeflate(bytes),
+            GzipEncoder::Zopfli => edgesite_codecs::gzip_zopfli(bytes, config.zopfli_iterations),
         },
         ContentCoding::Identity => bytes.to_vec(),
         ContentCoding::Dcb | ContentCoding::Dcz => return None,
@@ -187,44 +166,6 @@ fn is_already_compressed(file_name: &str) -> bool {
             | "rar"
             | "pdf"
     )
-}
-
-fn brotli(bytes: &[u8], quality: u32) -> Vec<u8> {
-    let mut out = Vec::new();
-    let params = brotli::enc::BrotliEncoderParams {
-        quality: quality as i32,
-        lgwin: 24,
-        size_hint: bytes.len(),
-        ..Default::default()
-    };
-    brotli::BrotliCompress(&mut &bytes[..], &mut out, &params)
-        .expect("brotli into a Vec cannot fail");
-    out
-}
-
-fn zstd(bytes: &[u8], level: i32) -> Vec<u8> {
-    zstd::bulk::compress(bytes, level).expect("zstd into a Vec cannot fail")
-}
-
-fn gzip_libdeflate(bytes: &[u8]) -> Vec<u8> {
-    let mut compressor = libdeflater::Compressor::new(libdeflater::CompressionLvl::best());
-    let mut out = vec![0; compressor.gzip_compress_bound(bytes.len())];
-    let len = compressor
-        .gzip_compress(bytes, &mut out)
-        .expect("libdeflate's bound is enough room");
-    out.truncate(len);
-    out
-}
-
-fn gzip_zopfli(bytes: &[u8], iterations: u64) -> Vec<u8> {
-    let mut out = Vec::new();
-    let options = zopfli::Options {
-        iteration_count: std::num::NonZeroU64::new(iterations).unwrap_or(std::num::NonZeroU64::MIN),
-        ..zopfli::Options::default()
-    };
-    zopfli::compress(options, zopfli::Format::Gzip, bytes, &mut out)
-        .expect("zopfli into a Vec cannot fail");
-    out
 }
 
 #[cfg(test)]
