@@ -1,4 +1,4 @@
-// Puts the objects a build keeps in R2 (FOLDER/_edgesite/r/<sha256>.bin, which
+// Puts the objects a build keeps in R2 (FOLDER/_edgesite/r/<128-bit hex digest>.bin, which
 // scripts/build-worker.sh writes to OUT/r2/) into the bucket, each under its key (its path in
 // FOLDER), only those not already there: the keys are named by the bytes, so a key the bucket
 // holds with the same size holds the same bytes.

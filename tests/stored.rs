@@ -76,10 +76,8 @@ fn stored() -> Vec<(String, Selector, &'static Representation<'static>)> {
 
 /// The bytes the store's object of `r` holds, as this process's compile wrote it.
 fn object(r: &Representation<'_>) -> Vec<u8> {
-    let Content::Stored { key, .. } = r.content else {
-        panic!("a stored representation");
-    };
-    std::fs::read(fixture_store().join(key)).unwrap_or_else(|e| panic!("{key}: {e}"))
+    let key = r.object_key().expect("a stored representation").to_string();
+    std::fs::read(fixture_store().join(&key)).unwrap_or_else(|e| panic!("{key}: {e}"))
 }
 
 /// The request fields that select `r` (a variant by Accept, a delta by Available-Dictionary,

@@ -386,19 +386,17 @@ pub enum Content<'a> {
         /// How many bytes.
         length: u32,
     },
-    /// In the platform's store, outside the Worker: an object named `key` (a path relative to
-    /// the store's root, named by the bytes' SHA-256, so the objects of every deploy can live
-    /// side by side) that the adapter reads from `store`: the Worker through its Static Assets
-    /// or R2 binding, the native twin from a folder. The core decides every answer from the
-    /// tables alone (a 304, 412 or 416 reads nothing); only a body is fetched, and an adapter
-    /// that cannot read exactly `length` bytes answers 503 rather than send others.
+    /// In the platform's store, outside the Worker: an object that the adapter reads from
+    /// `store` (the Worker through its Static Assets or R2 binding, the native twin from a
+    /// folder), named by its bytes' digest, which the representation's ETag carries:
+    /// [`Representation::object_key`]. The core decides every answer from the tables alone (a
+    /// 304, 412 or 416 reads nothing); only a body is fetched, and an adapter that cannot read
+    /// exactly `length` bytes answers 503 rather than send others.
     Stored {
         /// Unique within the site: what adapters key per-representation work under.
         id: u32,
         /// Which of the platform's stores holds it.
         store: Store,
-        /// The object's name in the store, e.g. `_edgesite/b/<sha256>.bin`.
-        key: &'a str,
         /// How many bytes.
         length: u32,
     },
@@ -425,7 +423,17 @@ pub enum Store {
     R2,
 }
 
-impl Representation<'_> {
+impl Store {
+    /// The folder of the store's root that holds edgesite's objects.
+    pub const fn folder(self) -> &'static str {
+        match self {
+            Store::Assets => "_edgesite/b",
+            Store::R2 => "_edgesite/r",
+        }
+    }
+}
+
+impl<'a> Representation<'a> {
     /// The length of the representation in bytes.
     pub fn length(&self) -> u64 {
         match self.content {
@@ -434,6 +442,76 @@ impl Representation<'_> {
             | Content::Stored { length, .. }
             | Content::Decoded { length, .. } => u64::from(length),
         }
+    }
+
+    /// The name of a stored representation's object ([`Content::Stored`]) in its store:
+    /// `<folder>/<32 hex digits>.bin`, the first 128 bits of the SHA-256 of its bytes, which the
+    /// ETag carries as 22 base64url digits (`"…"`, as sitegen writes every ETag). Named by the
+    /// bytes, the objects of every deploy live side by side; in hex, a case-insensitive file
+    /// system cannot confuse two. `None` when the representation is not stored, or its ETag is
+    /// not of that form (the tables' decoder refuses such tables).
+    ///
+    /// ```
+    /// # use edgesite_core::{Content, ContentCoding, Representation, Store};
+    /// let r = Representation { coding: ContentCoding::Identity, etag: "\"AAECAwQFBgcICQoLDA0ODw\"",
+    ///     content_length: "3", content: Content::Stored { id: 0, store: Store::R2, length: 3 } };
+    /// let key = r.object_key().unwrap();
+    /// assert_eq!(key.to_string(), "_edgesite/r/000102030405060708090a0b0c0d0e0f.bin");
+    /// ```
+    pub fn object_key(&self) -> Option<ObjectKey> {
+        let Content::Stored { store, .. } = self.content else {
+            return None;
+        };
+        let digits = self.etag.strip_prefix('"')?.strip_suffix('"')?.as_bytes();
+        if digits.len() != 22 {
+            return None;
+        }
+        // 22 base64url digits are 132 bits: 128 and four zero bits.
+        let mut bits: u128 = 0;
+        for (i, &digit) in digits.iter().enumerate() {
+            let value = u128::from(base64url_value(digit)?);
+            if i == 21 {
+                if value & 0b1111 != 0 {
+                    return None;
+                }
+                bits = bits << 2 | value >> 4;
+            } else {
+                bits = bits << 6 | value;
+            }
+        }
+        Some(ObjectKey {
+            folder: store.folder(),
+            digest: bits.to_be_bytes(),
+        })
+    }
+}
+
+fn base64url_value(digit: u8) -> Option<u8> {
+    Some(match digit {
+        b'A'..=b'Z' => digit - b'A',
+        b'a'..=b'z' => digit - b'a' + 26,
+        b'0'..=b'9' => digit - b'0' + 52,
+        b'-' => 62,
+        b'_' => 63,
+        _ => return None,
+    })
+}
+
+/// The name of a stored object ([`Representation::object_key`]), written by its `Display`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ObjectKey {
+    folder: &'static str,
+    digest: [u8; 16],
+}
+
+impl core::fmt::Display for ObjectKey {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.folder)?;
+        f.write_str("/")?;
+        for byte in self.digest {
+            write!(f, "{byte:02x}")?;
+        }
+        f.write_str(".bin")
     }
 }
 

@@ -1274,3 +1274,44 @@ fn a_path_destination_never_becomes_another_host() {
     // A backslash in a capture is encoded; browsers would read it as `/`.
     assert_eq!(get("/old/%5Cevil", &[]).status, 400);
 }
+
+/// A stored object is named by the 128 bits its ETag carries (22 base64url digits, the last
+/// with four zero bits), in hex under its store's folder; any other ETag names none.
+#[test]
+fn a_stored_object_is_named_by_its_etag() {
+    use crate::Store;
+    let stored = |etag: &'static str, store| Representation {
+        coding: ContentCoding::Br,
+        etag,
+        content_length: "1",
+        content: Content::Stored {
+            id: 0,
+            store,
+            length: 1,
+        },
+    };
+    let key = |r: Representation<'static>| r.object_key().map(|k| k.to_string());
+    assert_eq!(
+        key(stored("\"_____________________w\"", Store::Assets)).as_deref(),
+        Some("_edgesite/b/ffffffffffffffffffffffffffffffff.bin")
+    );
+    assert_eq!(
+        key(stored("\"AAAAAAAAAAAAAAAAAAAAAA\"", Store::R2)).as_deref(),
+        Some("_edgesite/r/00000000000000000000000000000000.bin")
+    );
+    for etag in [
+        "\"AAAAAAAAAAAAAAAAAAAAAB\"",  // bits past the 128th
+        "\"AAAAAAAAAAAAAAAAAAAAA\"",   // 21 digits
+        "\"AAAAAAAAAAAAAAAAAAAAAAA\"", // 23
+        "\"AAAAAAAAAAAAAAAAAAAA+A\"",  // standard base64, not base64url
+        "AAAAAAAAAAAAAAAAAAAAAA",      // unquoted
+        "W/\"AAAAAAAAAAAAAAAAAAAAAA\"",
+    ] {
+        assert_eq!(key(stored(etag, Store::Assets)), None, "{etag}");
+    }
+    let in_memory = Representation {
+        content: Content::Bytes(b"x"),
+        ..stored("\"AAAAAAAAAAAAAAAAAAAAAA\"", Store::Assets)
+    };
+    assert_eq!(key(in_memory), None, "not stored");
+}

@@ -24,13 +24,13 @@ impl Reader {
             at: 4,
             strings: "",
         };
-        let version = r.u32()?;
+        let version = r.fixed_u32()?;
         if version != VERSION {
             return Err(error(format!(
                 "tables of version {version}, this edgesite reads {VERSION}: build again"
             )));
         }
-        let length = r.usize()?;
+        let length = r.fixed_u32()? as usize;
         let strings =
             r.at.checked_add(length)
                 .and_then(|end| tables.get(r.at..end))
@@ -40,19 +40,38 @@ impl Reader {
         Ok(r)
     }
 
-    fn u32(&mut self) -> Result<u32, Error> {
+    /// A number of the header: four bytes, little-endian.
+    fn fixed_u32(&mut self) -> Result<u32, Error> {
         let end = self.at.checked_add(4).ok_or_else(truncated)?;
         let word = self.bytes.get(self.at..end).ok_or_else(truncated)?;
         self.at = end;
         Ok(u32::from_le_bytes([word[0], word[1], word[2], word[3]]))
     }
 
+    /// A number, as an unsigned LEB128 varint of at most five bytes (the encoder's
+    /// `Writer::u32`); one past 32 bits, or spelled longer than it needs, is corrupt.
+    fn u32(&mut self) -> Result<u32, Error> {
+        let mut value: u64 = 0;
+        for i in 0..5 {
+            let byte = *self.bytes.get(self.at).ok_or_else(truncated)?;
+            self.at += 1;
+            value |= u64::from(byte & 0x7f) << (7 * i);
+            if byte & 0x80 == 0 {
+                if i > 0 && byte == 0 {
+                    return Err(error("a number spelled longer than it needs"));
+                }
+                return u32::try_from(value).map_err(|_| error("a number past 32 bits"));
+            }
+        }
+        Err(error("a number past 32 bits"))
+    }
+
     fn usize(&mut self) -> Result<usize, Error> {
         Ok(self.u32()? as usize)
     }
 
-    /// A count of items, each at least `min_bytes` long: never more than the bytes left hold,
-    /// so a corrupt count cannot ask for a huge allocation.
+    /// A count of items, each at least `min_bytes` long (a byte per number it holds): never
+    /// more than the bytes left hold, so a corrupt count cannot ask for a huge allocation.
     fn count(&mut self, min_bytes: usize) -> Result<usize, Error> {
         let n = self.usize()?;
         if n.saturating_mul(min_bytes) > self.bytes.len() - self.at {
@@ -123,15 +142,15 @@ pub fn decode(
     blobs: &'static [&'static [u8]],
 ) -> Result<Site<'static>, Error> {
     let mut r = Reader::open(tables)?;
-    let fields = r.items(16, |r| Ok((r.str()?, r.str()?)))?;
-    let representations = r.items(24, |r| representation(r, blobs))?;
-    let deltas = r.items(32, |r| {
+    let fields = r.items(4, |r| Ok((r.str()?, r.str()?)))?;
+    let representations = r.items(9, |r| representation(r, blobs))?;
+    let deltas = r.items(11, |r| {
         Ok(Delta {
             available_dictionary: r.str()?,
             representation: representation(r, blobs)?,
         })
     })?;
-    let variants = r.items(32, |r| {
+    let variants = r.items(11, |r| {
         Ok(Variant {
             content_type: r.str()?,
             representation: representation(r, blobs)?,
@@ -143,14 +162,14 @@ pub fn decode(
         deltas,
         variants,
     };
-    let assets = r.items(72, |r| asset(r, &pools))?;
+    let assets = r.items(18, |r| asset(r, &pools))?;
     let asset = |i: usize| assets.get(i).ok_or_else(|| error("no such asset"));
-    let routes = r.items(12, |r| route(r, assets))?;
+    let routes = r.items(4, |r| route(r, assets))?;
     // The core finds a route by binary search.
     if routes.windows(2).any(|pair| pair[0].path >= pair[1].path) {
         return Err(error("routes out of order"));
     }
-    let not_found = r.items(12, |r| {
+    let not_found = r.items(3, |r| {
         Ok(NotFoundPage {
             folder: r.str()?,
             page: asset(r.usize()?)?,
@@ -243,20 +262,20 @@ fn route(r: &mut Reader, assets: &'static [Asset<'static>]) -> Result<Route<'sta
 type Rules = (&'static [Rule<'static>], &'static [RuleNode<'static>]);
 
 fn rules(r: &mut Reader) -> Result<Rules, Error> {
-    let segments = r.items(4, |r| match r.u32()? {
+    let segments = r.items(1, |r| match r.u32()? {
         0 => Ok(Segment::Literal(r.str()?)),
         1 => Ok(Segment::Placeholder),
         tag => Err(error(format!("a segment of kind {tag}"))),
     })?;
-    let parts = r.items(8, |r| match r.u32()? {
+    let parts = r.items(2, |r| match r.u32()? {
         0 => Ok(Part::Literal(r.str()?)),
         1 => Ok(Part::Capture(r.usize()?)),
         2 => Ok(Part::QueryCapture(r.usize()?)),
         tag => Err(error(format!("a part of kind {tag}"))),
     })?;
-    let numbers = r.items(4, Reader::u32)?;
-    let children = r.items(12, |r| Ok((r.str()?, r.u32()?)))?;
-    let rules = r.items(24, |r| {
+    let numbers = r.items(1, Reader::u32)?;
+    let children = r.items(3, |r| Ok((r.str()?, r.u32()?)))?;
+    let rules = r.items(6, |r| {
         let pattern = r.slice(segments)?;
         let splat = r.u32()? != 0;
         let destination = r.slice(parts)?;
@@ -274,7 +293,7 @@ fn rules(r: &mut Reader) -> Result<Rules, Error> {
             action,
         })
     })?;
-    let nodes = r.items(24, |r| {
+    let nodes = r.items(6, |r| {
         Ok(RuleNode {
             keys: r.slice(numbers)?,
             children: r.slice(children)?,
@@ -304,7 +323,6 @@ fn representation(
                 1 => Store::R2,
                 other => return Err(error(format!("store {other}"))),
             },
-            key: r.str()?,
             length: r.u32()?,
         },
         2 => Content::Decoded {
@@ -324,6 +342,12 @@ fn representation(
     if content_length.parse::<u64>().ok() != Some(representation.length()) {
         return Err(error(format!(
             "a Content-Length of {content_length:?} for another length"
+        )));
+    }
+    // A stored object is named by its ETag: the adapters read the name the core gives.
+    if matches!(content, Content::Stored { .. }) && representation.object_key().is_none() {
+        return Err(error(format!(
+            "a stored representation whose ETag {etag} names no object"
         )));
     }
     Ok(representation)

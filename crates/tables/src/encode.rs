@@ -15,8 +15,16 @@ struct Writer<'s> {
 }
 
 impl<'s> Writer<'s> {
+    /// A number as an unsigned LEB128 varint: seven bits a byte, low first, the high bit set
+    /// on every byte but the last. Most numbers in the tables are small (kinds, counts, string
+    /// lengths): one or two bytes rather than four.
     fn u32(&mut self, value: u32) {
-        self.out.extend_from_slice(&value.to_le_bytes());
+        let mut value = value;
+        while value >= 0x80 {
+            self.out.push((value & 0x7f) as u8 | 0x80);
+            value >>= 7;
+        }
+        self.out.push(value as u8);
     }
 
     fn len(&mut self, value: usize) -> Result<(), Error> {
@@ -359,19 +367,13 @@ fn representation<'s>(w: &mut Writer<'s>, r: &'s Representation<'s>) -> Result<(
                 w.u32(n);
             }
         }
-        Content::Stored {
-            id,
-            store,
-            key,
-            length,
-        } => {
+        Content::Stored { id, store, length } => {
             w.u32(1);
             w.u32(id);
             w.u32(match store {
                 Store::Assets => 0,
                 Store::R2 => 1,
             });
-            w.str(key)?;
             w.u32(length);
         }
         Content::Decoded { id, from, length } => {

@@ -3,8 +3,9 @@
 
 /// The first bytes of every tables file.
 pub const MAGIC: &[u8; 4] = b"EDGT";
-/// The format's version: a file of another is refused.
-pub const VERSION: u32 = 1;
+/// The format's version: a file of another is refused. 2: numbers as LEB128 varints, no store
+/// keys (a stored object is named by its ETag).
+pub const VERSION: u32 = 2;
 
 /// An absent index or position (`Option::None`).
 pub(crate) const NONE: u32 = u32::MAX;

@@ -51,12 +51,11 @@ fn representations() -> &'static [Representation<'static>] {
         ),
         Representation {
             coding: ContentCoding::Identity,
-            etag: "\"stored\"",
+            etag: "\"AAECAwQFBgcICQoLDA0ODw\"",
             content_length: "5",
             content: Content::Stored {
                 id: 1,
                 store: Store::R2,
-                key: "_edgesite/r/x.bin",
                 length: 5,
             },
         },
@@ -91,12 +90,11 @@ fn assets() -> (&'static Asset<'static>, &'static Asset<'static>) {
         content_type: "image/avif",
         representation: Representation {
             coding: ContentCoding::Identity,
-            etag: "\"v\"",
+            etag: "\"_____________________w\"",
             content_length: "4",
             content: Content::Stored {
                 id: 4,
                 store: Store::Assets,
-                key: "_edgesite/b/y.bin",
                 length: 4,
             },
         },
@@ -348,11 +346,11 @@ fn corrupt_or_truncated_tables_are_an_error_never_a_panic() {
     longer.push(0);
     assert!(decode(leak(longer), &[]).is_err());
     let mut other_version = good.to_vec();
-    other_version[4] = 2;
+    other_version[4] = 3;
     assert!(decode(leak(other_version), &[])
         .unwrap_err()
         .to_string()
-        .contains("version 2"));
+        .contains("version 3"));
     // Every byte changed in turn: whatever it decodes to, no panic and no read out of bounds.
     for at in 0..good.len() {
         for value in [0x00, 0x7f, 0xff] {
@@ -396,10 +394,19 @@ fn tables_the_core_could_not_serve_are_refused() {
         content_length: "8",
         ..decoded(0)
     };
+    let unnamed = Representation {
+        content: Content::Stored {
+            id: 0,
+            store: Store::Assets,
+            length: 7,
+        },
+        ..decoded(0)
+    };
     for (site, why) in [
         (one(&[]), "without representations"),
         (one(leak(vec![decoded(1)])), "decoded from one"),
         (one(leak(vec![wrong_length])), "Content-Length"),
+        (one(leak(vec![unnamed])), "names no object"),
     ] {
         let error = decode(tables(site), &[]).unwrap_err().to_string();
         assert!(error.contains(why), "{error}");
@@ -421,4 +428,27 @@ fn tables_the_core_could_not_serve_are_refused() {
         ..Site::EMPTY
     };
     assert!(decode(tables(&site), &[]).is_err());
+}
+
+/// Numbers are LEB128 varints (the encoder's `Writer::u32`): small ones take a byte, the
+/// largest five, and a number past 32 bits or spelled longer than it needs is refused.
+#[test]
+fn numbers_are_varints_and_a_bad_one_is_refused() {
+    let good = tables(site());
+    // The header (magic, version, the strings' length) and the strings, then the first number:
+    // the count of the fields pool.
+    let strings = u32::from_le_bytes(good[8..12].try_into().unwrap()) as usize;
+    let first = 12 + strings;
+    assert!(good[first] < 0x80, "a small count takes one byte");
+    for (spelling, why) in [
+        (vec![0x80, 0x00], "longer than it needs"),
+        (vec![0xff, 0xff, 0xff, 0xff, 0x1f], "past 32 bits"),
+        (vec![0xff, 0xff, 0xff, 0xff, 0xff, 0x01], "past 32 bits"),
+    ] {
+        let mut bytes = good[..first].to_vec();
+        bytes.extend_from_slice(&spelling);
+        bytes.extend_from_slice(&good[first + 1..]);
+        let error = decode(leak(bytes), &[]).unwrap_err().to_string();
+        assert!(error.contains(why), "{spelling:02x?}: {error}");
+    }
 }

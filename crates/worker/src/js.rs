@@ -152,12 +152,12 @@ pub(crate) fn to_js(response: &Response<'_>) -> Result<JsValue, JsValue> {
         Body::Multipart(multipart) => multipart.representation(),
         Body::Empty | Body::Bytes(_) => return to_web_sys(response).map(Into::into),
     };
-    let Content::Stored {
-        key, length, store, ..
-    } = representation.content
+    let (Content::Stored { length, store, .. }, Some(key)) =
+        (representation.content, representation.object_key())
     else {
         return to_web_sys(response).map(Into::into);
     };
+    let key = key.to_string();
     let pieces = js_sys::Array::new();
     let whole = match &response.body {
         Body::Representation { range: Some(r), .. } => {
@@ -188,7 +188,7 @@ pub(crate) fn to_js(response: &Response<'_>) -> Result<JsValue, JsValue> {
             response.status,
             fields,
             encoded,
-            key,
+            &key,
             store == edgesite_core::Store::R2,
             length,
             whole,

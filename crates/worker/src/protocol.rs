@@ -279,8 +279,10 @@ pub fn stored_key(site: &Site<'_>, code: u32) -> (String, bool) {
         let mut scratch = Scratch::new();
         match core_decide(site, head, &mut scratch).outcome {
             Outcome::Ok { representation, .. } | Outcome::NotModified { representation, .. } => {
-                match representation.content {
-                    Content::Stored { key, store, .. } => (key.to_string(), store == Store::R2),
+                match (representation.content, representation.object_key()) {
+                    (Content::Stored { store, .. }, Some(key)) => {
+                        (key.to_string(), store == Store::R2)
+                    }
                     _ => (String::new(), false),
                 }
             }

@@ -89,10 +89,13 @@ pub(super) fn read(store: &Path, body: &Body<'static>) -> Option<Result<Sent, Un
         Body::Multipart(ref multipart) => multipart.representation(),
         Body::Empty | Body::Bytes(_) => return None,
     };
-    let Content::Stored { key, length, .. } = representation.content else {
+    let (Content::Stored { length, .. }, Some(key)) =
+        (representation.content, representation.object_key())
+    else {
         return None;
     };
-    Some(object(store, key, length).and_then(|file| send(file, body, representation)))
+    let key = key.to_string();
+    Some(object(store, &key, length).and_then(|file| send(file, body, representation)))
 }
 
 /// The object `key`, checked to hold `length` bytes.
@@ -211,15 +214,19 @@ mod tests {
     //! grew are 503 with Retry-After, never a body; the object as built is 200.
     use edgesite_core::{Asset, ContentCoding, Representation, Route, Site, Target};
 
-    fn site(store: &str, key: &'static str, length: u32) -> &'static Site<'static> {
+    /// A site whose one file, `/f.bin`, is an object of `length` bytes in `store`: object `n`
+    /// (below 64), named by its ETag ([`Representation::object_key`]); see [`object`].
+    fn site(store: &str, n: usize, length: u32) -> &'static Site<'static> {
+        const DIGITS: &[u8; 64] =
+            b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+        let etag = format!("\"{}{}A\"", "A".repeat(20), char::from(DIGITS[n]));
         let representations = Box::leak(Box::new([Representation {
             coding: ContentCoding::Identity,
-            etag: "\"object\"",
+            etag: Box::leak(etag.into_boxed_str()),
             content_length: Box::leak(length.to_string().into_boxed_str()),
             content: edgesite_core::Content::Stored {
                 id: 0,
                 store: edgesite_core::Store::Assets,
-                key,
                 length,
             },
         }]));
@@ -243,6 +250,18 @@ mod tests {
             store: Box::leak(store.to_string().into_boxed_str()),
             ..Site::EMPTY
         }))
+    }
+
+    /// Where the object of `site`'s one file is.
+    fn object(site: &Site<'_>) -> std::path::PathBuf {
+        let Target::Asset(asset) = site.routes[0].target else {
+            unreachable!("an asset")
+        };
+        let key = asset
+            .identity()
+            .object_key()
+            .expect("a stored representation");
+        std::path::Path::new(site.store).join(key.to_string())
     }
 
     fn get(site: &'static Site<'static>, range: Option<&str>) -> crate::Response {
@@ -285,21 +304,22 @@ mod tests {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let dir = std::env::temp_dir().join(format!("edgesite-store-{}", std::process::id()));
-        std::fs::create_dir_all(dir.join("o")).unwrap();
         let store = dir.to_str().unwrap();
-        std::fs::write(dir.join("o/whole.bin"), b"0123456789").unwrap();
-        std::fs::write(dir.join("o/short.bin"), b"01234").unwrap();
-        std::fs::write(dir.join("o/long.bin"), b"0123456789+").unwrap();
+        let [whole, missing, short, long] = [0, 1, 2, 3].map(|n| site(store, n, 10));
+        std::fs::create_dir_all(object(whole).parent().unwrap()).unwrap();
+        std::fs::write(object(whole), b"0123456789").unwrap();
+        std::fs::write(object(short), b"01234").unwrap();
+        std::fs::write(object(long), b"0123456789+").unwrap();
+        assert!(!object(missing).exists());
 
-        let whole = get(site(store, "o/whole.bin", 10), None);
-        assert_eq!(whole.status(), 200);
-        let range = get(site(store, "o/whole.bin", 10), Some("bytes=2-4"));
+        assert_eq!(get(whole, None).status(), 200);
+        let range = get(whole, Some("bytes=2-4"));
         assert_eq!(range.status(), 206);
         assert_eq!(range.headers()["content-length"], "3");
-        for key in ["o/missing.bin", "o/short.bin", "o/long.bin"] {
+        for (name, site) in [("missing", missing), ("short", short), ("long", long)] {
             for range in [None, Some("bytes=2-4"), Some("bytes=0-1,5-6")] {
-                let answer = get(site(store, key, 10), range);
-                assert_eq!(answer.status(), 503, "{key} {range:?}");
+                let answer = get(site, range);
+                assert_eq!(answer.status(), 503, "{name} {range:?}");
                 assert_eq!(
                     answer.headers()["retry-after"],
                     edgesite_core::STORE_RETRY_AFTER
@@ -332,12 +352,12 @@ mod tests {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let dir = std::env::temp_dir().join(format!("edgesite-stream-{}", std::process::id()));
-        std::fs::create_dir_all(dir.join("o")).unwrap();
         let store = dir.to_str().unwrap();
         let length = 4 * CHUNK + 123;
         let bytes: Vec<u8> = (0..length).map(|i| (i * 7 % 251) as u8).collect();
-        std::fs::write(dir.join("o/large.bin"), &bytes).unwrap();
-        let large = site(store, "o/large.bin", length as u32);
+        let large = site(store, 4, length as u32);
+        std::fs::create_dir_all(object(large).parent().unwrap()).unwrap();
+        std::fs::write(object(large), &bytes).unwrap();
         let runtime = tokio::runtime::Runtime::new().unwrap();
 
         let whole = runtime.block_on(async { get(large, None) });
@@ -387,7 +407,7 @@ mod tests {
         assert_eq!(shrinking.status(), 200);
         let file = std::fs::OpenOptions::new()
             .write(true)
-            .open(dir.join("o/large.bin"))
+            .open(object(large))
             .unwrap();
         file.set_len(100).unwrap();
         let ended = runtime.block_on(collected(shrinking));

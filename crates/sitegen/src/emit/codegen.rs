@@ -261,9 +261,9 @@ fn content(
         ));
     }
     if let Some(objects) = kept.objects.as_deref_mut() {
-        let key = objects.put(variant, kept.tier, source)?;
+        objects.put(variant, kept.tier, source)?;
         return Ok(format!(
-            "{CORE}::Content::Stored {{ id: {id}, store: {CORE}::Store::{:?}, key: {key:?}, length: {} }}",
+            "{CORE}::Content::Stored {{ id: {id}, store: {CORE}::Store::{:?}, length: {} }}",
             super::store_of(kept.tier),
             variant.size
         ));

@@ -239,11 +239,10 @@ fn stored(
     objects: &mut Objects,
     id: &mut u32,
 ) -> std::io::Result<core::Representation<'static>> {
-    let key = leak_str(&objects.put(variant, file.tier, &file.source)?);
+    objects.put(variant, file.tier, &file.source)?;
     let content = Content::Stored {
         id: *id,
         store: super::store_of(file.tier),
-        key,
         length: u32::try_from(variant.size).expect("files are under 4 GiB (the budget)"),
     };
     Ok(numbered(variant, content, id))

@@ -32,16 +32,16 @@ impl Objects {
 
     /// Writes `r` (whose bytes are its own, or `source`'s when it has none) as its object in
     /// `tier`, unless this build or an earlier one wrote it (the name is the bytes' hash; an
-    /// object of another length is written again); returns its key.
+    /// object of another length is written again).
     pub(crate) fn put(
         &mut self,
         r: &Representation,
         tier: Tier,
         source: &Source,
-    ) -> std::io::Result<String> {
+    ) -> std::io::Result<()> {
         let key = r.object_key(tier);
         if self.written.contains(&key) {
-            return Ok(key);
+            return Ok(());
         }
         let path = self.root.join(&key);
         let present = std::fs::metadata(&path).is_ok_and(|m| m.is_file() && m.len() == r.size);
@@ -69,8 +69,8 @@ impl Objects {
                 (None, made) => crate::atomic::write_atomically(&folder, name, &read(made)?)?,
             }
         }
-        self.written.insert(key.clone());
-        Ok(key)
+        self.written.insert(key);
+        Ok(())
     }
 
     /// Removes the objects this build did not write (an earlier build's): the folder holds

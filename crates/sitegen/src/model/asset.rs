@@ -10,11 +10,11 @@ use serde::{Serialize, Serializer};
 /// The folder of the store's objects in Static Assets, from the store's root. Never a URL of the
 /// site: the Worker answers every request first (`run_worker_first`) and reads objects only
 /// through its binding.
-pub const OBJECT_FOLDER: &str = "_edgesite/b";
+pub const OBJECT_FOLDER: &str = edgesite_core::Store::Assets.folder();
 
 /// The folder of the store's objects in R2, from the store's root (the same names as keys in
 /// the bucket). A Worker's build moves it out of what wrangler uploads as Static Assets.
-pub const R2_FOLDER: &str = "_edgesite/r";
+pub const R2_FOLDER: &str = edgesite_core::Store::R2.folder();
 
 /// One file of the site: a resource and everything its responses carry, decided at build.
 #[derive(Debug, Clone, Serialize)]
@@ -219,12 +219,14 @@ impl Representation {
         }
     }
 
-    /// The name of this representation's object in the store: a path named by its bytes, so the
-    /// objects of every deploy can live side by side and identical bytes are stored once. Its
-    /// extension is neutral (`.bin`): Static Assets would guess a type, or an encoding, from
-    /// another, and the Worker sends its own fields anyway.
+    /// The name of this representation's object in the store: a path named by its bytes (the
+    /// first 128 bits of their SHA-256, which the ETag carries: the name the core gives the
+    /// adapters, [`edgesite_core::Representation::object_key`]), so the objects of every deploy
+    /// can live side by side and identical bytes are stored once. Its extension is neutral
+    /// (`.bin`): Static Assets would guess a type, or an encoding, from another, and the Worker
+    /// sends its own fields anyway.
     pub fn object_key(&self, tier: Tier) -> String {
-        format!("{}/{}.bin", tier.object_folder(), self.sha256)
+        format!("{}/{}.bin", tier.object_folder(), &self.sha256[..32])
     }
 
     /// The bytes this representation adds to the bundle (none when decoded on demand).
@@ -257,20 +259,28 @@ impl Asset {
     }
 
     /// An estimate, from above, of the bytes this file's entries take in the tables the Worker's
-    /// wasm module holds (its routes, its asset, a representation per coding, delta and variant,
-    /// and their strings): wherever its bytes are kept, its tables are in the bundle. Measured
-    /// against the module of a 3,914-file site in docs/benchmarks.md ("Many files").
+    /// module holds (edgesite-tables' format: numbers as varints, each string once): its routes,
+    /// its asset, a representation per coding, delta and variant, and their strings; wherever
+    /// its bytes are kept, its tables are in the bundle. Measured against the tables of sites of
+    /// 5,004 and 20,004 files in docs/benchmarks.md ("Many files").
     pub fn table_bytes(&self) -> u64 {
-        // The asset's struct and slices; a route's (a file has its path and, for a page, a
-        // clean URL redirecting or redirected); a representation's, with its ETag, length and
-        // a store key (`_edgesite/b/<64 hex>.bin`).
-        // Its fields get a flat allowance (the security fields, up to 8 preload hints, the
-        // speculation rules' field), not their length: the fields stage adds some after the
-        // storage stage has placed the files, and the estimate must not change in between.
-        const ASSET: u64 = 128;
-        const ROUTES: u64 = 2 * 48;
-        const FIELDS: u64 = 320;
-        const REPRESENTATION: u64 = 112;
+        // The asset's numbers and string references; a route's (a file has its path and, for a
+        // page, a clean URL redirecting or redirected); a representation's, with its ETag and
+        // its length's text. Strings are counted as if no other file shared them.
+        const ASSET: u64 = 48;
+        const ROUTES: u64 = 2 * 16;
+        const REPRESENTATION: u64 = 32;
+        // Fields: a page's preload hints (its `link` field, set before the storage stage and
+        // never lengthened after it), and an allowance for what the fields stage adds once the
+        // files are placed (the estimate must not grow in between); the fields every file
+        // shares are written once (the tables' format), in the allowance.
+        const FIELDS_LATER: u64 = 96;
+        let links: usize = self
+            .fields
+            .iter()
+            .filter(|(name, _)| name == "link")
+            .map(|(_, value)| value.len() + 16)
+            .sum();
         let strings = 2 * self.path.len() + self.cache_control.len() + self.fingerprint.len();
         let kept: u64 = self
             .kept()
@@ -278,7 +288,7 @@ impl Asset {
             .sum();
         // A delta's Available-Dictionary text (`:<base64 of 32 bytes>:`).
         let deltas = self.deltas.len() as u64 * 48;
-        ASSET + ROUTES + FIELDS + strings as u64 + kept + deltas
+        ASSET + ROUTES + FIELDS_LATER + (strings + links) as u64 + kept + deltas
     }
 
     /// Every representation, delta and variant this file keeps, wherever it is kept.
@@ -358,4 +368,36 @@ pub enum CacheReason {
     Html,
     /// None of the above.
     Default,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Representation, Tier};
+    use edgesite_core::{Content, ContentCoding, Store};
+
+    /// The objects the build writes are named as the core names them to the adapters: by the
+    /// ETag (the first 128 bits of the bytes' SHA-256).
+    #[test]
+    fn objects_are_written_under_the_name_the_core_reads() {
+        for (bytes, tier, store) in [
+            (&b"edgesite"[..], Tier::Assets, Store::Assets),
+            (&b""[..], Tier::R2, Store::R2),
+        ] {
+            let digest = crate::hash::sha256(bytes);
+            let built = Representation::new(ContentCoding::Identity, &digest, bytes.len(), None);
+            let served = edgesite_core::Representation {
+                coding: ContentCoding::Identity,
+                etag: &built.etag,
+                content_length: "0",
+                content: Content::Stored {
+                    id: 0,
+                    store,
+                    length: 0,
+                },
+            };
+            let read = served.object_key().expect("a sitegen ETag names an object");
+            assert_eq!(built.object_key(tier), read.to_string());
+            assert!(built.object_key(tier).contains(&built.sha256[..32]));
+        }
+    }
 }
