@@ -38,7 +38,7 @@ mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 cd "$ROOT"
 messages=$(mktemp)
-trap 'rm -f "$messages"' EXIT
+trap 'rm -f "$messages" "$messages.have" "$messages.want"' EXIT
 
 cargo build --lib -p "$PACKAGE" --profile worker --target wasm32-unknown-unknown \
   --message-format=json-render-diagnostics >"$messages"
@@ -82,7 +82,7 @@ if [ "$(cat "$OUT/.edgesite-stamp" 2>/dev/null)" = "$stamp" ] && [ -f "$OUT/work
   exit 0
 fi
 
-rm -rf "$OUT/snippets" "$OUT/site" "$OUT/assets" "$OUT/r2" "$OUT"/index* "$OUT/worker.mjs" "$OUT/.edgesite-stamp"
+rm -rf "$OUT/snippets" "$OUT/site" "$OUT"/index* "$OUT/worker.mjs" "$OUT/.edgesite-stamp"
 wasm-bindgen --target bundler --no-typescript --out-dir "$OUT" --out-name index "$wasm"
 rm -f "$OUT/index.js" # wasm-bindgen's own entry: ours is worker.mjs
 wasm-opt -Os "$OUT/index_bg.wasm" -o "$OUT/index.wasm"
@@ -91,16 +91,22 @@ mkdir -p "$OUT/site"
 while IFS= read -r blob; do
   [ -n "$blob" ] && cp "$out_dir/worker/$blob" "$OUT/site/"
 done <"$blobs_txt"
-# Hard links where they can be (the objects are never written in place: sitegen renames new
-# ones in), else copies. The folder exists even when empty: wrangler.toml names it.
-mkdir -p "$OUT/assets" "$OUT/r2"
-if [ -d "$out_dir/store" ]; then
-  cp -al "$out_dir/store/." "$OUT/assets/" 2>/dev/null || cp -a "$out_dir/store/." "$OUT/assets/"
-  if [ -d "$OUT/assets/_edgesite/r" ]; then
-    mkdir -p "$OUT/r2/_edgesite"
-    mv "$OUT/assets/_edgesite/r" "$OUT/r2/_edgesite/r"
-  fi
-fi
+# The store's objects: Static Assets' in assets/, R2's in r2/ (folders that exist even when
+# empty: wrangler.toml names assets/). TO comes to hold exactly FROM's files: an object already
+# there stays (objects are named by their bytes), others are removed, new ones hard-linked where
+# they can be (sitegen never writes an object in place: it renames new ones in), else copied. A
+# rebuild of a site with 100,000 objects links the new ones, not all of them again.
+mirror() { # FROM TO
+  mkdir -p "$1" "$2"
+  (cd "$2" && find . -type f | sort) >"$messages.have"
+  (cd "$1" && find . -type f | sort) >"$messages.want"
+  comm -23 "$messages.have" "$messages.want" | (cd "$2" && xargs -r -d '\n' rm -f --)
+  comm -13 "$messages.have" "$messages.want" | (cd "$1" && xargs -r -d '\n' sh -c \
+    'cp -al --parents -- "$@" "$0" 2>/dev/null || cp -a --parents -- "$@" "$0"' "$2")
+  rm -f "$messages.have" "$messages.want"
+}
+mirror "$out_dir/store/_edgesite/b" "$OUT/assets/_edgesite/b"
+mirror "$out_dir/store/_edgesite/r" "$OUT/r2/_edgesite/r"
 
 python3 - "$ENTRY" "$OUT" "$blobs_txt" <<'PY'
 import os, sys

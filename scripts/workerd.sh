@@ -36,13 +36,15 @@ build() { # [config]
   work=$(work_dir "${1:-}")
   bundle="$work/bundle"
   mkdir -p "$work"
-  rm -rf "$bundle"
   if [ -z "${1:-}" ] || [ "$1" = demo ]; then
+    rm -rf "$bundle"
     wrangler deploy --dry-run --outdir "$bundle" >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; exit 1; }
     # What wrangler would upload as Static Assets beside the bundle.
     mkdir -p "$bundle/assets"
     cp -al build/assets/. "$bundle/assets/" 2>/dev/null || cp -a build/assets/. "$bundle/assets/"
   else
+    # build-worker.sh keeps OUT as its build left it (a site's 100,000 objects are not linked
+    # again).
     EDGESITE_CONFIG="$(realpath "$1")" scripts/build-worker.sh "$bundle" \
       >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; exit 1; }
   fi

@@ -1123,7 +1123,12 @@ fn past_the_budget_the_rest_goes_to_the_store_as_objects_named_by_their_bytes() 
     for file in manifest.files.iter().filter(|f| f.tier == Tier::Assets) {
         for r in file.kept() {
             let key = r.object_key(Tier::Assets);
-            assert!(site_rs.contains(&format!("key: {key:?}, length: {} }}", r.size)));
+            assert!(site_rs.contains(&format!("Store::Assets, length: {} }}", r.size)));
+            assert!(site_rs.contains(&format!("etag: {:?}", r.etag)));
+            assert!(
+                key.contains(&r.sha256[..32]),
+                "{key}: named by the ETag's digest"
+            );
             let object = fs::read(out.path().join("store").join(&key)).unwrap();
             assert_eq!(object.len() as u64, r.size);
             let digest: [u8; 32] = sha2::Sha256::digest(&object).into();
@@ -1164,5 +1169,57 @@ fn past_the_budget_the_rest_goes_to_the_store_as_objects_named_by_their_bytes() 
     assert!(
         err.contains(&count) && err.contains("max_asset_files"),
         "{err}"
+    );
+}
+
+/// A site whose tables alone pass the bundle's limit (they are in the bundle wherever its
+/// bytes are kept): the error says so and what helps, rather than list files of 0 bytes.
+#[test]
+fn tables_past_the_budget_are_named_as_the_cause() {
+    let site = generated_site(40);
+    let mut options = options();
+    options.config.storage.tier = StorageTier::Assets;
+    let all_stored = compile(site.path(), &options).unwrap();
+    let code = all_stored.bundle_bytes();
+    assert!(
+        all_stored.files.iter().all(|f| f.tier == Tier::Assets),
+        "every file in the store"
+    );
+    options.config.budget.max_bundle_bytes = code - 1;
+    let error = compile(site.path(), &options).unwrap_err().to_string();
+    let files = all_stored.files.len();
+    assert!(
+        error.contains(&format!("the tables of the site's {files} files alone"))
+            && error.contains("[compression] codings"),
+        "{error}"
+    );
+}
+
+/// The served pages are written as the build serves them; a rebuild rewrites only the pages
+/// whose bytes changed and removes the files of pages that are gone.
+#[test]
+fn served_pages_are_rewritten_only_where_they_changed() {
+    use std::os::unix::fs::MetadataExt;
+    let site = generated_site(3);
+    let out = tempfile::tempdir().unwrap();
+    let served = out.path().join("served");
+    compile_ok(site.path()).write_served_pages(&served).unwrap();
+    let inode = |name: &str| fs::metadata(served.join(name)).unwrap().ino();
+    let (same, edited) = (inode("page-000.html"), inode("page-001.html"));
+    fs::write(site.path().join("page-001.html"), "<p>edited</p>").unwrap();
+    fs::remove_file(site.path().join("page-002.html")).unwrap();
+    fs::create_dir_all(served.join("old")).unwrap();
+    fs::write(served.join("old/stale.html"), "an earlier build's").unwrap();
+    compile_ok(site.path()).write_served_pages(&served).unwrap();
+    assert_eq!(inode("page-000.html"), same, "unchanged: not written again");
+    assert_ne!(inode("page-001.html"), edited, "changed: written");
+    assert_eq!(
+        fs::read_to_string(served.join("page-001.html")).unwrap(),
+        "<p>edited</p>"
+    );
+    assert!(!served.join("page-002.html").exists(), "gone from the site");
+    assert!(
+        !served.join("old").exists(),
+        "an earlier build's file and its folder"
     );
 }

@@ -363,7 +363,7 @@ fn corrupt_or_truncated_tables_are_an_error_never_a_panic() {
 
 /// What the core takes for granted of a site is checked when its tables are read: every asset
 /// has a representation, one decoded on demand names one of its asset's, a Content-Length is
-/// its representation's length, routes are in order (binary search).
+/// its representation's length, a stored one's ETag names its object.
 #[test]
 fn tables_the_core_could_not_serve_are_refused() {
     let one = |representations: &'static [Representation<'static>]| -> &'static Site<'static> {
@@ -412,6 +412,11 @@ fn tables_the_core_could_not_serve_are_refused() {
         assert!(error.contains(why), "{error}");
     }
     assert!(decode(tables(one(leak(vec![decoded(0)]))), &[]).is_ok());
+}
+
+/// The core finds a route by binary search: routes out of order are refused.
+#[test]
+fn routes_out_of_order_are_refused() {
     let (page, other) = assets();
     let unordered = leak(vec![
         Route {

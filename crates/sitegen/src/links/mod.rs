@@ -156,9 +156,14 @@ pub(crate) fn pass(
         &mut outcome.notes.warnings,
     )?;
     let assets = indexed_assets(found.len());
+    // Every reference asked of the core, on every core (a 100,000-page site has 1.4 million).
     routing.with_core_site(&assets, |site| {
-        for file in &mut scanned {
-            file.resolved = resolve_all(site, file, &urls[file.index]);
+        let files = &scanned;
+        let resolved = crate::parallel::map(files.len(), |i| {
+            Some(resolve_all(site, &files[i], &urls[files[i].index]))
+        });
+        for (file, resolved) in scanned.iter_mut().zip(resolved) {
+            file.resolved = resolved.unwrap_or_default();
         }
     });
     outcome.stats.files = scanned.len();

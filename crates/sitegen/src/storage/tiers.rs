@@ -6,8 +6,9 @@
 //! large page does not send the small stylesheets after it away. A file is kept whole in one
 //! tier: its representations, deltas and variants; in the store every one in full (compact
 //! storage decodes from the bundle only). With `r2_bucket` named, a file larger than Static
-//! Assets takes (`[budget] max_file_bytes`) goes to R2 wherever `auto` would have put it, and
-//! `r2` globs send files there by name.
+//! Assets takes (`[budget] max_file_bytes`) goes to R2 wherever `auto` would have put it, `r2`
+//! globs send files there by name, and when Static Assets would hold more objects than it takes
+//! (`max_asset_files`), the files `auto` sent there that a visitor needs last go on to R2.
 
 use crate::config::{StorageConfig, StorageTier};
 use crate::error::{escaped, Error};
@@ -49,7 +50,7 @@ pub(super) fn place(files: &mut [Asset], storage: &StorageConfig, room: u64, lar
     } else if used <= room {
         undecided.sort_by_key(|&i| (heat(&files[i]), files[i].stored_bytes(), i));
         let mut left = room - used;
-        for i in undecided {
+        for &i in &undecided {
             let bytes = files[i].stored_bytes();
             if bytes <= left {
                 left -= bytes;
@@ -58,14 +59,66 @@ pub(super) fn place(files: &mut [Asset], storage: &StorageConfig, room: u64, lar
             }
         }
     } else {
-        for i in undecided {
+        for &i in &undecided {
             files[i].tier = Tier::Assets;
         }
+    }
+    if storage.r2_bucket.is_some() {
+        spill(files, &undecided, storage.max_asset_files);
     }
     for file in files.iter_mut().filter(|f| f.tier.is_stored()) {
         for r in &mut file.representations {
             r.decoded_from = None;
         }
+    }
+}
+
+/// With an R2 bucket named: while Static Assets would hold more than `limit` objects, the files
+/// `auto` sent there (of `decided_by_auto`) go on to R2, the ones a visitor needs last first
+/// ([`heat`]), the largest of a kind first. A file a glob sends to Static Assets stays.
+fn spill(files: &mut [Asset], decided_by_auto: &[usize], limit: u64) {
+    // Each object once, however many files share it (they are named by their bytes).
+    let mut objects: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
+    for r in files
+        .iter()
+        .filter(|f| f.tier == Tier::Assets)
+        .flat_map(Asset::kept)
+    {
+        *objects.entry(r.sha256.as_str()).or_default() += 1;
+    }
+    let mut count = objects.len() as u64;
+    if count <= limit {
+        return;
+    }
+    let mut movable: Vec<usize> = decided_by_auto
+        .iter()
+        .copied()
+        .filter(|&i| files[i].tier == Tier::Assets)
+        .collect();
+    movable.sort_by_key(|&i| {
+        let file = &files[i];
+        (
+            std::cmp::Reverse(heat(file)),
+            std::cmp::Reverse(file.size),
+            i,
+        )
+    });
+    let mut moving = Vec::new();
+    for i in movable {
+        if count <= limit {
+            break;
+        }
+        for r in files[i].kept() {
+            let users = objects.get_mut(r.sha256.as_str()).expect("counted above");
+            *users -= 1;
+            if *users == 0 {
+                count -= 1;
+            }
+        }
+        moving.push(i);
+    }
+    for i in moving {
+        files[i].tier = Tier::R2;
     }
 }
 
@@ -160,8 +213,9 @@ pub(super) fn check(files: &[Asset], storage: &StorageConfig) -> Result<Option<W
             message: format!(
                 "the store would hold {count} objects ({bytes} bytes), over the limit of {limit} \
                  ([storage] max_asset_files; Static Assets takes 20,000 files per version on the \
-                 Free plan, 100,000 on Paid): raise it on the Paid plan, or store fewer codings \
-                 ([compression] codings); the files with the most: {}",
+                 Free plan, 100,000 on Paid): raise it on the Paid plan, name an R2 bucket \
+                 ([storage] r2_bucket) to take the rest, or store fewer codings ([compression] \
+                 codings); the files with the most: {}",
                 most.join(", ")
             ),
         });
@@ -360,5 +414,49 @@ mod tests {
             error.contains("2 objects") && error.contains("max_asset_files"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn with_a_bucket_what_static_assets_cannot_count_goes_on_to_r2_coldest_first() {
+        let files = || {
+            vec![
+                file("/index.html", "text/html", 100),
+                file("/a.html", "text/html", 100),
+                file("/site.css", "text/css", 100),
+                file("/big.pdf", "application/pdf", 300),
+                file("/small.pdf", "application/pdf", 200),
+                file("/pinned.pdf", "application/pdf", 900),
+            ]
+        };
+        let storage = |bucket: Option<&str>| StorageConfig {
+            r2_bucket: bucket.map(Into::into),
+            assets: vec!["/pinned.pdf".into()],
+            max_asset_files: 3,
+            ..StorageConfig::default()
+        };
+        // Room for one page: five files go to Static Assets, two more than it takes.
+        let mut without = files();
+        place(&mut without, &storage(None), 100, 10_000);
+        assert_eq!(
+            held(&without).objects,
+            5,
+            "no bucket: the limit's check fails it"
+        );
+        let mut with = files();
+        place(&mut with, &storage(Some("site-media")), 100, 10_000);
+        assert_eq!(
+            tiers(&with),
+            [
+                ("/index.html", Tier::Bundle),
+                ("/a.html", Tier::Assets),
+                ("/site.css", Tier::Assets),
+                // The kind a visitor needs last, the largest first; a glob's file stays.
+                ("/big.pdf", Tier::R2),
+                ("/small.pdf", Tier::R2),
+                ("/pinned.pdf", Tier::Assets),
+            ]
+        );
+        assert_eq!(held(&with).objects, 3);
+        assert!(check(&with, &storage(Some("site-media"))).is_ok());
     }
 }
