@@ -7,7 +7,8 @@
 //! and most of a minute to compile at 20,000 files (docs/benchmarks.md, "Many files"): the
 //! tables are now a file that `include_bytes!` embeds, whatever the site's size.
 //!
-//! The format (version [`VERSION`]): little-endian `u32`s after a magic and the version, in
+//! The format (version [`VERSION`]): after a magic, the version and the strings' length (four
+//! bytes each, little-endian), numbers as unsigned LEB128 varints (most take a byte or two), in
 //! sections, each a count and its items: every string of the site once (a string is an offset
 //! and a length in that section, which is valid UTF-8 as a whole), the shared pools (numbers,
 //! field pairs, representations, deltas, variants, rule segments and destination parts, rule
@@ -16,14 +17,17 @@
 //! a 404 page and the fallback share one. Bytes in memory ([`Content::Bytes`]) are not tables:
 //! a site to encode keeps its bytes in blobs ([`Content::External`]), which [`decode`] turns
 //! into slices of the blobs it is given (the native twin's, in its binary), or keeps as they
-//! are (the Worker's, outside wasm).
+//! are (the Worker's, outside wasm). A stored representation ([`Content::Stored`]) holds no
+//! name: its object is named by its ETag ([`edgesite_core::Representation::object_key`]).
 //!
+//! [`Content::Stored`]: edgesite_core::Content::Stored
 //! [`Content::Bytes`]: edgesite_core::Content::Bytes
 //! [`Content::External`]: edgesite_core::Content::External
 //!
 //! Decoding checks every count, offset and index against the bytes it has, and what the core
 //! takes for granted (each asset has a representation, one decoded on demand names one of its
-//! asset's, a Content-Length is its representation's length, routes are sorted): a corrupt or
+//! asset's, a Content-Length is its representation's length, a stored representation's ETag
+//! names its object, routes are sorted): a corrupt or
 //! truncated file is an [`Error`], never a panic or a read out of bounds.
 
 mod decode;
