@@ -64,7 +64,7 @@ for tier in bundle assets; do
 done
 
 # The floor: a JS Worker passing the object of /file.bin through from the same disk service.
-object="_edgesite/b/$(sha256sum "$WORK/site/file.bin" | cut -d' ' -f1).bin"
+object="_edgesite/b/$(sha256sum "$WORK/site/file.bin" | cut -c1-32).bin"
 rm -rf "$WORK/floor" && mkdir -p "$WORK/floor/bundle"
 cp -al "$(scripts/workerd.sh build-dir "$WORK/assets.toml")/assets" "$WORK/floor/bundle/assets"
 cat >"$WORK/floor/bundle/worker.mjs" <<JS

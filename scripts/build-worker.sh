@@ -71,6 +71,26 @@ blobs_txt="$out_dir/worker/blobs.txt"
 stamp=$( { sha256sum "$wasm" "$ENTRY" "$ROOT/scripts/build-worker.sh"; while IFS= read -r blob; do
   [ -n "$blob" ] && sha256sum "$out_dir/worker/$blob"; done <"$blobs_txt"
   ls "$out_dir/store/_edgesite/b" "$out_dir/store/_edgesite/r" 2>/dev/null; } | sha256sum | cut -d' ' -f1)
+
+# The store's objects: Static Assets' in assets/, R2's in r2/ (folders that exist even when
+# empty: wrangler.toml names assets/). TO comes to hold exactly FROM's files: an object already
+# there with the same name and size stays (objects are named by their bytes), others are
+# removed, new ones hard-linked where they can be (sitegen never writes an object in place: it
+# renames new ones in), else copied. A rebuild of a site with 100,000 objects links the new
+# ones, not all of them again.
+mirror() { # FROM TO
+  mkdir -p "$1" "$2"
+  (cd "$2" && find . -type f -printf '%P %s\n' | sort) >"$messages.have"
+  (cd "$1" && find . -type f -printf '%P %s\n' | sort) >"$messages.want"
+  comm -23 "$messages.have" "$messages.want" | cut -d' ' -f1 | (cd "$2" && xargs -r -d '\n' rm -f --)
+  comm -13 "$messages.have" "$messages.want" | cut -d' ' -f1 | (cd "$1" && xargs -r -d '\n' sh -c \
+    'cp -al --parents -- "$@" "$0" 2>/dev/null || cp -a --remove-destination --parents -- "$@" "$0"' "$2")
+  rm -f "$messages.have" "$messages.want"
+}
+mirror_store() {
+  mirror "$out_dir/store/_edgesite/b" "$OUT/assets/_edgesite/b"
+  mirror "$out_dir/store/_edgesite/r" "$OUT/r2/_edgesite/r"
+}
 put_r2() {
   if [ -n "${EDGESITE_R2_BUCKET:-}" ] && [ -n "${EDGESITE_R2_PERSIST:-}" ]; then
     node "$ROOT/scripts/r2-put.mjs" --bucket "$EDGESITE_R2_BUCKET" --from "$OUT/r2" --local "$EDGESITE_R2_PERSIST"
@@ -78,6 +98,8 @@ put_r2() {
 }
 if [ "$(cat "$OUT/.edgesite-stamp" 2>/dev/null)" = "$stamp" ] && [ -f "$OUT/worker.mjs" ] && [ -d "$OUT/assets" ] && [ -d "$OUT/r2" ]; then
   echo "build-worker: $OUT/worker.mjs is up to date"
+  # The bundle's objects are held to the build's all the same (a test may have changed one).
+  mirror_store
   put_r2
   exit 0
 fi
@@ -91,22 +113,7 @@ mkdir -p "$OUT/site"
 while IFS= read -r blob; do
   [ -n "$blob" ] && cp "$out_dir/worker/$blob" "$OUT/site/"
 done <"$blobs_txt"
-# The store's objects: Static Assets' in assets/, R2's in r2/ (folders that exist even when
-# empty: wrangler.toml names assets/). TO comes to hold exactly FROM's files: an object already
-# there stays (objects are named by their bytes), others are removed, new ones hard-linked where
-# they can be (sitegen never writes an object in place: it renames new ones in), else copied. A
-# rebuild of a site with 100,000 objects links the new ones, not all of them again.
-mirror() { # FROM TO
-  mkdir -p "$1" "$2"
-  (cd "$2" && find . -type f | sort) >"$messages.have"
-  (cd "$1" && find . -type f | sort) >"$messages.want"
-  comm -23 "$messages.have" "$messages.want" | (cd "$2" && xargs -r -d '\n' rm -f --)
-  comm -13 "$messages.have" "$messages.want" | (cd "$1" && xargs -r -d '\n' sh -c \
-    'cp -al --parents -- "$@" "$0" 2>/dev/null || cp -a --parents -- "$@" "$0"' "$2")
-  rm -f "$messages.have" "$messages.want"
-}
-mirror "$out_dir/store/_edgesite/b" "$OUT/assets/_edgesite/b"
-mirror "$out_dir/store/_edgesite/r" "$OUT/r2/_edgesite/r"
+mirror_store
 
 python3 - "$ENTRY" "$OUT" "$blobs_txt" <<'PY'
 import os, sys

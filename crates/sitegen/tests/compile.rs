@@ -1222,4 +1222,12 @@ fn served_pages_are_rewritten_only_where_they_changed() {
         !served.join("old").exists(),
         "an earlier build's file and its folder"
     );
+    // A folder where a page now goes (a path that was a folder in an earlier build): the
+    // pages are written again from nothing.
+    fs::remove_file(served.join("page-000.html")).unwrap();
+    fs::create_dir_all(served.join("page-000.html/index.html")).unwrap();
+    compile_ok(site.path()).write_served_pages(&served).unwrap();
+    assert!(fs::read_to_string(served.join("page-000.html"))
+        .unwrap()
+        .starts_with("<p>page 0:"));
 }

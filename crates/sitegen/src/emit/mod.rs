@@ -137,6 +137,17 @@ impl Manifest {
     /// # Errors
     /// When a file cannot be read or written.
     pub fn write_served_pages(&self, dir: &Path) -> std::io::Result<()> {
+        if self.update_served_pages(dir).is_ok() {
+            return Ok(());
+        }
+        // What an earlier build left in the way (a file where a folder now goes, or the
+        // reverse): written again from nothing.
+        std::fs::remove_dir_all(dir)?;
+        self.update_served_pages(dir)
+    }
+
+    /// [`Manifest::write_served_pages`] over what `dir` holds.
+    fn update_served_pages(&self, dir: &Path) -> std::io::Result<()> {
         let mut kept = std::collections::HashSet::new();
         for file in &self.files {
             let text = file.content_type.starts_with("text/html")
@@ -178,8 +189,10 @@ fn remove_others(
         return Ok(());
     };
     for entry in entries {
-        let path = entry?.path();
-        if path.is_dir() {
+        let entry = entry?;
+        let path = entry.path();
+        // The entry itself, not where a link leads: a link is removed, never followed.
+        if entry.file_type()?.is_dir() {
             remove_others(&path, kept)?;
             // Empty now: gone (a folder with files left keeps them: the error is ignored).
             let _ = std::fs::remove_dir(&path);

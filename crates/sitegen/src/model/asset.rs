@@ -226,7 +226,8 @@ impl Representation {
     /// (`.bin`): Static Assets would guess a type, or an encoding, from another, and the Worker
     /// sends its own fields anyway.
     pub fn object_key(&self, tier: Tier) -> String {
-        format!("{}/{}.bin", tier.object_folder(), &self.sha256[..32])
+        let digits = self.sha256.get(..32).unwrap_or(&self.sha256);
+        format!("{}/{digits}.bin", tier.object_folder())
     }
 
     /// The bytes this representation adds to the bundle (none when decoded on demand).

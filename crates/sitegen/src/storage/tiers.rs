@@ -203,6 +203,13 @@ pub(super) fn check(files: &[Asset], storage: &StorageConfig) -> Result<Option<W
     } = held(files);
     let limit = storage.max_asset_files;
     if count > limit {
+        // With a bucket, only what [storage] pins to Static Assets is left here.
+        let fix = if storage.r2_bucket.is_some() {
+            "send fewer files to Static Assets by name (tier = \"assets\" or assets globs: \
+             what auto places goes on to R2 past the limit)"
+        } else {
+            "name an R2 bucket ([storage] r2_bucket) to take the rest"
+        };
         in_store.sort_by_key(|f| std::cmp::Reverse(f.kept().count()));
         let most: Vec<String> = in_store
             .iter()
@@ -213,9 +220,8 @@ pub(super) fn check(files: &[Asset], storage: &StorageConfig) -> Result<Option<W
             message: format!(
                 "the store would hold {count} objects ({bytes} bytes), over the limit of {limit} \
                  ([storage] max_asset_files; Static Assets takes 20,000 files per version on the \
-                 Free plan, 100,000 on Paid): raise it on the Paid plan, name an R2 bucket \
-                 ([storage] r2_bucket) to take the rest, or store fewer codings ([compression] \
-                 codings); the files with the most: {}",
+                 Free plan, 100,000 on Paid): raise it on the Paid plan, {fix}, or store fewer \
+                 codings ([compression] codings); the files with the most: {}",
                 most.join(", ")
             ),
         });
@@ -458,5 +464,19 @@ mod tests {
         );
         assert_eq!(held(&with).objects, 3);
         assert!(check(&with, &storage(Some("site-media"))).is_ok());
+        // Files pinned to Static Assets past its limit: the error names what helps.
+        let pinned = StorageConfig {
+            tier: StorageTier::Assets,
+            ..storage(Some("site-media"))
+        };
+        let mut all = files();
+        place(&mut all, &pinned, 100, 10_000);
+        let error = check(&all, &pinned).unwrap_err().to_string();
+        assert!(
+            error.contains("send fewer files to Static Assets by name"),
+            "{error}"
+        );
+        let error = check(&without, &storage(None)).unwrap_err().to_string();
+        assert!(error.contains("name an R2 bucket"), "{error}");
     }
 }
