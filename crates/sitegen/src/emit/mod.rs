@@ -141,8 +141,10 @@ impl Manifest {
             return Ok(());
         }
         // What an earlier build left in the way (a file where a folder now goes, or the
-        // reverse): written again from nothing.
-        std::fs::remove_dir_all(dir)?;
+        // reverse): written again from nothing (another error comes back as it was).
+        if dir.exists() {
+            std::fs::remove_dir_all(dir)?;
+        }
         self.update_served_pages(dir)
     }
 
