@@ -1231,3 +1231,47 @@ fn served_pages_are_rewritten_only_where_they_changed() {
         .unwrap()
         .starts_with("<p>page 0:"));
 }
+
+/// The bundle's estimate of the tables (`Asset::table_bytes` and the shared preload hints) is
+/// from above and not far above: the tables as written, for pages that link a stylesheet and
+/// a script (preload hints they share) and are stored in every coding.
+#[test]
+fn the_estimate_of_the_tables_is_from_above_and_near() {
+    let site = generated_site(300);
+    fs::write(
+        site.path().join("site.css"),
+        "body { color: #123; }\n".repeat(40),
+    )
+    .unwrap();
+    fs::write(
+        site.path().join("app.js"),
+        "console.log('edgesite');\n".repeat(40),
+    )
+    .unwrap();
+    for i in 0..300 {
+        let page = site.path().join(format!("page-{i:03}.html"));
+        let text = fs::read_to_string(&page).unwrap();
+        let head = "<!doctype html><link rel=stylesheet href=site.css><script src=app.js></script>";
+        fs::write(&page, format!("{head}\n{text}")).unwrap();
+    }
+    let manifest = compile_ok(site.path());
+    assert!(manifest
+        .files
+        .iter()
+        .any(|f| f.fields.iter().any(|(n, _)| n == "link")));
+    let blobs: u64 = manifest.files.iter().map(|f| f.bundle_bytes()).sum();
+    let estimate = manifest.bundle_bytes() - blobs - edgesite_sitegen::model::CODE_ESTIMATE_BYTES;
+    let out = tempfile::tempdir().unwrap();
+    manifest
+        .write_rust_with(out.path(), Bodies::Tables { in_binary: false })
+        .unwrap();
+    let tables = fs::metadata(out.path().join("tables.bin")).unwrap().len();
+    assert!(
+        tables <= estimate,
+        "tables {tables} bytes, estimate {estimate}"
+    );
+    assert!(
+        estimate <= 3 * tables,
+        "tables {tables} bytes, estimate {estimate}"
+    );
+}

@@ -271,17 +271,18 @@ impl Asset {
         const ASSET: u64 = 48;
         const ROUTES: u64 = 2 * 16;
         const REPRESENTATION: u64 = 32;
-        // Fields: a page's preload hints (its `link` field, set before the storage stage and
-        // never lengthened after it), and an allowance for what the fields stage adds once the
-        // files are placed (the estimate must not grow in between); the fields every file
-        // shares are written once (the tables' format), in the allowance.
+        // Fields: an allowance for what the fields stage adds once the files are placed (the
+        // estimate must not grow in between); the fields every file shares are written once
+        // (the tables' format), in the allowance. A page's preload hints (its `link` field, set
+        // before the storage stage and never lengthened after it) are counted with every
+        // file's, each text once ([`crate::storage::code_bytes`]).
         const FIELDS_LATER: u64 = 96;
-        let links: usize = self
-            .fields
-            .iter()
-            .filter(|(name, _)| name == "link")
-            .map(|(_, value)| value.len() + 16)
-            .sum();
+        let links = 16
+            * self
+                .fields
+                .iter()
+                .filter(|(name, _)| name == "link")
+                .count();
         let strings = 2 * self.path.len() + self.cache_control.len() + self.fingerprint.len();
         let kept: u64 = self
             .kept()

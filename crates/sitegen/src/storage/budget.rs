@@ -17,10 +17,19 @@ pub(crate) fn bundle_bytes(files: &[Asset]) -> u64 {
     files.iter().map(Asset::bundle_bytes).sum::<u64>() + code_bytes(files)
 }
 
-/// The Worker's code and its tables: [`CODE_ESTIMATE_BYTES`] and every file's
-/// [`Asset::table_bytes`] (a 20,004-file site's tables are 5 MB: they outgrow the code).
+/// The Worker's code and its tables: [`CODE_ESTIMATE_BYTES`], every file's
+/// [`Asset::table_bytes`] (a 20,004-file site's tables are 5 MB: they outgrow the code), and
+/// the text of the pages' preload hints, each once (the tables write a string once: pages that
+/// preload the same stylesheet share one).
 pub(crate) fn code_bytes(files: &[Asset]) -> u64 {
-    files.iter().map(Asset::table_bytes).sum::<u64>() + CODE_ESTIMATE_BYTES
+    let mut seen = std::collections::HashSet::new();
+    let links: usize = files
+        .iter()
+        .flat_map(|file| &file.fields)
+        .filter(|(name, value)| name == "link" && seen.insert(value.as_str()))
+        .map(|(_, value)| value.len())
+        .sum();
+    files.iter().map(Asset::table_bytes).sum::<u64>() + links as u64 + CODE_ESTIMATE_BYTES
 }
 
 impl Manifest {
