@@ -222,9 +222,11 @@ PY
 }
 
 # wrangler.toml's [[rules]] and [assets] sections (the one definition of how the Worker's blobs
-# and store are named), with the store's folder ASSETS in place of build/assets: what the
-# configs written below share with it.
-wrangler_sections() { # assets-dir
+# and store are named), with the store's folder ASSETS in place of build/assets, after the
+# binding of R2-BUCKET as EDGESITE_R2 when one is named: what the configs written below share
+# with it.
+wrangler_sections() { # assets-dir [r2-bucket]
+  [ -z "${2:-}" ] || printf '[[r2_buckets]]\nbinding = "EDGESITE_R2"\nbucket_name = "%s"\n\n' "$2"
   sed -n '/^\[\[rules\]\]/,$p' "$ROOT/wrangler.toml" | grep -v '^#' |
     sed "s|^directory = .*|directory = \"$1\"|"
 }
@@ -252,7 +254,6 @@ command = "$ROOT/scripts/build-worker.sh"
 watch_dir = ["$(rel "$2")", "$(rel "$ROOT/src")", "$(rel "$ROOT/crates")"]
 
 TOML
-    [ -z "$bucket" ] || printf '[[r2_buckets]]\nbinding = "EDGESITE_R2"\nbucket_name = "%s"\n\n' "$bucket"
-    wrangler_sections "$ROOT/build/assets"
+    wrangler_sections "$ROOT/build/assets" "$bucket"
   } >"$1"
 }

@@ -97,8 +97,7 @@ main = "bundle/worker.mjs"
 compatibility_date = "$(compat_date)"
 
 TOML
-    [ -z "$bucket" ] || printf '[[r2_buckets]]\nbinding = "EDGESITE_R2"\nbucket_name = "%s"\n\n' "$bucket"
-    wrangler_sections bundle/assets
+    wrangler_sections bundle/assets "$bucket"
   } >"$out"
   echo "$out"
 }
