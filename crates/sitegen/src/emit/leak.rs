@@ -242,7 +242,7 @@ fn stored(
     objects.put(variant, file.tier, &file.source)?;
     let content = Content::Stored {
         id: *id,
-        store: super::store_of(file.tier),
+        store: file.tier.store(),
         length: u32::try_from(variant.size).expect("files are under 4 GiB (the budget)"),
     };
     Ok(numbered(variant, content, id))

@@ -10,7 +10,7 @@ mod report;
 mod tables;
 
 use crate::config::Config;
-use crate::model::{Asset, Assets, Manifest, Source, Tier};
+use crate::model::{Asset, Assets, Manifest, Source};
 use crate::routing::Routing;
 use crate::warning::Notes;
 use codegen::Bodies;
@@ -208,12 +208,4 @@ fn remove_others(
 /// The bytes of `source`, for what emit writes (an I/O error names the file).
 fn read(source: &Source) -> std::io::Result<Vec<u8>> {
     Ok(source.read().map_err(std::io::Error::other)?.into_owned())
-}
-
-/// The core's name for the store that holds a stored file's objects.
-fn store_of(tier: Tier) -> edgesite_core::Store {
-    match tier {
-        Tier::R2 => edgesite_core::Store::R2,
-        Tier::Bundle | Tier::Assets => edgesite_core::Store::Assets,
-    }
 }

@@ -17,12 +17,7 @@ use std::path::Path;
 /// into `out_dir`; `in_binary`: `site.rs` embeds the blobs (the native twin), else the Worker's
 /// entry imports them.
 pub(super) fn write(manifest: &Manifest, out_dir: &Path, in_binary: bool) -> std::io::Result<()> {
-    let dir = out_dir.join("worker");
-    if dir.exists() {
-        std::fs::remove_dir_all(&dir)?;
-    }
-    std::fs::create_dir_all(&dir)?;
-    let mut blobs = Blobs::new(dir);
+    let mut blobs = Blobs::fresh(out_dir)?;
     let mut objects = Objects::new(&out_dir.join("store"))?;
     let site = manifest.leak_with(Bundle::Blobs(&mut blobs), Some(&mut objects), in_binary)?;
     let tables = edgesite_tables::encode(site).map_err(std::io::Error::other)?;

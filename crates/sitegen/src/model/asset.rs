@@ -96,12 +96,18 @@ impl Tier {
         self != Tier::Bundle
     }
 
+    /// The core's name for the store that holds this tier's objects (the bundle's files have
+    /// none: Static Assets, the store `auto` would send them to).
+    pub fn store(self) -> edgesite_core::Store {
+        match self {
+            Tier::R2 => edgesite_core::Store::R2,
+            Tier::Bundle | Tier::Assets => edgesite_core::Store::Assets,
+        }
+    }
+
     /// The folder of this tier's objects under the store's root.
     pub fn object_folder(self) -> &'static str {
-        match self {
-            Tier::R2 => R2_FOLDER,
-            Tier::Bundle | Tier::Assets => OBJECT_FOLDER,
-        }
+        self.store().folder()
     }
 }
 
