@@ -59,6 +59,7 @@
 extern crate std;
 
 mod accept;
+mod base64;
 mod coding;
 mod date;
 mod decision;

@@ -20,6 +20,7 @@
 //!   qualities the fewest bytes (browsers send no weights, so this is the smallest body);
 //! - nothing acceptable: 406 Not Acceptable.
 
+use crate::base64::{sextets, STANDARD};
 use crate::coding::ContentCoding;
 use crate::ows::trim;
 use crate::site::{Asset, Representation};
@@ -198,12 +199,12 @@ pub fn dictionary_hash(value: &[u8]) -> Option<[u8; 32]> {
     }
     let mut out = [0u8; 32];
     for (chunk, bytes) in groups.chunks_exact(4).zip(out.chunks_exact_mut(3)) {
-        let n = sextets(chunk)?;
+        let n = sextets(&STANDARD, chunk)?;
         bytes.copy_from_slice(&[(n >> 16) as u8, (n >> 8) as u8, n as u8]);
     }
     // The last three characters carry 18 bits: 16 of data, then 2 that must be zero
     // (canonical encoding, RFC 4648 §3.5).
-    let n = sextets(&[tail[0], tail[1], tail[2], b'A'])? >> 6;
+    let n = sextets(&STANDARD, &[tail[0], tail[1], tail[2], b'A'])? >> 6;
     if n & 0b11 != 0 {
         return None;
     }
@@ -211,32 +212,6 @@ pub fn dictionary_hash(value: &[u8]) -> Option<[u8; 32]> {
     out[31] = (n >> 2) as u8;
     Some(out)
 }
-
-/// Four base64 characters as 24 bits.
-fn sextets(chunk: &[u8]) -> Option<u32> {
-    let mut n = 0u32;
-    let mut invalid = 0u8;
-    for &c in chunk {
-        let value = BASE64[usize::from(c)];
-        invalid |= value;
-        n = (n << 6) | u32::from(value & 63);
-    }
-    // An invalid character's entry has its top bit set.
-    (invalid & 0x80 == 0).then_some(n)
-}
-
-/// Each byte's value as a base64 character (RFC 4648 §4, the standard alphabet RFC 8941 uses);
-/// 0xFF for the bytes that are not one.
-const BASE64: [u8; 256] = {
-    let mut table = [0xFF; 256];
-    let alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut i = 0;
-    while i < 64 {
-        table[alphabet[i] as usize] = i as u8;
-        i += 1;
-    }
-    table
-};
 
 /// The elements of the list: `Some((coding, quality))`, or `None` for a malformed element.
 /// Empty elements are skipped (RFC 9110 §5.6.1.2).

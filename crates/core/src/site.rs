@@ -4,6 +4,7 @@
 //! request only selects. The same types are used for the generated `'static` tables and for
 //! hand-built sites in tests.
 
+use crate::base64::{sextets, URL_SAFE};
 use crate::coding::ContentCoding;
 
 /// A compiled site: its routes, sorted for binary search, its 404 pages and fallback.
@@ -463,38 +464,28 @@ impl<'a> Representation<'a> {
             return None;
         };
         let digits = self.etag.strip_prefix('"')?.strip_suffix('"')?.as_bytes();
-        if digits.len() != 22 {
+        // 16 bytes: five groups of four digits (15 bytes), then two digits (1 byte).
+        let (groups, tail) = (digits.get(..20)?, digits.get(20..)?);
+        if tail.len() != 2 {
             return None;
         }
-        // 22 base64url digits are 132 bits: 128 and four zero bits.
-        let mut bits: u128 = 0;
-        for (i, &digit) in digits.iter().enumerate() {
-            let value = u128::from(base64url_value(digit)?);
-            if i == 21 {
-                if value & 0b1111 != 0 {
-                    return None;
-                }
-                bits = bits << 2 | value >> 4;
-            } else {
-                bits = bits << 6 | value;
-            }
+        let mut digest = [0u8; 16];
+        for (chunk, bytes) in groups.chunks_exact(4).zip(digest.chunks_exact_mut(3)) {
+            let n = sextets(&URL_SAFE, chunk)?;
+            bytes.copy_from_slice(&[(n >> 16) as u8, (n >> 8) as u8, n as u8]);
         }
+        // The last two digits carry 12 bits: 8 of data, then 4 that must be zero (canonical
+        // encoding, RFC 4648 §3.5).
+        let n = sextets(&URL_SAFE, &[tail[0], tail[1], b'A', b'A'])? >> 12;
+        if n & 0b1111 != 0 {
+            return None;
+        }
+        digest[15] = (n >> 4) as u8;
         Some(ObjectKey {
             folder: store.folder(),
-            digest: bits.to_be_bytes(),
+            digest,
         })
     }
-}
-
-fn base64url_value(digit: u8) -> Option<u8> {
-    Some(match digit {
-        b'A'..=b'Z' => digit - b'A',
-        b'a'..=b'z' => digit - b'a' + 26,
-        b'0'..=b'9' => digit - b'0' + 52,
-        b'-' => 62,
-        b'_' => 63,
-        _ => return None,
-    })
 }
 
 /// The name of a stored object ([`Representation::object_key`]), written by its `Display`.

@@ -1315,3 +1315,22 @@ fn a_stored_object_is_named_by_its_etag() {
     };
     assert_eq!(key(in_memory), None, "not stored");
 }
+
+proptest::proptest! {
+    /// Any 128 bits, written as sitegen writes an ETag (URL-safe base64 without padding, in
+    /// quotes), name the object of those bits in hex.
+    #[test]
+    fn every_etag_digest_names_its_object(digest in proptest::array::uniform16(proptest::prelude::any::<u8>())) {
+        use base64::Engine as _;
+        let etag = std::format!("\"{}\"", base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(digest));
+        let stored = Representation {
+            coding: ContentCoding::Identity,
+            etag: &etag,
+            content_length: "1",
+            content: Content::Stored { id: 0, store: crate::Store::Assets, length: 1 },
+        };
+        let hex: std::string::String = digest.iter().map(|b| std::format!("{b:02x}")).collect();
+        let key = stored.object_key().map(|k| k.to_string());
+        proptest::prop_assert_eq!(key, Some(std::format!("_edgesite/b/{hex}.bin")));
+    }
+}
