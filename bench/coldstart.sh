@@ -46,7 +46,7 @@ measure() { # config port
 sizes() { # bundle: wasm bytes, blob bytes
   find "$1" -name '*.wasm' -printf '%s\n' | awk '{ s += $1 } END { printf "%d", s }'
   printf ' / '
-  find "$1" -path "$1/assets" -prune -o -name '*.bin' -printf '%s\n' | awk '{ s += $1 } END { printf "%d", s }'
+  find "$1" \( -path "$1/assets" -o -path "$1/r2" \) -prune -o -name '*.bin' -printf '%s\n' | awk '{ s += $1 } END { printf "%d", s }'
 }
 floor=$(measure "$WORK/floor.capnp" 18203)
 printf '\n%s, median of %s launches each: launch of `workerd serve` to the first 200\n' "$(date -u +%Y-%m-%d)" "$RUNS"
@@ -57,7 +57,7 @@ printf '| floor (JS, one prebuilt response) | - | %.1f ms | | |\n' "$floor"
 blob_floor() { # bundle port -> capnp
   local dir="$WORK/floor-$2" i=0 imports="" names=""
   rm -rf "$dir" && mkdir -p "$dir/site"
-  for blob in $(find "$1" -path "$1/assets" -prune -o -name '*.bin' -print | sort); do
+  for blob in $(find "$1" \( -path "$1/assets" -o -path "$1/r2" \) -prune -o -name '*.bin' -print | sort); do
     cp "$blob" "$dir/site/"
     imports+="import b$i from \"./site/$(basename "$blob")\";"$'\n'
     names+="b$i.byteLength + "

@@ -119,7 +119,7 @@ cp -rn "$CACHE/." "${CARGO_TARGET_DIR:-target}/edgesite/cache/"
 start=$(date +%s.%N)
 bundle=$(scripts/workerd.sh build "$WORK/$NAME.toml")
 end=$(date +%s.%N)
-total=$(find "$bundle" -path "$bundle/assets" -prune -o \( -name '*.wasm' -o -name '*.bin' -o -name '*.js' -o -name '*.mjs' \) -printf '%s\n' |
+total=$(find "$bundle" \( -path "$bundle/assets" -o -path "$bundle/r2" \) -prune -o \( -name '*.wasm' -o -name '*.bin' -o -name '*.js' -o -name '*.mjs' \) -printf '%s\n' |
   awk '{ s += $1 } END { print s + 0 }')
 printf 'the Worker (scripts/workerd.sh build, %.1f s): %s bytes, %.1f%% of 64 MiB; %s\n' \
   "$(echo "$end - $start" | bc)" "$total" "$(awk -v t="$total" 'BEGIN { print t / 67108864 * 100 }')" \

@@ -51,6 +51,19 @@ impl Reader {
     /// A number, as an unsigned LEB128 varint of at most five bytes (the encoder's
     /// `Writer::u32`); one past 32 bits, or spelled longer than it needs, is corrupt.
     fn u32(&mut self) -> Result<u32, Error> {
+        // Most numbers are under 128: one byte.
+        if let Some(&byte) = self.bytes.get(self.at) {
+            if byte < 0x80 {
+                self.at += 1;
+                return Ok(u32::from(byte));
+            }
+        }
+        self.u32_long()
+    }
+
+    /// [`Reader::u32`] for a number of more than one byte (or none left).
+    #[cold]
+    fn u32_long(&mut self) -> Result<u32, Error> {
         let mut value: u64 = 0;
         for i in 0..5 {
             let byte = *self.bytes.get(self.at).ok_or_else(truncated)?;

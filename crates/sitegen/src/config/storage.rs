@@ -35,15 +35,23 @@ pub struct StorageConfig {
     /// URL path globs of files always kept in the R2 bucket (over `assets`; `bundle` over both).
     #[serde(default)]
     pub r2: Vec<String>,
+    /// With `tier = "auto"`, when the whole site does not fit the bundle: the most bytes of its
+    /// files that `auto` keeps there, the hottest (default 2 MiB; a value past the bundle's
+    /// room fills it). A Worker loads its whole bundle each time an isolate starts, so the
+    /// bytes past what a first view needs cost every launch (docs/benchmarks.md, "A site of any
+    /// size": a bundle filled to 64 MiB launched 14 times slower than the demo), while a file
+    /// in the store costs a subrequest for each 200 and nothing at launch.
+    #[serde(default = "default_auto_bundle_bytes")]
+    pub auto_bundle_bytes: u64,
 }
 
 /// `[storage] tier`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum StorageTier {
-    /// The bundle while the whole site fits its budget; past it, the files served most and
-    /// smallest (pages, stylesheets, scripts, fonts, small images) stay in the bundle while it
-    /// fits, and the rest go to the store, every representation in full.
+    /// The bundle while the whole site fits its budget; past it, the hottest files
+    /// (stylesheets, scripts, pages nearest the root, fonts, small images) stay in the bundle
+    /// up to `auto_bundle_bytes`, and the rest go to the store, every representation in full.
     #[default]
     Auto,
     /// Everything in the bundle: compact storage and image variants left out to fit, as
@@ -64,12 +72,17 @@ impl Default for StorageConfig {
             max_asset_files: default_max_asset_files(),
             r2_bucket: None,
             r2: Vec::new(),
+            auto_bundle_bytes: default_auto_bundle_bytes(),
         }
     }
 }
 
 fn default_max_asset_files() -> u64 {
     FREE_ASSET_FILES
+}
+
+fn default_auto_bundle_bytes() -> u64 {
+    2 * 1024 * 1024
 }
 
 impl StorageConfig {

@@ -115,6 +115,12 @@ fn storage_values_are_checked_naming_line_and_key() {
     let config = parse("[storage]\ntier = \"assets\"\nassets = [\"/downloads/**\"]\n").unwrap();
     assert_eq!(config.storage.tier, super::StorageTier::Assets);
     assert_eq!(config.storage.max_asset_files, 20_000);
+    assert_eq!(config.storage.auto_bundle_bytes, 2 * 1024 * 1024);
+    let config = parse("[storage]\nauto_bundle_bytes = 0\n").unwrap();
+    assert_eq!(
+        config.storage.auto_bundle_bytes, 0,
+        "tables only, when the site spills"
+    );
     let config = parse("[storage]\nr2_bucket = \"site-media-2\"\ntier = \"r2\"\n").unwrap();
     assert_eq!(config.storage.r2_bucket.as_deref(), Some("site-media-2"));
     assert_eq!(config.storage.required("/a"), Some(super::StorageTier::R2));

@@ -1,14 +1,15 @@
 //! Which files the bundle keeps and which the store does (`[storage]`). A file named by a glob
 //! goes where the glob says; with `tier = "auto"` the rest stay in the bundle when the whole
-//! site fits its budget, and otherwise the files served most and smallest are offered the
-//! bundle first (pages, then stylesheets, scripts, fonts, small images, then the rest, each
-//! kind smallest first): each stays if it fits in what is left, else goes to the store, so one
-//! large page does not send the small stylesheets after it away. A file is kept whole in one
-//! tier: its representations, deltas and variants; in the store every one in full (compact
-//! storage decodes from the bundle only). With `r2_bucket` named, a file larger than Static
-//! Assets takes (`[budget] max_file_bytes`) goes to R2 wherever `auto` would have put it, `r2`
-//! globs send files there by name, and when Static Assets would hold more objects than it takes
-//! (`max_asset_files`), the files `auto` sent there that a visitor needs last go on to R2.
+//! site fits its budget, and otherwise the hottest are offered the bundle first ([`heat`]:
+//! stylesheets, scripts, pages, fonts, small images, then the rest; within a kind the nearest
+//! the root, then the smallest), up to `auto_bundle_bytes`: each stays if it fits in what is
+//! left, else goes to the store, so one large page does not send the small ones after it away.
+//! A file is kept whole in one tier: its representations, deltas and variants; in the store
+//! every one in full (compact storage decodes from the bundle only). With `r2_bucket` named, a
+//! file larger than Static Assets takes (`[budget] max_file_bytes`) goes to R2 wherever `auto`
+//! would have put it, `r2` globs send files there by name, and when Static Assets would hold
+//! more objects than it takes (`max_asset_files`), the files `auto` sent there that a visitor
+//! needs last go on to R2.
 
 use crate::config::{StorageConfig, StorageTier};
 use crate::error::{escaped, Error};
@@ -24,8 +25,9 @@ const WARN_PERCENT: u64 = 80;
 const SMALL_IMAGE_BYTES: u64 = 256 * 1024;
 
 /// Places every file in a tier; `room` is what the bundle holds for the site's files (its
-/// budget less the code); a file over `largest` bytes (`[budget] max_file_bytes`) goes to R2
-/// when the config names a bucket and no glob or tier decides it.
+/// budget less the code), of which `auto` fills at most `auto_bundle_bytes` when not every file
+/// fits; a file over `largest` bytes (`[budget] max_file_bytes`) goes to R2 when the config
+/// names a bucket and no glob or tier decides it.
 pub(super) fn place(files: &mut [Asset], storage: &StorageConfig, room: u64, largest: u64) {
     let mut undecided = Vec::new();
     let mut used = 0;
@@ -48,8 +50,11 @@ pub(super) fn place(files: &mut [Asset], storage: &StorageConfig, room: u64, lar
     if used + all <= room {
         // The whole site fits: nothing moves.
     } else if used <= room {
-        undecided.sort_by_key(|&i| (heat(&files[i]), files[i].stored_bytes(), i));
-        let mut left = room - used;
+        undecided.sort_by_key(|&i| {
+            let file = &files[i];
+            (heat(file), depth(&file.path), file.stored_bytes(), i)
+        });
+        let mut left = (room - used).min(storage.auto_bundle_bytes);
         for &i in &undecided {
             let bytes = files[i].stored_bytes();
             if bytes <= left {
@@ -122,17 +127,25 @@ fn spill(files: &mut [Asset], decided_by_auto: &[usize], limit: u64) {
     }
 }
 
-/// How soon a visitor needs a file of this kind: lower first.
+/// How soon and how often visitors need a file of this kind: lower first. A site's few
+/// stylesheets and scripts block the first paint of many pages; then its pages, each the first
+/// request of a view; then what pages fetch after them.
 fn heat(file: &Asset) -> u8 {
     let media = file.content_type.split(';').next().unwrap_or_default();
     match media {
-        "text/html" => 0,
-        "text/css" => 1,
-        "text/javascript" | "application/javascript" => 2,
+        "text/css" => 0,
+        "text/javascript" | "application/javascript" => 1,
+        "text/html" => 2,
         _ if media.starts_with("font/") => 3,
         _ if media.starts_with("image/") && file.size <= SMALL_IMAGE_BYTES => 4,
         _ => 5,
     }
+}
+
+/// How deep in the site a URL path is: `/`, `/about` and `/docs/` 1, `/docs/a` 2. A site's
+/// entry points (its root page, its sections' index pages) are its shallowest.
+fn depth(path: &str) -> usize {
+    path.trim_end_matches('/').matches('/').count().max(1)
 }
 
 /// What each tier holds, as the reports show it.
@@ -312,6 +325,43 @@ mod tests {
     }
 
     #[test]
+    fn a_site_past_the_budget_keeps_its_hottest_files_up_to_auto_bundle_bytes() {
+        let mut files = vec![
+            file("/docs/a/deep.html", "text/html; charset=utf-8", 10),
+            file("/docs/", "text/html; charset=utf-8", 20),
+            file("/font.woff2", "font/woff2", 10),
+            file("/", "text/html; charset=utf-8", 30),
+            file("/app.js", "text/javascript; charset=utf-8", 25),
+            file("/style.css", "text/css; charset=utf-8", 40),
+        ];
+        let storage = StorageConfig {
+            auto_bundle_bytes: 120,
+            ..StorageConfig::default()
+        };
+        // The room (1,000 bytes) would hold every file but one; 120 of it are offered: the
+        // stylesheet, the script, then the pages nearest the root (`/docs/` is as near as `/`,
+        // and smaller), and no more.
+        files.push(file("/video.mp4", "video/mp4", 1000));
+        place(&mut files, &storage, 1000, 10_000);
+        assert_eq!(
+            tiers(&files),
+            [
+                ("/docs/a/deep.html", Tier::Assets),
+                ("/docs/", Tier::Bundle),
+                ("/font.woff2", Tier::Assets),
+                ("/", Tier::Bundle),
+                ("/app.js", Tier::Bundle),
+                ("/style.css", Tier::Bundle),
+                ("/video.mp4", Tier::Assets),
+            ]
+        );
+        // A site that fits whole stays whole, whatever the allowance.
+        files.pop();
+        place(&mut files, &storage, 1000, 10_000);
+        assert!(files.iter().all(|f| f.tier == Tier::Bundle));
+    }
+
+    #[test]
     fn a_page_that_does_not_fit_leaves_room_for_the_smaller_files_after_it() {
         let mut files = vec![
             file("/huge.html", "text/html; charset=utf-8", 90),
@@ -440,7 +490,8 @@ mod tests {
             max_asset_files: 3,
             ..StorageConfig::default()
         };
-        // Room for one page: five files go to Static Assets, two more than it takes.
+        // Room for one file, the stylesheet: five files go to Static Assets, two more than it
+        // takes.
         let mut without = files();
         place(&mut without, &storage(None), 100, 10_000);
         assert_eq!(
@@ -453,9 +504,9 @@ mod tests {
         assert_eq!(
             tiers(&with),
             [
-                ("/index.html", Tier::Bundle),
+                ("/index.html", Tier::Assets),
                 ("/a.html", Tier::Assets),
-                ("/site.css", Tier::Assets),
+                ("/site.css", Tier::Bundle),
                 // The kind a visitor needs last, the largest first; a glob's file stays.
                 ("/big.pdf", Tier::R2),
                 ("/small.pdf", Tier::R2),
