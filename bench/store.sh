@@ -5,11 +5,13 @@
 # service in the same process standing in for the Static Assets binding, so its reads count in
 # the process's CPU here, where on Cloudflare they are another service's), under load: a 200 of
 # the file (no Accept-Encoding), and a 304 of it (If-None-Match with its ETag). For each: requests
-# per second, CPU per request (workerd's user + system time over the requests) and latency
-# p50/p99 (wrk). Beside them, the floor of any Worker that reads Static Assets here: a JS Worker
-# that answers every request with `env.ASSETS.fetch` of the same object (the disk service's
-# read and the subrequest, nothing of edgesite's). DURATION (default 30) seconds per run,
-# CONNECTIONS (default 4). workerd is pinned to core 0, wrk to core 1.
+# per second, CPU per request (workerd's user + system time over the requests), the isolate's
+# busy time per request (V8's sampling profiler through the inspector, bench/isolate-cpu.mjs:
+# the Worker's own work, not the disk service's, the closest to the CPU time Cloudflare bills)
+# and latency p50/p99 (wrk). Beside them, the floor of any Worker that reads Static Assets here:
+# a JS Worker that answers every request with `env.ASSETS.fetch` of the same object (the disk
+# service's read and the subrequest, nothing of edgesite's). DURATION (default 30) seconds per
+# run, CONNECTIONS (default 4). workerd is pinned to core 0, wrk to core 1.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/env.sh
@@ -21,6 +23,7 @@ DURATION=${DURATION:-30}
 CONNECTIONS=${CONNECTIONS:-4}
 WORK="$ROOT/target/store-bench"
 PORT=18197
+INSPECTOR=18198
 CLK_TCK=$(getconf CLK_TCK)
 mkdir -p "$WORK/site"
 trap stop_all_servers EXIT
@@ -37,8 +40,8 @@ measure() {
   taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d3s -H "$header" "http://127.0.0.1:$PORT/file.bin" >/dev/null
   local before after
   before=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
-  taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency -H "$header" \
-    "http://127.0.0.1:$PORT/file.bin" >"$WORK/$name.wrk" 2>&1
+  node bench/isolate-cpu.mjs "$INSPECTOR" taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" \
+    --latency -H "$header" "http://127.0.0.1:$PORT/file.bin" >"$WORK/$name.wrk" 2>&1
   after=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
   awk -v name="$name" -v ticks=$((after - before)) -v hz="$CLK_TCK" '
     /requests in/ { requests = $1 }
@@ -46,17 +49,18 @@ measure() {
     /^ +50%/ { p50 = $2 }
     /^ +99%/ { p99 = $2 }
     /Non-2xx or 3xx/ { other = $5 }
-    END { printf "| %s | %.0f | %.0f us | %s | %s | %d |\n", name, rps, ticks / hz * 1e6 / requests, p50, p99, other }' \
+    /^isolate busy:/ { busy = $3 }
+    END { printf "| %s | %.0f | %.0f us | %.0f us | %s | %s | %d |\n", name, rps, ticks / hz * 1e6 / requests, busy * 1000 / requests, p50, p99, other }' \
     "$WORK/$name.wrk"
 }
 
 printf '\n%s: %s s per run, %s connections, GET of a 100 KB file, Worker under bare workerd\n' \
   "$(date -u +%Y-%m-%d)" "$DURATION" "$CONNECTIONS"
-printf '| file in, answer | req/s | CPU per request | p50 | p99 | non-2xx |\n|---|---|---|---|---|---|\n'
+printf '| file in, answer | req/s | workerd CPU per request | isolate busy per request | p50 | p99 | non-2xx |\n|---|---|---|---|---|---|---|\n'
 for tier in bundle assets; do
   EDGESITE_HISTORY="" scripts/workerd.sh build "$WORK/$tier.toml" >/dev/null
   capnp=$(scripts/workerd.sh config "$PORT" "$WORK/$tier.toml")
-  start_server "store-$tier" 120 "$PORT" taskset -c 0 workerd serve "$capnp"
+  start_server "store-$tier" 120 "$PORT" taskset -c 0 workerd serve "$capnp" --inspector-addr="127.0.0.1:$INSPECTOR"
   etag=$(curl -s -o /dev/null -w '%header{etag}' "http://127.0.0.1:$PORT/file.bin")
   measure "$tier, 200" "$(server_pid "store-$tier")"
   measure "$tier, 304" "$(server_pid "store-$tier")" "if-none-match: $etag"
@@ -75,6 +79,7 @@ export default {
 };
 JS
 workerd_config "$WORK/floor/config.capnp" "$PORT" "$WORK/floor/bundle" worker.mjs
-start_server store-floor 60 "$PORT" taskset -c 0 workerd serve "$WORK/floor/config.capnp"
+start_server store-floor 60 "$PORT" taskset -c 0 workerd serve "$WORK/floor/config.capnp" \
+  --inspector-addr="127.0.0.1:$INSPECTOR"
 measure "floor: a JS Worker passing the object through, 200" "$(server_pid store-floor)"
 stop_server store-floor

@@ -40,7 +40,9 @@ pub struct StorageConfig {
     /// room fills it). A Worker loads its whole bundle each time an isolate starts, so the
     /// bytes past what a first view needs cost every launch (docs/benchmarks.md, "A site of any
     /// size": a bundle filled to 64 MiB launched 14 times slower than the demo), while a file
-    /// in the store costs a subrequest for each 200 and nothing at launch.
+    /// in the store costs a subrequest for each 200 and nothing at launch. Without an R2 bucket,
+    /// the room past it takes files back when Static Assets would hold more than
+    /// `max_asset_files` objects.
     #[serde(default = "default_auto_bundle_bytes")]
     pub auto_bundle_bytes: u64,
 }

@@ -3,7 +3,9 @@
 //! site fits its budget, and otherwise the hottest are offered the bundle first ([`heat`]:
 //! stylesheets, scripts, pages, fonts, small images, then the rest; within a kind the nearest
 //! the root, then the smallest), up to `auto_bundle_bytes`: each stays if it fits in what is
-//! left, else goes to the store, so one large page does not send the small ones after it away.
+//! left, else goes to the store, so one large page does not send the small ones after it away;
+//! without an R2 bucket, the rest of the bundle's room takes files back, in the same order,
+//! while Static Assets would hold more objects than it takes.
 //! A file is kept whole in one tier: its representations, deltas and variants; in the store
 //! every one in full (compact storage decodes from the bundle only). With `r2_bucket` named, a
 //! file larger than Static Assets takes (`[budget] max_file_bytes`) goes to R2 wherever `auto`
@@ -55,6 +57,7 @@ pub(super) fn place(files: &mut [Asset], storage: &StorageConfig, room: u64, lar
             (heat(file), depth(&file.path), file.stored_bytes(), i)
         });
         let mut left = (room - used).min(storage.auto_bundle_bytes);
+        let past_the_share = room - used - left;
         for &i in &undecided {
             let bytes = files[i].stored_bytes();
             if bytes <= left {
@@ -62,6 +65,14 @@ pub(super) fn place(files: &mut [Asset], storage: &StorageConfig, room: u64, lar
             } else {
                 files[i].tier = Tier::Assets;
             }
+        }
+        if storage.r2_bucket.is_none() {
+            refill(
+                files,
+                &undecided,
+                left + past_the_share,
+                storage.max_asset_files,
+            );
         }
     } else {
         for &i in &undecided {
@@ -78,21 +89,35 @@ pub(super) fn place(files: &mut [Asset], storage: &StorageConfig, room: u64, lar
     }
 }
 
+/// Without an R2 bucket: while Static Assets would hold more objects than `limit`, the bundle's
+/// room left (`left`, past `auto_bundle_bytes` too) takes back files `auto` sent there, in the
+/// order they were offered the bundle (`hottest_first`). A fuller bundle launches slower, but a
+/// store past its limit fails the build.
+fn refill(files: &mut [Asset], hottest_first: &[usize], mut left: u64, limit: u64) {
+    let mut objects = AssetObjects::of(files);
+    let mut back = Vec::new();
+    for &i in hottest_first {
+        if objects.count <= limit {
+            break;
+        }
+        let file = &files[i];
+        if file.tier == Tier::Assets && file.stored_bytes() <= left {
+            left -= file.stored_bytes();
+            objects.remove(file);
+            back.push(i);
+        }
+    }
+    for i in back {
+        files[i].tier = Tier::Bundle;
+    }
+}
+
 /// With an R2 bucket named: while Static Assets would hold more than `limit` objects, the files
 /// `auto` sent there (of `decided_by_auto`) go on to R2, the ones a visitor needs last first
 /// ([`heat`]), the largest of a kind first. A file a glob sends to Static Assets stays.
 fn spill(files: &mut [Asset], decided_by_auto: &[usize], limit: u64) {
-    // Each object once, however many files share it (they are named by their bytes).
-    let mut objects: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
-    for r in files
-        .iter()
-        .filter(|f| f.tier == Tier::Assets)
-        .flat_map(Asset::kept)
-    {
-        *objects.entry(r.sha256.as_str()).or_default() += 1;
-    }
-    let mut count = objects.len() as u64;
-    if count <= limit {
+    let mut objects = AssetObjects::of(files);
+    if objects.count <= limit {
         return;
     }
     let mut movable: Vec<usize> = decided_by_auto
@@ -110,20 +135,48 @@ fn spill(files: &mut [Asset], decided_by_auto: &[usize], limit: u64) {
     });
     let mut moving = Vec::new();
     for i in movable {
-        if count <= limit {
+        if objects.count <= limit {
             break;
         }
-        for r in files[i].kept() {
-            let users = objects.get_mut(r.sha256.as_str()).expect("counted above");
-            *users -= 1;
-            if *users == 0 {
-                count -= 1;
-            }
-        }
+        objects.remove(&files[i]);
         moving.push(i);
     }
     for i in moving {
         files[i].tier = Tier::R2;
+    }
+}
+
+/// Static Assets' objects: each once, however many files share it (they are named by their
+/// bytes), with how many of its files use it.
+struct AssetObjects {
+    users: std::collections::HashMap<String, u32>,
+    count: u64,
+}
+
+impl AssetObjects {
+    fn of(files: &[Asset]) -> AssetObjects {
+        let mut users = std::collections::HashMap::new();
+        for r in files
+            .iter()
+            .filter(|f| f.tier == Tier::Assets)
+            .flat_map(Asset::kept)
+        {
+            *users.entry(r.sha256.clone()).or_default() += 1;
+        }
+        let count = users.len() as u64;
+        AssetObjects { users, count }
+    }
+
+    /// `file` leaves Static Assets: the objects no other file uses go with it.
+    fn remove(&mut self, file: &Asset) {
+        for r in file.kept() {
+            if let Some(users) = self.users.get_mut(r.sha256.as_str()) {
+                *users -= 1;
+                if *users == 0 {
+                    self.count -= 1;
+                }
+            }
+        }
     }
 }
 
@@ -359,6 +412,47 @@ mod tests {
         files.pop();
         place(&mut files, &storage, 1000, 10_000);
         assert!(files.iter().all(|f| f.tier == Tier::Bundle));
+    }
+
+    #[test]
+    fn without_a_bucket_the_bundle_takes_back_what_static_assets_cannot_count() {
+        let files = || {
+            vec![
+                file("/", "text/html; charset=utf-8", 10),
+                file("/a.html", "text/html; charset=utf-8", 10),
+                file("/b.html", "text/html; charset=utf-8", 10),
+                file("/c.html", "text/html; charset=utf-8", 10),
+                file("/video.mp4", "video/mp4", 1000),
+            ]
+        };
+        let storage = |max_asset_files| StorageConfig {
+            auto_bundle_bytes: 10,
+            max_asset_files,
+            ..StorageConfig::default()
+        };
+        // Within the limit: the share alone (the root page) stays in the bundle.
+        let mut roomy = files();
+        place(&mut roomy, &storage(100), 100, 10_000);
+        assert_eq!(held(&roomy).objects, 4);
+        // A limit of 2 objects: the room past the share takes pages back, hottest first, until
+        // the store fits it.
+        let mut tight = files();
+        place(&mut tight, &storage(2), 100, 10_000);
+        assert_eq!(
+            tiers(&tight),
+            [
+                ("/", Tier::Bundle),
+                ("/a.html", Tier::Bundle),
+                ("/b.html", Tier::Bundle),
+                ("/c.html", Tier::Assets),
+                ("/video.mp4", Tier::Assets),
+            ]
+        );
+        assert!(check(&tight, &storage(2)).is_ok());
+        // No room for that: the limit's check fails the build, as before.
+        let mut full = files();
+        place(&mut full, &storage(1), 30, 10_000);
+        assert!(check(&full, &storage(1)).is_err());
     }
 
     #[test]
