@@ -10,15 +10,19 @@
 #      found through cargo's build-script-executed message);
 #   2. wasm-bindgen (the pinned CLI) writes the JS glue and snippets (`--target bundler`);
 #   3. wasm-opt -Os shrinks the module;
-#   4. the entry, OUT/worker.mjs, is the template with the snippets' and blobs' imports filled
-#      in; the blobs are copied to OUT/site/ (wrangler.toml's [[rules]] makes them data modules),
+#   4. the entry, OUT/worker.mjs, is the template with the snippets', blobs' and tables' imports
+#      filled in; the blobs and the tables ($OUT_DIR/tables.bin, when the build wrote them: the
+#      module does not hold them) are copied to OUT/site/ (wrangler.toml's [[rules]] makes them
+#      data modules),
 #      the store's objects ($OUT_DIR/store) to OUT/assets/ (wrangler.toml's [assets]: uploaded
 #      as Static Assets, read by the Worker through its ASSETS binding), but for R2's
 #      (_edgesite/r/), which go to OUT/r2/ (put in the bucket by scripts/r2-put.mjs).
 #   5. under `make dev` (EDGESITE_R2_BUCKET and EDGESITE_R2_PERSIST set), the R2 objects are
 #      put in wrangler dev's local R2 (scripts/r2-put.mjs: only those it does not hold).
-# Steps 2-4 are skipped when the module, the blobs and the template are those of OUT's last
-# build (a stamp in OUT): wrangler dev runs this on every start and every change it watches.
+# Steps 2-4 are skipped when the module, the blobs, the tables and the template are those of
+# OUT's last build (a stamp in OUT): wrangler dev runs this on every start and every change it
+# watches; steps 2-3 alone when the module is that of the last build (a site changed, not the
+# code: OUT/.edgesite-module holds the module's hash).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/env.sh
@@ -65,10 +69,13 @@ PY
   { echo "build-worker: no module or build output in cargo's output ($wasm, $out_dir)" >&2; exit 1; }
 blobs_txt="$out_dir/worker/blobs.txt"
 [ -f "$blobs_txt" ] || blobs_txt=/dev/null
+tables="$out_dir/tables.bin"
+# A site compiled into the module as Rust (library mode) has no tables file, or an old one.
+grep -q 'set_tables' "$out_dir/site.rs" 2>/dev/null || tables=/dev/null
 
 # What steps 2-4 make OUT from: when it is what they last made it from, OUT is up to date.
 # (The store's objects are named by their bytes: their names stand for them.)
-stamp=$( { sha256sum "$wasm" "$ENTRY" "$ROOT/scripts/build-worker.sh"; while IFS= read -r blob; do
+stamp=$( { sha256sum "$wasm" "$ENTRY" "$ROOT/scripts/build-worker.sh" "$tables"; while IFS= read -r blob; do
   [ -n "$blob" ] && sha256sum "$out_dir/worker/$blob"; done <"$blobs_txt"
   ls "$out_dir/store/_edgesite/b" "$out_dir/store/_edgesite/r" 2>/dev/null; } | sha256sum | cut -d' ' -f1)
 
@@ -104,20 +111,26 @@ if [ "$(cat "$OUT/.edgesite-stamp" 2>/dev/null)" = "$stamp" ] && [ -f "$OUT/work
   exit 0
 fi
 
-rm -rf "$OUT/snippets" "$OUT/site" "$OUT"/index* "$OUT/worker.mjs" "$OUT/.edgesite-stamp"
-wasm-bindgen --target bundler --no-typescript --out-dir "$OUT" --out-name index "$wasm"
-rm -f "$OUT/index.js" # wasm-bindgen's own entry: ours is worker.mjs
-wasm-opt -Os "$OUT/index_bg.wasm" -o "$OUT/index.wasm"
-rm "$OUT/index_bg.wasm"
+rm -rf "$OUT/site" "$OUT/worker.mjs" "$OUT/.edgesite-stamp"
+module=$( { sha256sum "$wasm" "$ROOT/scripts/build-worker.sh"; wasm-bindgen --version; wasm-opt --version; } | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$OUT/.edgesite-module" 2>/dev/null)" != "$module" ] || [ ! -f "$OUT/index.wasm" ]; then
+  rm -rf "$OUT/snippets" "$OUT"/index* "$OUT/.edgesite-module"
+  wasm-bindgen --target bundler --no-typescript --out-dir "$OUT" --out-name index "$wasm"
+  rm -f "$OUT/index.js" # wasm-bindgen's own entry: ours is worker.mjs
+  wasm-opt -Os "$OUT/index_bg.wasm" -o "$OUT/index.wasm"
+  rm "$OUT/index_bg.wasm"
+  echo "$module" >"$OUT/.edgesite-module"
+fi
 mkdir -p "$OUT/site"
 while IFS= read -r blob; do
   [ -n "$blob" ] && cp "$out_dir/worker/$blob" "$OUT/site/"
 done <"$blobs_txt"
+[ "$tables" = /dev/null ] || cp "$tables" "$OUT/site/tables.bin"
 mirror_store
 
-python3 - "$ENTRY" "$OUT" "$blobs_txt" <<'PY'
+python3 - "$ENTRY" "$OUT" "$blobs_txt" "$tables" <<'PY'
 import os, sys
-template, out, blobs_txt = sys.argv[1:]
+template, out, blobs_txt, tables = sys.argv[1:]
 snippets = []
 for folder, _, files in sorted(os.walk(os.path.join(out, "snippets"))):
     for name in sorted(files):
@@ -128,6 +141,9 @@ text = text.replace("$SNIPPET_JS_IMPORTS", "\n".join(f'import * as snippet{i} fr
 text = text.replace("$SNIPPET_WASM_IMPORTS", "".join(f'"{p}": snippet{i},\n\t' for i, p in enumerate(snippets)))
 text = text.replace("$BLOB_IMPORTS", "\n".join(f'import blob{i} from "./site/{b}";' for i, b in enumerate(blobs)))
 text = text.replace("$BLOB_LIST", ", ".join(f"blob{i}" for i in range(len(blobs))))
+if "$TABLES_IMPORT" in text and tables == "/dev/null":
+    sys.exit("build-worker: the entry imports the site's tables, and the build wrote none")
+text = text.replace("$TABLES_IMPORT", 'import tables from "./site/tables.bin";')
 open(os.path.join(out, "worker.mjs"), "w").write(text)
 PY
 # What the build chose and how big it is, beside the bundle (wrangler uploads only modules), and

@@ -1,6 +1,8 @@
 // The Worker's fetch handler: its JS entry, a template that scripts/build-worker.sh fills in:
 // $SNIPPET_* become the imports of wasm-bindgen's JS snippets, $BLOB_* the site's blobs (data
-// modules: ArrayBuffers outside wasm memory). It makes no HTTP decision: edgesite-core decides,
+// modules: ArrayBuffers outside wasm memory), $TABLES_IMPORT the site's tables (a data module
+// too, copied into wasm memory at start: the wasm module holds no site, so that wasm-bindgen
+// and wasm-opt need not run again when only the site changed). It makes no HTTP decision: edgesite-core decides,
 // in wasm, and this file translates. The protocol between the two is edgesite-worker's
 // (crates/worker/src/protocol.rs), handed over at start: this file repeats none of it.
 //
@@ -14,6 +16,7 @@ import * as imports from "./index_bg.js";
 import wasmModule from "./index.wasm";
 $SNIPPET_JS_IMPORTS
 $BLOB_IMPORTS
+$TABLES_IMPORT
 
 const wasmImports = {
 	"./index_bg.js": imports,
@@ -34,6 +37,7 @@ function instantiate() {
 	instance.exports.__wbindgen_start?.();
 	wasm = instance.exports;
 	imports.edgesite_register_blobs(BLOBS);
+	imports.edgesite_register_tables(new Uint8Array(tables));
 	protocol = imports.edgesite_start();
 	({ read, kindBits: KIND_BITS, notModified: NOT_MODIFIED, ok: OK, general: GENERAL, stored: STORED } = protocol);
 	kindMask = (1 << KIND_BITS) - 1;

@@ -27,6 +27,14 @@ pub fn fetch(request: &web_sys::Request) -> Result<JsValue, JsValue> {
     edgesite_worker::answer(&crate::SITE, request)
 }
 
+/// Hands over the site's tables (the build's `tables.bin`, a data module of the entry): copied
+/// into wasm memory once per instance, before [`start`] decodes them.
+#[wasm_bindgen(js_name = "edgesite_register_tables")]
+#[allow(unreachable_pub)]
+pub fn register_tables(tables: Box<[u8]>) {
+    crate::set_tables(Box::leak(tables));
+}
+
 /// Hands the site's blobs (the entry's data modules, ArrayBuffers in the build's order) to the
 /// adapter.
 #[wasm_bindgen(js_name = "edgesite_register_blobs")]

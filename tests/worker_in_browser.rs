@@ -6,7 +6,6 @@
 //! Worker: the tests hand them over as the entry does, from `$OUT_DIR/blobs.rs`.
 #![cfg(target_arch = "wasm32")]
 
-use edgesite::SITE;
 use edgesite_worker::protocol;
 use js_sys::{Reflect, Uint8Array};
 use wasm_bindgen::JsValue;
@@ -20,17 +19,24 @@ wasm_bindgen_test_configure!(run_in_browser);
 /// The blobs build.rs wrote, in order.
 static BLOBS: &[&[u8]] = include!(concat!(env!("OUT_DIR"), "/blobs.rs"));
 
-/// The Worker's general path, with the blobs handed over first (once).
-fn fetch(request: &web_sys::Request) -> Result<web_sys::Response, JsValue> {
+/// The site, with its tables and blobs handed over first (once), as the Worker's entry hands
+/// over its data modules.
+fn site() -> &'static edgesite_core::Site<'static> {
     static REGISTERED: std::sync::Once = std::sync::Once::new();
     REGISTERED.call_once(|| {
+        edgesite::set_tables(include_bytes!(concat!(env!("OUT_DIR"), "/tables.bin")));
         let list = js_sys::Array::new();
         for blob in BLOBS {
             list.push(&js_sys::Uint8Array::from(*blob).buffer());
         }
         edgesite_worker::set_blobs(&list);
     });
-    edgesite_worker::respond(&SITE, request)
+    &edgesite::SITE
+}
+
+/// The Worker's general path.
+fn fetch(request: &web_sys::Request) -> Result<web_sys::Response, JsValue> {
+    edgesite_worker::respond(site(), request)
 }
 
 fn request(method: &str, url: &str, headers: &[(&str, &str)]) -> web_sys::Request {
@@ -74,7 +80,7 @@ fn library_mode_leaves_paths_the_site_does_not_serve_to_the_worker() {
     // edgesite_worker::respond_if_served: None for what the site has nothing at (whatever the
     // method), the site's answer for the rest (405 for a POST to a file).
     let _ = fetch(&request("GET", "http://localhost/", &[])); // the blobs, handed over
-    let site = &SITE;
+    let site = site();
     let api = request("POST", "http://localhost/api/hello", &[]);
     assert!(edgesite_worker::respond_if_served(site, &api).is_none());
     let missing = request("GET", "http://localhost/nope", &[]);
@@ -305,7 +311,7 @@ async fn the_clients_accept_encoding_from_request_cf_selects_a_precompressed_bod
         response.headers().get("vary").unwrap().unwrap(),
         "accept-encoding"
     );
-    let stored = match &SITE.route("/").unwrap().target {
+    let stored = match &site().route("/").unwrap().target {
         edgesite_core::Target::Asset(asset) => asset
             .representations
             .iter()

@@ -31,7 +31,8 @@
 //! calls `edgesite_sitegen::build_script::run_with(Bodies::External)`, its entry imports the
 //! blobs the build wrote as data modules and hands them over with [`set_blobs`], and it answers
 //! most requests through [`protocol`] without a string crossing the boundary. edgesite's own
-//! Worker does (`src/entry.js`, `scripts/build-worker.sh`).
+//! Worker does, with its tables a data module too (`Bodies::Tables`: the generated `set_tables`;
+//! `src/entry.js`, `scripts/build-worker.sh`).
 //!
 //! A site larger than the bundle keeps the rest in the store (`[storage]`): such a Worker hands
 //! its Static Assets binding over with [`set_store`] and answers with [`answer`], a Response or a
