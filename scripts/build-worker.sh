@@ -21,8 +21,8 @@
 #      put in wrangler dev's local R2 (scripts/r2-put.mjs: only those it does not hold).
 # Steps 2-4 are skipped when the module, the blobs, the tables and the template are those of
 # OUT's last build (a stamp in OUT): wrangler dev runs this on every start and every change it
-# watches; steps 2-3 alone when the module is that of the last build (a site changed, not the
-# code: OUT/.edgesite-module holds the module's hash).
+# watches. Steps 2-3 alone are skipped when the module is that of OUT's last build (a site
+# changed, not the code: OUT/.edgesite-module holds the module's hash, with the tools').
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/env.sh

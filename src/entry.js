@@ -2,8 +2,8 @@
 // $SNIPPET_* become the imports of wasm-bindgen's JS snippets, $BLOB_* the site's blobs (data
 // modules: ArrayBuffers outside wasm memory), $TABLES_IMPORT the site's tables (a data module
 // too, copied into wasm memory at start: the wasm module holds no site, so that wasm-bindgen
-// and wasm-opt need not run again when only the site changed). It makes no HTTP decision: edgesite-core decides,
-// in wasm, and this file translates. The protocol between the two is edgesite-worker's
+// and wasm-opt need not run again when only the site changed). It makes no HTTP decision:
+// edgesite-core decides, in wasm, and this file translates. The protocol between the two is edgesite-worker's
 // (crates/worker/src/protocol.rs), handed over at start: this file repeats none of it.
 //
 // Per request: the adapter's reader (crates/worker/src/bridge.js) writes the request into wasm
