@@ -1,10 +1,13 @@
 // The time a Worker's isolate spends working while a command runs: V8's sampling profiler,
 // through workerd's inspector (CDP over its WebSocket), started before the command and stopped
 // after it. Every sample that is not "(idle)" counts: the Worker's JS and wasm, V8's own work for
-// them ("(program)", "(garbage collector)") and the runtime's calls they wait on synchronously.
-// What the isolate does not count: workerd's work outside it (the sockets, another service's,
-// such as a disk service standing in for Static Assets): the closest this machine has to the CPU
-// time Cloudflare bills a Worker. Prints the command's output, then `isolate busy: MS ms`.
+// them ("(program)", "(garbage collector)") and the runtime's calls they wait on synchronously,
+// a binding's fetch() among them (under bare workerd a disk service standing in for Static
+// Assets may do some of its work inside that call). What it does not count is workerd's work
+// while the isolate waits (its sockets, other services between the isolate's turns): the
+// closest this machine has to the CPU time Cloudflare bills a Worker. Prints the command's
+// output, then `isolate busy: MS ms`; with ISOLATE_PROFILE=FILE, writes the profile there too
+// (a .cpuprofile Chromium's DevTools opens).
 // Usage: node bench/isolate-cpu.mjs INSPECTOR_PORT COMMAND [ARG...]
 import { spawnSync } from "node:child_process";
 

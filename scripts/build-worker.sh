@@ -71,7 +71,7 @@ blobs_txt="$out_dir/worker/blobs.txt"
 [ -f "$blobs_txt" ] || blobs_txt=/dev/null
 tables="$out_dir/tables.bin"
 # A site compiled into the module as Rust (library mode) has no tables file, or an old one.
-grep -q 'set_tables' "$out_dir/site.rs" 2>/dev/null || tables=/dev/null
+grep -q '^pub fn set_tables(' "$out_dir/site.rs" 2>/dev/null || tables=/dev/null
 
 # What steps 2-4 make OUT from: when it is what they last made it from, OUT is up to date.
 # (The store's objects are named by their bytes: their names stand for them.)
@@ -141,8 +141,11 @@ text = text.replace("$SNIPPET_JS_IMPORTS", "\n".join(f'import * as snippet{i} fr
 text = text.replace("$SNIPPET_WASM_IMPORTS", "".join(f'"{p}": snippet{i},\n\t' for i, p in enumerate(snippets)))
 text = text.replace("$BLOB_IMPORTS", "\n".join(f'import blob{i} from "./site/{b}";' for i, b in enumerate(blobs)))
 text = text.replace("$BLOB_LIST", ", ".join(f"blob{i}" for i in range(len(blobs))))
-if "$TABLES_IMPORT" in text and tables == "/dev/null":
-    sys.exit("build-worker: the entry imports the site's tables, and the build wrote none")
+if ("$TABLES_IMPORT" in text) != (tables != "/dev/null"):
+    sys.exit("build-worker: the entry imports the site's tables, and the build wrote none"
+             if tables == "/dev/null" else
+             "build-worker: the build wrote the site's tables (site.rs has set_tables), and the "
+             "entry has no $TABLES_IMPORT to import them")
 text = text.replace("$TABLES_IMPORT", 'import tables from "./site/tables.bin";')
 open(os.path.join(out, "worker.mjs"), "w").write(text)
 PY

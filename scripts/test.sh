@@ -191,6 +191,9 @@ e2e_workerd() {
   stored=$(scripts/workerd.sh build-dir tests/fixtures/stored.toml)
   EDGESITE_STORE_DIR="$stored/assets" EDGESITE_R2_DIR="$stored/r2" \
     suites_against workerd "${WORKERD_PORTS[3]}" stored_failures || rc=1
+  step "workerd: the entry's fresh instance after a trap answers (tests/fixtures/reinstantiate.mjs)" \
+    node --disable-warning=MODULE_TYPELESS_PACKAGE_JSON tests/fixtures/reinstantiate.mjs \
+    "$(scripts/workerd.sh build-dir tests/fixtures/configured.toml)" || rc=1
   return $rc
 }
 

@@ -32,6 +32,10 @@ let wasm, protocol, read, kindMask, KIND_BITS, NOT_MODIFIED, OK, GENERAL, STORED
 let kept = new Map();
 
 function instantiate() {
+	// A fresh instance after a trap: the old memory's buffer is detached first (grow(0) detaches
+	// it), so that wasm-bindgen's glue, which keeps a view of wasm memory until its buffer is
+	// detached, does not write the tables, or read strings, in the old instance's memory.
+	wasm?.memory.grow(0);
 	const instance = new WebAssembly.Instance(wasmModule, wasmImports);
 	imports.__wbg_set_wasm(instance.exports);
 	instance.exports.__wbindgen_start?.();

@@ -7,7 +7,10 @@
 //! edgesite-core through their adapter: on wasm32 the Worker, whose fetch handler is the JS
 //! entry `src/entry.js`, calling the wasm exports of `src/exports.rs`, which call
 //! `crates/worker`; on the host the native twin, `crates/native`. [`respond_into`] answers a
-//! request from it directly, for a Rust program that embeds the site.
+//! request from it directly, for a Rust program that embeds the site. On the host `SITE`'s
+//! tables are in the binary; on wasm32 they are the entry's data module `site/tables.bin`, and
+//! `set_tables` (generated beside `SITE`; `edgesite_register_tables` calls it) must hand them
+//! over before the first use of `SITE` or of `respond_into`.
 
 include!(concat!(env!("OUT_DIR"), "/site.rs"));
 

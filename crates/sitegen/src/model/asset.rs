@@ -265,8 +265,8 @@ impl Asset {
         }
     }
 
-    /// An estimate, from above, of the bytes this file's entries take in the tables the Worker's
-    /// module holds (edgesite-tables' format: numbers as varints, each string once): its routes,
+    /// An estimate, from above, of the bytes this file's entries take in the tables the Worker
+    /// holds (edgesite-tables' format: numbers as varints, each string once): its routes,
     /// its asset, a representation per coding, delta and variant, and their strings; wherever
     /// its bytes are kept, its tables are in the bundle. Measured against the tables of sites of
     /// 5,004 and 20,004 files in docs/benchmarks.md ("Many files").

@@ -89,26 +89,49 @@ pub(super) fn place(files: &mut [Asset], storage: &StorageConfig, room: u64, lar
     }
 }
 
-/// Without an R2 bucket: while Static Assets would hold more objects than `limit`, the bundle's
-/// room left (`left`, past `auto_bundle_bytes` too) takes back files `auto` sent there, in the
-/// order they were offered the bundle (`hottest_first`). A fuller bundle launches slower, but a
-/// store past its limit fails the build.
-fn refill(files: &mut [Asset], hottest_first: &[usize], mut left: u64, limit: u64) {
+/// Without an R2 bucket, the files `auto` sent to Static Assets (of `decided_by_auto`) that it
+/// cannot take come back to the bundle while its room (`left`, past `auto_bundle_bytes` too)
+/// allows: first those with an object larger than Static Assets takes (`[budget]
+/// max_file_bytes` raised past 25 MiB), then, while Static Assets would hold more than `limit`
+/// objects, those that free the most objects for their bytes (a file whose objects another
+/// file there shares frees none, and stays). A fuller bundle launches slower, but a store past
+/// its limits fails the build.
+fn refill(files: &mut [Asset], decided_by_auto: &[usize], mut left: u64, limit: u64) {
     let mut objects = AssetObjects::of(files);
-    let mut back = Vec::new();
-    for &i in hottest_first {
+    let mut back = vec![false; files.len()];
+    for &i in decided_by_auto {
+        let file = &files[i];
+        let too_large = file.kept().any(|r| r.size > MAX_OBJECT_BYTES);
+        if file.tier == Tier::Assets && too_large && file.stored_bytes() <= left {
+            left -= file.stored_bytes();
+            objects.remove(file);
+            back[i] = true;
+        }
+    }
+    let mut by_cost: Vec<usize> = decided_by_auto
+        .iter()
+        .copied()
+        .filter(|&i| files[i].tier == Tier::Assets && !back[i])
+        .collect();
+    by_cost.sort_by_key(|&i| {
+        let file = &files[i];
+        (file.stored_bytes() / (file.kept().count() as u64).max(1), i)
+    });
+    for i in by_cost {
         if objects.count <= limit {
             break;
         }
         let file = &files[i];
-        if file.tier == Tier::Assets && file.stored_bytes() <= left {
+        if file.stored_bytes() <= left && objects.freed_by(file) > 0 {
             left -= file.stored_bytes();
             objects.remove(file);
-            back.push(i);
+            back[i] = true;
         }
     }
-    for i in back {
-        files[i].tier = Tier::Bundle;
+    for (file, back) in files.iter_mut().zip(back) {
+        if back {
+            file.tier = Tier::Bundle;
+        }
     }
 }
 
@@ -167,6 +190,18 @@ impl AssetObjects {
         AssetObjects { users, count }
     }
 
+    /// How many objects would go with `file`: those no other file uses.
+    fn freed_by(&self, file: &Asset) -> u64 {
+        let mut seen = HashSet::new();
+        let mut freed = 0;
+        for r in file.kept() {
+            if seen.insert(r.sha256.as_str()) && self.users.get(r.sha256.as_str()) == Some(&1) {
+                freed += 1;
+            }
+        }
+        freed
+    }
+
     /// `file` leaves Static Assets: the objects no other file uses go with it.
     fn remove(&mut self, file: &Asset) {
         for r in file.kept() {
@@ -195,9 +230,11 @@ fn heat(file: &Asset) -> u8 {
     }
 }
 
-/// How deep in the site a URL path is: `/`, `/about` and `/docs/` 1, `/docs/a` 2. A site's
-/// entry points (its root page, its sections' index pages) are its shallowest.
+/// How deep in the site a file is, a folder's index page as deep as the folder:
+/// `/index.html`, `/about.html` and `/docs/index.html` 1, `/docs/a.html` 2. A site's entry
+/// points (its root page, its sections' index pages) are its shallowest.
 fn depth(path: &str) -> usize {
+    let path = path.strip_suffix("index.html").unwrap_or(path);
     path.trim_end_matches('/').matches('/').count().max(1)
 }
 
@@ -381,9 +418,9 @@ mod tests {
     fn a_site_past_the_budget_keeps_its_hottest_files_up_to_auto_bundle_bytes() {
         let mut files = vec![
             file("/docs/a/deep.html", "text/html; charset=utf-8", 10),
-            file("/docs/", "text/html; charset=utf-8", 20),
+            file("/docs/index.html", "text/html; charset=utf-8", 20),
             file("/font.woff2", "font/woff2", 10),
-            file("/", "text/html; charset=utf-8", 30),
+            file("/index.html", "text/html; charset=utf-8", 30),
             file("/app.js", "text/javascript; charset=utf-8", 25),
             file("/style.css", "text/css; charset=utf-8", 40),
         ];
@@ -392,17 +429,17 @@ mod tests {
             ..StorageConfig::default()
         };
         // The room (1,000 bytes) would hold every file but one; 120 of it are offered: the
-        // stylesheet, the script, then the pages nearest the root (`/docs/` is as near as `/`,
-        // and smaller), and no more.
+        // stylesheet, the script, then the pages nearest the root (a folder's index is as near
+        // as the root's, and this one is smaller), and no more.
         files.push(file("/video.mp4", "video/mp4", 1000));
         place(&mut files, &storage, 1000, 10_000);
         assert_eq!(
             tiers(&files),
             [
                 ("/docs/a/deep.html", Tier::Assets),
-                ("/docs/", Tier::Bundle),
+                ("/docs/index.html", Tier::Bundle),
                 ("/font.woff2", Tier::Assets),
-                ("/", Tier::Bundle),
+                ("/index.html", Tier::Bundle),
                 ("/app.js", Tier::Bundle),
                 ("/style.css", Tier::Bundle),
                 ("/video.mp4", Tier::Assets),
@@ -417,42 +454,65 @@ mod tests {
     #[test]
     fn without_a_bucket_the_bundle_takes_back_what_static_assets_cannot_count() {
         let files = || {
-            vec![
-                file("/", "text/html; charset=utf-8", 10),
-                file("/a.html", "text/html; charset=utf-8", 10),
-                file("/b.html", "text/html; charset=utf-8", 10),
+            let mut files = vec![
+                file("/index.html", "text/html; charset=utf-8", 10),
+                file("/b.html", "text/html; charset=utf-8", 40),
+                file("/docs/a.html", "text/html; charset=utf-8", 10),
                 file("/c.html", "text/html; charset=utf-8", 10),
+                file("/c-copy.html", "text/html; charset=utf-8", 10),
                 file("/video.mp4", "video/mp4", 1000),
-            ]
+            ];
+            // The same bytes as /c.html: one object for both.
+            files[4].representations[0].sha256 = files[3].representations[0].sha256.clone();
+            files
         };
         let storage = |max_asset_files| StorageConfig {
             auto_bundle_bytes: 10,
             max_asset_files,
             ..StorageConfig::default()
         };
-        // Within the limit: the share alone (the root page) stays in the bundle.
-        let mut roomy = files();
-        place(&mut roomy, &storage(100), 100, 10_000);
-        assert_eq!(held(&roomy).objects, 4);
-        // A limit of 2 objects: the room past the share takes pages back, hottest first, until
-        // the store fits it.
-        let mut tight = files();
-        place(&mut tight, &storage(2), 100, 10_000);
-        assert_eq!(
-            tiers(&tight),
-            [
-                ("/", Tier::Bundle),
-                ("/a.html", Tier::Bundle),
-                ("/b.html", Tier::Bundle),
-                ("/c.html", Tier::Assets),
-                ("/video.mp4", Tier::Assets),
-            ]
-        );
-        assert!(check(&tight, &storage(2)).is_ok());
+        let tiers_of = |limit, room| {
+            let mut files = files();
+            place(&mut files, &storage(limit), room, 10_000);
+            let tiers: Vec<Tier> = files.iter().map(|f| f.tier).collect();
+            (tiers, check(&files, &storage(limit)).is_ok())
+        };
+        use Tier::{Assets as A, Bundle as B};
+        // Within the limit (4 objects: b, a, c and the video): the share alone, the root page.
+        assert_eq!(tiers_of(100, 100), (vec![B, A, A, A, A, A], true));
+        // A limit of 3: the room past the share takes back the file that frees an object for
+        // the fewest bytes (a, though b is nearer the root).
+        assert_eq!(tiers_of(3, 100), (vec![B, A, B, A, A, A], true));
+        // A limit of 2: then b; c and its copy free nothing while the other stays, and stay.
+        assert_eq!(tiers_of(2, 100), (vec![B, B, B, A, A, A], true));
         // No room for that: the limit's check fails the build, as before.
-        let mut full = files();
-        place(&mut full, &storage(1), 30, 10_000);
-        assert!(check(&full, &storage(1)).is_err());
+        assert_eq!(tiers_of(2, 30), (vec![B, A, B, A, A, A], false));
+    }
+
+    #[test]
+    fn without_a_bucket_a_file_larger_than_static_assets_takes_comes_back_to_the_bundle() {
+        let big = 30 * 1024 * 1024;
+        let files = || {
+            vec![
+                file("/index.html", "text/html; charset=utf-8", 10),
+                file("/release.iso", "application/octet-stream", big),
+            ]
+        };
+        let storage = StorageConfig {
+            auto_bundle_bytes: 10,
+            ..StorageConfig::default()
+        };
+        // `[budget] max_file_bytes` raised past 25 MiB, and room for the file in the bundle.
+        let mut roomy = files();
+        place(&mut roomy, &storage, 64 * 1024 * 1024, u64::MAX);
+        assert_eq!(roomy[1].tier, Tier::Bundle);
+        assert!(check(&roomy, &storage).is_ok());
+        // Without the room: Static Assets' limit names it.
+        let mut tight = files();
+        place(&mut tight, &storage, big - 1, u64::MAX);
+        assert_eq!(tight[1].tier, Tier::Assets);
+        let error = check(&tight, &storage).unwrap_err().to_string();
+        assert!(error.contains("over 25 MiB"), "{error}");
     }
 
     #[test]
