@@ -35,18 +35,25 @@ for tier in bundle assets; do
   printf '[site]\ndir = "%s"\n[storage]\ntier = "%s"\n' "$WORK/site" "$tier" >"$WORK/$tier.toml"
 done
 
-# measure NAME PID [HEADER]: DURATION seconds of GET /file.bin, then DURATION more with the
-# isolate profiled (the profiler's sampling costs CPU of its own: the first run's CPU is free of
-# it); prints a table row.
+# measure NAME CAPNP [HEADER]: DURATION seconds of GET /file.bin against workerd serving CAPNP,
+# then DURATION more against it started again with its inspector, the isolate profiled (an
+# inspector's session slows workerd by itself, and the profiler's sampling costs CPU of its
+# own: the first run's figures are free of both); prints a table row.
 measure() {
-  local name=$1 pid=$2 header=${3:-x-none: 1}
+  local name=$1 capnp=$2 header=${3:-x-none: 1}
   local load=(taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency -H "$header" "http://127.0.0.1:$PORT/file.bin")
+  local before after pid
+  start_server store-plain 120 "$PORT" taskset -c 0 workerd serve "$capnp"
+  pid=$(server_pid store-plain)
   taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d3s -H "$header" "http://127.0.0.1:$PORT/file.bin" >/dev/null
-  local before after
   before=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
   "${load[@]}" >"$WORK/$name.wrk" 2>&1
   after=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
+  stop_server store-plain
+  start_server store-profiled 120 "$PORT" taskset -c 0 workerd serve "$capnp" --inspector-addr="127.0.0.1:$INSPECTOR"
+  taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d3s -H "$header" "http://127.0.0.1:$PORT/file.bin" >/dev/null
   node bench/isolate-cpu.mjs "$INSPECTOR" "${load[@]}" >"$WORK/$name.profiled" 2>&1
+  stop_server store-profiled
   awk -v name="$name" -v ticks=$((after - before)) -v hz="$CLK_TCK" '
     FNR == 1 { file++ }
     file == 1 && /requests in/ { requests = $1 }
@@ -62,15 +69,15 @@ measure() {
 
 printf '\n%s: %s s per run, %s connections, GET of a 100 KB file, Worker under bare workerd\n' \
   "$(date -u +%Y-%m-%d)" "$DURATION" "$CONNECTIONS"
-printf '| file in, answer | req/s | workerd CPU per request | isolate busy per request | p50 | p99 | non-2xx |\n|---|---|---|---|---|---|---|\n'
+printf '| file in, answer | req/s | workerd CPU per request | isolate busy per request (profiled run) | p50 | p99 | non-2xx |\n|---|---|---|---|---|---|---|\n'
 for tier in bundle assets; do
   EDGESITE_HISTORY="" scripts/workerd.sh build "$WORK/$tier.toml" >/dev/null
   capnp=$(scripts/workerd.sh config "$PORT" "$WORK/$tier.toml")
-  start_server "store-$tier" 120 "$PORT" taskset -c 0 workerd serve "$capnp" --inspector-addr="127.0.0.1:$INSPECTOR"
+  start_server "store-$tier" 120 "$PORT" workerd serve "$capnp"
   etag=$(curl -s -o /dev/null -w '%header{etag}' "http://127.0.0.1:$PORT/file.bin")
-  measure "$tier, 200" "$(server_pid "store-$tier")"
-  measure "$tier, 304" "$(server_pid "store-$tier")" "if-none-match: $etag"
   stop_server "store-$tier"
+  measure "$tier, 200" "$capnp"
+  measure "$tier, 304" "$capnp" "if-none-match: $etag"
 done
 
 # The floor: a JS Worker passing the object of /file.bin through from the same disk service.
@@ -85,7 +92,4 @@ export default {
 };
 JS
 workerd_config "$WORK/floor/config.capnp" "$PORT" "$WORK/floor/bundle" worker.mjs
-start_server store-floor 60 "$PORT" taskset -c 0 workerd serve "$WORK/floor/config.capnp" \
-  --inspector-addr="127.0.0.1:$INSPECTOR"
-measure "floor: a JS Worker passing the object through, 200" "$(server_pid store-floor)"
-stop_server store-floor
+measure "floor: a JS Worker passing the object through, 200" "$WORK/floor/config.capnp"
