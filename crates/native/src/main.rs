@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! edgesite-native [--listen ADDR] [--workers N] [--max-connections N] [--max-header-bytes N]
-//!                 [--header-timeout SECS] [--drain-timeout SECS] [--log] [--server-timing]
+//!                 [--header-timeout SECS] [--write-timeout SECS] [--drain-timeout SECS] [--log]
+//!                 [--server-timing]
 //!                 [--store DIR]
 //! ```
 //! SIGTERM or SIGINT (Ctrl-C) stops accepting, lets in-flight requests finish for up to
@@ -19,6 +20,7 @@ const USAGE: &str = "usage: edgesite-native [OPTIONS]
   --max-connections N     connections served at once; more get 503 + Retry-After (default 10000)
   --max-header-bytes N    largest request head; larger gets 431 (default 16384, at least 8192)
   --header-timeout SECS   time to send a complete request head, then the connection is closed (default 10)
+  --write-timeout SECS    time a write may wait for a client that stops reading, then the connection is closed (default 60)
   --drain-timeout SECS    on SIGTERM/SIGINT, time for in-flight requests to finish (default 10)
   --log                   one line per request: method, path, status, coding, bytes, time
   --server-timing         Server-Timing: lookup, negotiation and total times on every response
@@ -42,6 +44,10 @@ fn parse_args() -> Result<(SocketAddr, usize, Settings), String> {
             "--max-header-bytes" => settings.max_header_bytes = number(&arg, &value(&arg)?, 8192)?,
             "--header-timeout" => {
                 settings.header_timeout =
+                    Duration::from_secs(number(&arg, &value(&arg)?, 1)? as u64);
+            }
+            "--write-timeout" => {
+                settings.write_timeout =
                     Duration::from_secs(number(&arg, &value(&arg)?, 1)? as u64);
             }
             "--drain-timeout" => {

@@ -108,6 +108,11 @@ pub struct Settings {
     /// How long a client may take to send a complete request head (slowloris); then the
     /// connection is closed.
     pub header_timeout: Duration,
+    /// How long one write to a client may wait for the client to read (a client that stops
+    /// reading a body); then the connection is closed, and the body's bytes held for it are
+    /// given back. A slow client that keeps reading is not affected: each write that completes
+    /// starts the wait again (nginx's `send_timeout`, 60 s by default, counts the same way).
+    pub write_timeout: Duration,
     /// On shutdown, how long in-flight requests may take to finish before connections are
     /// dropped.
     pub drain_timeout: Duration,
@@ -130,6 +135,7 @@ impl Default for Settings {
             max_header_bytes: 16 * 1024,
             max_headers: 100,
             header_timeout: Duration::from_secs(10),
+            write_timeout: Duration::from_secs(60),
             drain_timeout: Duration::from_secs(10),
             log_requests: false,
             server_timing: false,
@@ -266,7 +272,11 @@ async fn serve_sharing(
         let service = service_fn(move |request| async move {
             Ok::<_, Infallible>(answer(site, request, decide, (log, timing)).await)
         });
-        let connection = graceful.watch(builder.serve_connection(TokioIo::new(stream), service));
+        // A write pending past the write timeout fails, and hyper closes the connection.
+        let mut stream = tokio_io_timeout::TimeoutStream::new(stream);
+        stream.set_write_timeout(Some(settings.write_timeout));
+        let io = TokioIo::new(Box::pin(stream));
+        let connection = graceful.watch(builder.serve_connection(io, service));
         tokio::spawn(async move {
             let _ = connection.await;
             drop(permit);

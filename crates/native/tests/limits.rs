@@ -1,5 +1,6 @@
 //! The native server's resource limits and shutdown, over real loopback sockets: request-head
-//! size and field count (431), the request-head timeout (slowloris), the connection limit (503
+//! size and field count (431), the request-head timeout (slowloris), the write timeout (a
+//! client that stops reading), the connection limit (503
 //! with Retry-After, then served again), Host validation (RFC 9112 §3.2), and SIGTERM draining
 //! an in-flight request before the process exits 0.
 
@@ -120,6 +121,32 @@ fn a_client_that_never_finishes_its_request_head_is_disconnected() {
     // hyper may say 408 before closing; it must not serve the request.
     let answer = String::from_utf8_lossy(&out);
     assert!(answer.is_empty() || status(&answer) == 408, "{answer:?}");
+    assert_eq!(status(&exchange(&addr, GET_ROOT)), 200);
+}
+
+#[test]
+fn a_client_that_stops_reading_is_disconnected_after_the_write_timeout() {
+    let addr = start(Settings {
+        write_timeout: Duration::from_secs(1),
+        ..Settings::default()
+    });
+    // 400 pipelined requests for the 80 KB photo (32 MB of answers, past what loopback's socket
+    // buffers hold), then no reading at all.
+    let request = b"GET /images/coffee.jpg HTTP/1.1\r\nHost: x\r\n\r\n";
+    let mut stalled = connect(&addr);
+    stalled.write_all(&request.repeat(400)).unwrap();
+    std::thread::sleep(Duration::from_secs(3));
+    // The server gave up on it: what the buffers held comes, then the end (a close or a reset),
+    // not the rest of the answers (without the timeout all 400 would come, then the read would
+    // wait for more).
+    let mut out = Vec::new();
+    let _ = stalled.read_to_end(&mut out);
+    let answers = out.windows(15).filter(|w| w == b"HTTP/1.1 200 OK").count();
+    assert!(
+        answers > 0 && answers < 300,
+        "{answers} answers in {} bytes",
+        out.len()
+    );
     assert_eq!(status(&exchange(&addr, GET_ROOT)), 200);
 }
 
