@@ -10,25 +10,10 @@
 // (a .cpuprofile Chromium's DevTools opens).
 // Usage: node bench/isolate-cpu.mjs INSPECTOR_PORT COMMAND [ARG...]
 import { spawnSync } from "node:child_process";
+import { inspect } from "./inspector.mjs";
 
 const [port, ...command] = process.argv.slice(2);
-const targets = await (await fetch(`http://127.0.0.1:${port}/json`)).json();
-const ws = new WebSocket(targets[0].webSocketDebuggerUrl);
-await new Promise((resolve, reject) => {
-	ws.onopen = resolve;
-	ws.onerror = reject;
-});
-let next = 0;
-const pending = new Map();
-ws.onmessage = (event) => {
-	const message = JSON.parse(event.data);
-	pending.get(message.id)?.(message);
-};
-function call(method, params = {}) {
-	const id = ++next;
-	ws.send(JSON.stringify({ id, method, params }));
-	return new Promise((resolve) => pending.set(id, resolve));
-}
+const { call, close } = await inspect(port);
 await call("Profiler.enable");
 // Every 100 µs: a request here costs tens of microseconds, so the sums are of many samples.
 await call("Profiler.setSamplingInterval", { interval: 100 });
@@ -36,7 +21,7 @@ await call("Profiler.start");
 // The command runs while this process waits; the inspector's messages queue on the socket.
 const run = spawnSync(command[0], command.slice(1), { stdio: ["ignore", "inherit", "inherit"] });
 const { profile } = (await call("Profiler.stop")).result;
-ws.close();
+close();
 if (process.env.ISOLATE_PROFILE) (await import("node:fs")).writeFileSync(process.env.ISOLATE_PROFILE, JSON.stringify(profile));
 if (run.status !== 0) process.exit(run.status ?? 1);
 const idle = new Set(profile.nodes.filter((n) => n.callFrame.functionName === "(idle)").map((n) => n.id));

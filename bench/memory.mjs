@@ -2,27 +2,14 @@
 // Runtime.getHeapUsage (the JS heap, and the ArrayBuffer backing stores: the site's blobs and
 // wasm memory) and edgesite's own figures (globalThis.edgesiteMemory(): the bytes of wasm memory
 // and of blobs). Prints one JSON object.  Usage: node bench/memory.mjs INSPECTOR_PORT
+import { inspect } from "./inspector.mjs";
+
 const port = process.argv[2];
-const targets = await (await fetch(`http://127.0.0.1:${port}/json`)).json();
-const ws = new WebSocket(targets[0].webSocketDebuggerUrl);
-await new Promise((resolve, reject) => {
-	ws.onopen = resolve;
-	ws.onerror = reject;
-});
-let next = 0;
-const pending = new Map();
 let context;
 const contextCreated = new Promise((resolve) => (context = resolve));
-ws.onmessage = (event) => {
-	const message = JSON.parse(event.data);
+const { call, close } = await inspect(port, (message) => {
 	if (message.method === "Runtime.executionContextCreated") context(message.params.context.id);
-	pending.get(message.id)?.(message);
-};
-function call(method, params = {}) {
-	const id = ++next;
-	ws.send(JSON.stringify({ id, method, params }));
-	return new Promise((resolve) => pending.set(id, resolve));
-}
+});
 await call("Runtime.enable");
 // workerd has no default context: evaluate in the Worker's.
 const contextId = await contextCreated;
@@ -32,5 +19,5 @@ const own = await call("Runtime.evaluate", {
 	contextId,
 	returnByValue: true,
 });
-ws.close();
+close();
 console.log(JSON.stringify({ heap, edgesite: JSON.parse(own.result?.result?.value ?? "null") }));

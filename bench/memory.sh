@@ -2,8 +2,9 @@
 # `make memory`: what a Worker isolate holds, under bare `workerd serve`, for the demo site and
 # the generated 5 MB, 40 MB and 70 MB sites (MEMORY_SITES picks some): after a few requests,
 # the inspector's Runtime.getHeapUsage (JS heap; backingStorageSize: ArrayBuffers, i.e. the
-# site's blobs, held once), edgesite's own count of wasm memory and of blob bytes, and workerd's
-# RSS for information (the runtime's own copies of the bundle dominate it).
+# site's blobs and tables, held once), edgesite's own count of wasm memory and of blob and
+# tables bytes, and workerd's RSS for information (the runtime's own copies of the bundle
+# dominate it).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/env.sh
@@ -33,12 +34,12 @@ import json, sys
 name, data, rss = sys.argv[1], json.loads(sys.argv[2]), int(sys.argv[3])
 heap, own = data["heap"], data["edgesite"] or {}
 mb = lambda n: f"{n / 1e6:.2f} MB"
-print(f"| {name} | {mb(own.get('blobs', 0))} | {mb(heap['backingStorageSize'])} | {mb(own.get('wasm', 0))} | {mb(heap['usedSize'])} | {rss / 1024:.0f} MB |")
+print(f"| {name} | {mb(own.get('blobs', 0))} / {mb(own.get('tables', 0))} | {mb(heap['backingStorageSize'])} | {mb(own.get('wasm', 0))} | {mb(heap['usedSize'])} | {rss / 1024:.0f} MB |")
 PY
 }
 
 printf '\n%s, under bare workerd after 10 requests\n' "$(date -u +%Y-%m-%d)"
-printf '| site | blob bytes | isolate ArrayBuffers (backingStorageSize) | wasm memory | JS heap used | workerd RSS |\n|---|---|---|---|---|---|\n'
+printf '| site | blob / tables module bytes | isolate ArrayBuffers (backingStorageSize) | wasm memory | JS heap used | workerd RSS |\n|---|---|---|---|---|---|\n'
 scripts/workerd.sh build >/dev/null
 row "demo" ""
 for site in ${MEMORY_SITES:-5mb 40mb 70mb}; do

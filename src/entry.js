@@ -154,8 +154,10 @@ export default {
 };
 
 // For the memory report (bench/memory.mjs reads it through the inspector): the bytes of wasm
-// memory and of the site's blobs this isolate holds.
+// memory, of the site's blobs and of its tables' data module this isolate holds (the tables are
+// in wasm memory too, copied at start, and decoded there).
 globalThis.edgesiteMemory = () => ({
 	wasm: wasm.memory.buffer.byteLength,
 	blobs: BLOBS.reduce((n, b) => n + b.byteLength, 0),
+	tables: tables.byteLength,
 });
