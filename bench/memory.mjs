@@ -1,7 +1,7 @@
 // Reads a Worker isolate's memory through workerd's inspector (CDP over its WebSocket):
-// Runtime.getHeapUsage (the JS heap, and the ArrayBuffer backing stores: the site's blobs and
-// wasm memory) and edgesite's own figures (globalThis.edgesiteMemory(): the bytes of wasm memory
-// and of blobs). Prints one JSON object.  Usage: node bench/memory.mjs INSPECTOR_PORT
+// Runtime.getHeapUsage (the JS heap, and the ArrayBuffer backing stores: the site's blobs, its
+// tables and wasm memory) and edgesite's own figures (globalThis.edgesiteMemory(): the bytes of
+// wasm memory, of blobs and of the tables' data module). Prints one JSON object.  Usage: node bench/memory.mjs INSPECTOR_PORT
 import { inspect } from "./inspector.mjs";
 
 const port = process.argv[2];

@@ -141,12 +141,14 @@ text = text.replace("$SNIPPET_JS_IMPORTS", "\n".join(f'import * as snippet{i} fr
 text = text.replace("$SNIPPET_WASM_IMPORTS", "".join(f'"{p}": snippet{i},\n\t' for i, p in enumerate(snippets)))
 text = text.replace("$BLOB_IMPORTS", "\n".join(f'import blob{i} from "./site/{b}";' for i, b in enumerate(blobs)))
 text = text.replace("$BLOB_LIST", ", ".join(f"blob{i}" for i in range(len(blobs))))
-if ("$TABLES_IMPORT" in text) != (tables != "/dev/null"):
+import re
+placeholder = re.compile(r"^\$TABLES_IMPORT$", re.M)
+if bool(placeholder.search(text)) != (tables != "/dev/null"):
     sys.exit("build-worker: the entry imports the site's tables, and the build wrote none"
              if tables == "/dev/null" else
              "build-worker: the build wrote the site's tables (site.rs has set_tables), and the "
              "entry has no $TABLES_IMPORT to import them")
-text = text.replace("$TABLES_IMPORT", 'import tables from "./site/tables.bin";')
+text = placeholder.sub('import tables from "./site/tables.bin";', text)
 open(os.path.join(out, "worker.mjs"), "w").write(text)
 PY
 # What the build chose and how big it is, beside the bundle (wrangler uploads only modules), and

@@ -1,10 +1,11 @@
 // The Worker's fetch handler: its JS entry, a template that scripts/build-worker.sh fills in:
 // $SNIPPET_* become the imports of wasm-bindgen's JS snippets, $BLOB_* the site's blobs (data
-// modules: ArrayBuffers outside wasm memory), $TABLES_IMPORT the site's tables (a data module
+// modules: ArrayBuffers outside wasm memory), $TABLES_* the site's tables (a data module
 // too, copied into wasm memory at start: the wasm module holds no site, so that wasm-bindgen
 // and wasm-opt need not run again when only the site changed). It makes no HTTP decision:
-// edgesite-core decides, in wasm, and this file translates. The protocol between the two is edgesite-worker's
-// (crates/worker/src/protocol.rs), handed over at start: this file repeats none of it.
+// edgesite-core decides, in wasm, and this file translates. The protocol between the two is
+// edgesite-worker's (crates/worker/src/protocol.rs), handed over at start: this file repeats
+// none of it.
 //
 // Per request: the adapter's reader (crates/worker/src/bridge.js) writes the request into wasm
 // memory (no string crosses the boundary), one call returns a compact answer, and a 200 or 304

@@ -10,6 +10,9 @@ let instance;
 
 // A fresh instance, at start and after a trap (a panic aborts: its state is then unknown).
 function instantiate() {
+	// The old memory's buffer detached first (grow(0) detaches it): wasm-bindgen's glue keeps a
+	// view of wasm memory until its buffer is detached, and would read and write the old one.
+	instance?.exports.memory.grow(0);
 	instance = new WebAssembly.Instance(wasmModule, {
 		"./index_bg.js": imports,
 		$SNIPPET_WASM_IMPORTS

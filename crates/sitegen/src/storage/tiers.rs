@@ -4,8 +4,9 @@
 //! stylesheets, scripts, pages, fonts, small images, then the rest; within a kind the nearest
 //! the root, then the smallest), up to `auto_bundle_bytes`: each stays if it fits in what is
 //! left, else goes to the store, so one large page does not send the small ones after it away;
-//! without an R2 bucket, the rest of the bundle's room takes files back, in the same order,
-//! while Static Assets would hold more objects than it takes.
+//! without an R2 bucket, the rest of the bundle's room takes files back that Static Assets
+//! cannot take: any over its 25 MiB, then, while it would hold more objects than it takes,
+//! those that free the most objects for their bytes ([`refill`]).
 //! A file is kept whole in one tier: its representations, deltas and variants; in the store
 //! every one in full (compact storage decodes from the bundle only). With `r2_bucket` named, a
 //! file larger than Static Assets takes (`[budget] max_file_bytes`) goes to R2 wherever `auto`
@@ -115,7 +116,10 @@ fn refill(files: &mut [Asset], decided_by_auto: &[usize], mut left: u64, limit: 
         .collect();
     by_cost.sort_by_key(|&i| {
         let file = &files[i];
-        (file.stored_bytes() / (file.kept().count() as u64).max(1), i)
+        (
+            file.stored_bytes() / (objects_of(file).len() as u64).max(1),
+            i,
+        )
     });
     for i in by_cost {
         if objects.count <= limit {
@@ -179,12 +183,10 @@ struct AssetObjects {
 impl AssetObjects {
     fn of(files: &[Asset]) -> AssetObjects {
         let mut users = std::collections::HashMap::new();
-        for r in files
-            .iter()
-            .filter(|f| f.tier == Tier::Assets)
-            .flat_map(Asset::kept)
-        {
-            *users.entry(r.sha256.clone()).or_default() += 1;
+        for file in files.iter().filter(|f| f.tier == Tier::Assets) {
+            for sha256 in objects_of(file) {
+                *users.entry(sha256.to_string()).or_default() += 1;
+            }
         }
         let count = users.len() as u64;
         AssetObjects { users, count }
@@ -192,20 +194,17 @@ impl AssetObjects {
 
     /// How many objects would go with `file`: those no other file uses.
     fn freed_by(&self, file: &Asset) -> u64 {
-        let mut seen = HashSet::new();
-        let mut freed = 0;
-        for r in file.kept() {
-            if seen.insert(r.sha256.as_str()) && self.users.get(r.sha256.as_str()) == Some(&1) {
-                freed += 1;
-            }
-        }
-        freed
+        let objects = objects_of(file);
+        let only_here = objects
+            .iter()
+            .filter(|&&sha256| self.users.get(sha256) == Some(&1));
+        only_here.count() as u64
     }
 
     /// `file` leaves Static Assets: the objects no other file uses go with it.
     fn remove(&mut self, file: &Asset) {
-        for r in file.kept() {
-            if let Some(users) = self.users.get_mut(r.sha256.as_str()) {
+        for sha256 in objects_of(file) {
+            if let Some(users) = self.users.get_mut(sha256) {
                 *users -= 1;
                 if *users == 0 {
                     self.count -= 1;
@@ -213,6 +212,14 @@ impl AssetObjects {
             }
         }
     }
+}
+
+/// The objects `file` keeps, each once (two representations with the same bytes are one).
+fn objects_of(file: &Asset) -> Vec<&str> {
+    let mut objects: Vec<&str> = file.kept().map(|r| r.sha256.as_str()).collect();
+    objects.sort_unstable();
+    objects.dedup();
+    objects
 }
 
 /// How soon and how often visitors need a file of this kind: lower first. A site's few
@@ -490,22 +497,35 @@ mod tests {
     }
 
     #[test]
+    fn a_file_whose_representations_share_bytes_holds_one_object() {
+        let mut twice = file("/a.html", "text/html; charset=utf-8", 10);
+        twice.representations.push(twice.representations[0].clone());
+        twice.tier = Tier::Assets;
+        let files = [twice];
+        let objects = AssetObjects::of(&files);
+        assert_eq!((objects.count, objects.freed_by(&files[0])), (1, 1));
+    }
+
+    #[test]
     fn without_a_bucket_a_file_larger_than_static_assets_takes_comes_back_to_the_bundle() {
         let big = 30 * 1024 * 1024;
         let files = || {
             vec![
                 file("/index.html", "text/html; charset=utf-8", 10),
                 file("/release.iso", "application/octet-stream", big),
+                file("/video.mp4", "video/mp4", 1000),
             ]
         };
         let storage = StorageConfig {
             auto_bundle_bytes: 10,
             ..StorageConfig::default()
         };
-        // `[budget] max_file_bytes` raised past 25 MiB, and room for the file in the bundle.
+        // `[budget] max_file_bytes` raised past 25 MiB, and room for the file in the bundle but
+        // not for the whole site.
         let mut roomy = files();
-        place(&mut roomy, &storage, 64 * 1024 * 1024, u64::MAX);
+        place(&mut roomy, &storage, big + 100, u64::MAX);
         assert_eq!(roomy[1].tier, Tier::Bundle);
+        assert_eq!(roomy[2].tier, Tier::Assets);
         assert!(check(&roomy, &storage).is_ok());
         // Without the room: Static Assets' limit names it.
         let mut tight = files();
