@@ -102,8 +102,7 @@ fn refill(files: &mut [Asset], decided_by_auto: &[usize], mut left: u64, limit: 
     let mut back = vec![false; files.len()];
     for &i in decided_by_auto {
         let file = &files[i];
-        let too_large = file.kept().any(|r| r.size > MAX_OBJECT_BYTES);
-        if file.tier == Tier::Assets && too_large && file.stored_bytes() <= left {
+        if file.tier == Tier::Assets && too_large(file) && file.stored_bytes() <= left {
             left -= file.stored_bytes();
             objects.remove(file);
             back[i] = true;
@@ -289,14 +288,16 @@ fn objects_in(files: &[Asset], tier: Tier) -> [u64; 3] {
 /// Static Assets' largest file.
 const MAX_OBJECT_BYTES: u64 = 25 * 1024 * 1024;
 
+/// Whether `file` keeps an object larger than Static Assets takes.
+fn too_large(file: &Asset) -> bool {
+    file.kept().any(|r| r.size > MAX_OBJECT_BYTES)
+}
+
 /// Fails when an object is larger than Static Assets takes, or the store would hold more
 /// objects than `max_asset_files`; a warning past 80% of the count.
 pub(super) fn check(files: &[Asset], storage: &StorageConfig) -> Result<Option<Warning>, Error> {
     let mut in_store: Vec<&Asset> = files.iter().filter(|f| f.tier == Tier::Assets).collect();
-    if let Some(file) = in_store
-        .iter()
-        .find(|f| f.kept().any(|r| r.size > MAX_OBJECT_BYTES))
-    {
+    if let Some(file) = in_store.iter().find(|f| too_large(f)) {
         return Err(Error::Budget {
             message: format!(
                 "{} is over 25 MiB, the largest file Static Assets takes ([budget] \
