@@ -13,6 +13,15 @@
 # a JS Worker that answers every request with `env.ASSETS.fetch` of the same object (the disk
 # service's read and the subrequest, nothing of edgesite's). DURATION (default 30) seconds per
 # run, CONNECTIONS (default 4). workerd is pinned to core 0, wrk to core 1.
+#
+# Times on this machine move by a third between runs; instructions do not. With valgrind
+# installed (Debian's package), each row also gets the instructions per request of workerd's
+# main thread (callgrind; 1,000 requests on one connection after 400 to warm the JIT; equal to
+# 0.3% between runs), and two more JS Workers give the same answer to bound what edgesite adds:
+# one answering the bytes from memory with edgesite's fields (what any Worker pays for a 200
+# of those bytes), one reading the object as the floor does and answering it with edgesite's
+# fields after reading the store's Content-Length (what any Worker pays that checks the
+# store's length, as edgesite does, without a deadline).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/env.sh
@@ -63,13 +72,33 @@ measure() {
     file == 1 && /Non-2xx or 3xx/ { other = $5 }
     file == 2 && /requests in/ { profiled = $1 }
     file == 2 && /^isolate busy:/ { busy = $3 }
-    END { printf "| %s | %.0f | %.0f us | %.0f us | %s | %s | %d |\n", name, rps, ticks / hz * 1e6 / requests, busy * 1000 / profiled, p50, p99, other }' \
-    "$WORK/$name.wrk" "$WORK/$name.profiled"
+    END { printf "| %s | %.0f | %.0f us | %.0f us | %s | %s | %d | %s |\n", name, rps, ticks / hz * 1e6 / requests, busy * 1000 / profiled, p50, p99, other, instructions }' \
+    instructions="$(instructions "$capnp" "$header")" "$WORK/$name.wrk" "$WORK/$name.profiled"
+}
+
+# instructions CAPNP HEADER: thousands of instructions per GET /file.bin of workerd's main thread
+# serving CAPNP (callgrind), or "-" without valgrind.
+instructions() {
+  command -v valgrind >/dev/null || { echo -; return; }
+  local capnp=$1 header=$2 run=1000
+  rm -f "$WORK"/callgrind.*
+  start_server store-callgrind 120 "$PORT" valgrind --tool=callgrind --separate-threads=yes \
+    --callgrind-out-file="$WORK/callgrind.%p" "$(command -v workerd)" serve "$capnp" >&2
+  printf 'url = "http://127.0.0.1:%s/file.bin"\noutput = "/dev/null"\n' "$PORT" >"$WORK/one.cfg"
+  for _ in $(seq 400); do cat "$WORK/one.cfg"; done >"$WORK/warm.cfg"
+  for _ in $(seq $run); do cat "$WORK/one.cfg"; done >"$WORK/run.cfg"
+  curl -s -H "$header" -K "$WORK/warm.cfg" >/dev/null
+  callgrind_control -z "$(server_pid store-callgrind)" >/dev/null 2>&1
+  curl -s -H "$header" -K "$WORK/run.cfg" >/dev/null
+  callgrind_control -d "$(server_pid store-callgrind)" >/dev/null 2>&1
+  stop_server store-callgrind
+  # The dump's file for the main thread (thread 1; the others are V8's and do not answer).
+  awk -v run=$run '/^summary:/ { printf "%.0fk", $2 / run / 1000 }' "$WORK"/callgrind.*.1-01
 }
 
 printf '\n%s: %s s per run, %s connections, GET of a 100 KB file, Worker under bare workerd\n' \
   "$(date -u +%Y-%m-%d)" "$DURATION" "$CONNECTIONS"
-printf '| file in, answer | req/s | workerd CPU per request | isolate busy per request (profiled run) | p50 | p99 | non-2xx |\n|---|---|---|---|---|---|---|\n'
+printf '| file in, answer | req/s | workerd CPU per request | isolate busy per request (profiled run) | p50 | p99 | non-2xx | instructions per request |\n|---|---|---|---|---|---|---|---|\n'
 for tier in bundle assets; do
   EDGESITE_HISTORY="" scripts/workerd.sh build "$WORK/$tier.toml" >/dev/null
   capnp=$(scripts/workerd.sh config "$PORT" "$WORK/$tier.toml")
@@ -93,3 +122,37 @@ export default {
 JS
 workerd_config "$WORK/floor/config.capnp" "$PORT" "$WORK/floor/bundle" worker.mjs
 measure "floor: a JS Worker passing the object through, 200" "$WORK/floor/config.capnp"
+
+command -v valgrind >/dev/null || exit 0
+# The two JS Workers that bound what edgesite adds (instructions only): edgesite's fields, as the
+# bundle's 200 sends them, with the bytes from memory, and with the object read and its length.
+start_server store-fields 120 "$PORT" workerd serve "$(scripts/workerd.sh config "$PORT" "$WORK/bundle.toml")"
+fields=$(curl -s -D - -o /dev/null "http://127.0.0.1:$PORT/file.bin" | tr -d '\r' |
+  awk -F': ' 'NR > 1 && NF == 2 && tolower($1) != "content-length" { v = $2; gsub(/["\\]/, "\\\\&", v); printf "[\"%s\", \"%s\"], ", tolower($1), v }')
+stop_server store-fields
+for js in memory checked; do
+  rm -rf "$WORK/$js" && mkdir -p "$WORK/$js/bundle"
+  cp -al "$WORK/floor/bundle/assets" "$WORK/$js/bundle/assets"
+done
+cat >"$WORK/memory/bundle/worker.mjs" <<JS
+const headers = new Headers([$fields]);
+const body = new Uint8Array(102400);
+export default {
+  fetch() {
+    return new Response(body, { status: 200, headers });
+  },
+};
+JS
+cat >"$WORK/checked/bundle/worker.mjs" <<JS
+const headers = new Headers([$fields]);
+export default {
+  async fetch(request, env) {
+    const response = await env.ASSETS.fetch("https://store.invalid/$object");
+    if (response.headers.get("content-length") !== "102400") return new Response(null, { status: 503 });
+    return new Response(response.body, { status: 200, headers });
+  },
+};
+JS
+for js in memory checked; do workerd_config "$WORK/$js/config.capnp" "$PORT" "$WORK/$js/bundle" worker.mjs; done
+printf '| a JS Worker answering the bytes from memory with the same fields, 200 | | | | | | | %s |\n' "$(instructions "$WORK/memory/config.capnp" "x-none: 1")"
+printf '| a JS Worker reading the object, checking its length, answering it with the same fields, 200 | | | | | | | %s |\n' "$(instructions "$WORK/checked/config.capnp" "x-none: 1")"
