@@ -6,14 +6,24 @@
 //   node scripts/r2-put.mjs --bucket NAME --from FOLDER --local PERSIST_DIR
 //       wrangler dev's local R2 (`wrangler dev --persist-to PERSIST_DIR`), through miniflare as
 //       `wrangler r2 object put --local` does, but in one process for every object;
-//   node scripts/r2-put.mjs --bucket NAME --from FOLDER --remote [--dry-run]
-//       the account's bucket, through `wrangler r2 object put --remote` per object; the keys put
-//       are recorded in .edgesite/r2/NAME.txt (wrangler cannot list a bucket), so a deploy
-//       puts only new ones. --dry-run prints the keys it would put.
+//   node scripts/r2-put.mjs --bucket NAME --from FOLDER --remote [--dry-run] [--part-bytes N]
+//       the account's bucket. With R2's S3 credentials in the environment (R2_ACCESS_KEY_ID,
+//       R2_SECRET_ACCESS_KEY, and CLOUDFLARE_ACCOUNT_ID or R2_ENDPOINT, e.g. a jurisdiction's
+//       endpoint), through R2's S3 API: a HEAD per key tells which are there, and an object
+//       larger than --part-bytes (default 64 MiB; S3 takes 5 MiB to 5 GiB) goes up in parts of
+//       that size (multipart upload), so objects of any size the build keeps go up. Without
+//       them, through `wrangler r2 object put --remote` per object, which takes files up to
+//       300 MiB (a larger one is refused before anything is put, naming it and the
+//       credentials); the keys put are recorded in .edgesite/r2/NAME.txt (wrangler cannot list
+//       a bucket), so a deploy puts only new ones. --dry-run prints the keys it would put.
 import { spawnSync } from "node:child_process";
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { parseArgs } from "node:util";
+
+const MIB = 1024 * 1024;
+// The largest file `wrangler r2 object put` uploads.
+const WRANGLER_MAX_BYTES = 300 * MIB;
 
 const { values } = parseArgs({
 	options: {
@@ -22,10 +32,16 @@ const { values } = parseArgs({
 		local: { type: "string" },
 		remote: { type: "boolean" },
 		"dry-run": { type: "boolean" },
+		"part-bytes": { type: "string", default: String(64 * MIB) },
 	},
 });
 if (!values.bucket || !values.from || !values.local === !values.remote) {
-	console.error("usage: r2-put.mjs --bucket NAME --from FOLDER (--local PERSIST_DIR | --remote [--dry-run])");
+	console.error("usage: r2-put.mjs --bucket NAME --from FOLDER (--local PERSIST_DIR | --remote [--dry-run] [--part-bytes N])");
+	process.exit(2);
+}
+const partBytes = Number(values["part-bytes"]);
+if (!Number.isInteger(partBytes) || partBytes < 5 * MIB || partBytes > 5 * 1024 * MIB) {
+	console.error(`r2-put: --part-bytes ${values["part-bytes"]}: S3 takes parts of 5 MiB to 5 GiB`);
 	process.exit(2);
 }
 
@@ -63,7 +79,18 @@ if (values.local) {
 	} finally {
 		await mf.dispose();
 	}
+} else if (process.env.R2_ACCESS_KEY_ID) {
+	put = await putThroughS3(all);
 } else {
+	const large = all.filter(([, , size]) => size > WRANGLER_MAX_BYTES);
+	if (large.length > 0) {
+		console.error(
+			`r2-put: ${large.map(([key, , size]) => `${key} (${size} bytes)`).join(", ")}: over the ` +
+				`300 MiB \`wrangler r2 object put\` takes; set R2's S3 credentials (R2_ACCESS_KEY_ID, ` +
+				`R2_SECRET_ACCESS_KEY, CLOUDFLARE_ACCOUNT_ID) to put objects of any size. Nothing was put.`,
+		);
+		process.exit(1);
+	}
 	const record = join(".edgesite", "r2", `${values.bucket}.txt`);
 	const done = new Set(existsSync(record) ? readFileSync(record, "utf8").split("\n") : []);
 	for (const [key, path] of all) {
@@ -84,3 +111,71 @@ if (values.local) {
 	}
 }
 console.error(`r2-put: ${values.bucket}: ${put} of ${all.length} objects put${values["dry-run"] ? " (dry run)" : ""}`);
+
+// R2's S3 API (aws4fetch signs each request with SigV4, and retries 5xx and 429 answers):
+// HEAD each key, put those missing (or of another size), a few at a time. Returns how many.
+async function putThroughS3(objects) {
+	const { AwsClient } = await import("aws4fetch");
+	const account = process.env.CLOUDFLARE_ACCOUNT_ID;
+	const endpoint = process.env.R2_ENDPOINT ?? (account && `https://${account}.r2.cloudflarestorage.com`);
+	if (!endpoint || !process.env.R2_SECRET_ACCESS_KEY) {
+		console.error("r2-put: R2_ACCESS_KEY_ID is set: R2_SECRET_ACCESS_KEY and CLOUDFLARE_ACCOUNT_ID (or R2_ENDPOINT) are needed too");
+		process.exit(2);
+	}
+	const s3 = new AwsClient({
+		accessKeyId: process.env.R2_ACCESS_KEY_ID,
+		secretAccessKey: process.env.R2_SECRET_ACCESS_KEY,
+		service: "s3",
+		region: "auto",
+	});
+	const base = `${endpoint.replace(/\/+$/, "")}/${encodeURIComponent(values.bucket)}/`;
+	const send = async (url, init, what) => {
+		const response = await s3.fetch(url, init);
+		if (!response.ok) throw new Error(`${what}: ${response.status} ${await response.text()}`);
+		return response;
+	};
+	let put = 0;
+	const queue = objects.slice();
+	const worker = async () => {
+		for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+			const [key, path, size] = next;
+			const url = base + key.split("/").map(encodeURIComponent).join("/");
+			const head = await s3.fetch(url, { method: "HEAD" });
+			if (head.ok && Number(head.headers.get("content-length")) === size) continue;
+			put++;
+			if (values["dry-run"]) console.log(`${values.bucket}/${key}`);
+			else if (size <= partBytes) await send(url, { method: "PUT", body: readFileSync(path) }, `PUT ${key}`);
+			else await putInParts(send, url, key, path, size);
+		}
+	};
+	await Promise.all(Array.from({ length: 4 }, worker));
+	return put;
+}
+
+// S3's multipart upload: parts of partBytes (every part but the last the same size, as R2
+// asks), read from the file one at a time; an upload that fails is aborted, so that the bucket
+// keeps no parts of it.
+async function putInParts(send, url, key, path, size) {
+	const created = await send(`${url}?uploads`, { method: "POST" }, `multipart upload of ${key}`);
+	const uploadId = /<UploadId>([^<]+)<\/UploadId>/.exec(await created.text())?.[1];
+	if (!uploadId) throw new Error(`multipart upload of ${key}: no UploadId`);
+	const id = encodeURIComponent(uploadId);
+	const file = openSync(path, "r");
+	try {
+		const etags = [];
+		for (let at = 0, part = 1; at < size; at += partBytes, part++) {
+			const bytes = Buffer.alloc(Math.min(partBytes, size - at));
+			if (readSync(file, bytes, 0, bytes.length, at) !== bytes.length) throw new Error(`${path} changed while it was put`);
+			const done = await send(`${url}?partNumber=${part}&uploadId=${id}`, { method: "PUT", body: bytes }, `part ${part} of ${key}`);
+			etags.push(`<Part><PartNumber>${part}</PartNumber><ETag>${done.headers.get("etag")}</ETag></Part>`);
+		}
+		const body = `<CompleteMultipartUpload>${etags.join("")}</CompleteMultipartUpload>`;
+		await send(`${url}?uploadId=${id}`, { method: "POST", body }, `completing ${key}`);
+		console.error(`r2-put: ${key}: ${etags.length} parts`);
+	} catch (error) {
+		await s3.fetch(`${url}?uploadId=${id}`, { method: "DELETE" }).catch(() => {});
+		throw error;
+	} finally {
+		closeSync(file);
+	}
+}

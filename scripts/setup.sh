@@ -15,8 +15,10 @@
 #   4. Debian's chromium + chromium-driver (browser tests), wrk (load tests), zstd (its CLI
 #      decodes the build's dcz deltas in a test: the reference decoder) and libavif-bin (avifenc
 #      and avifdec: the image stage makes its AVIFs with one and scores them through the other),
-#      webp (cwebp: its WebPs) and libjpeg-turbo-progs (jpegtran: its lossless JPEGs).
-# 3 and 4 (downloads) run beside 2 (a compile), and so does `cargo fetch` of the workspace's
+#      webp (cwebp: its WebPs) and libjpeg-turbo-progs (jpegtran: its lossless JPEGs);
+#   5. moto's S3 server (pip, in a venv of the tools folder): the S3 API that scripts/r2-put.mjs
+#      speaks to R2, for tests/r2_deploy.rs.
+# 3, 4 and 5 (downloads) run beside 2 (a compile), and so does `cargo fetch` of the workspace's
 # crates. Each step prints its time ("[setup] time ...").
 set -euo pipefail
 
@@ -144,6 +146,20 @@ downloads() {
   timed "npm and Node 22" node_tools
   timed "Debian packages (chromium, chromium-driver, wrk, zstd, libavif-bin, webp, libjpeg-turbo-progs)" apt_install chromium chromium-driver wrk zstd libavif-bin webp libjpeg-turbo-progs
   timed "cargo fetch (the workspace's crates)" cargo fetch -q --locked --manifest-path "$ROOT/Cargo.toml"
+  timed "moto's S3 server (pip)" s3_server
+}
+
+# ---- 5. an S3 server ------------------------------------------------------------------------
+s3_server() {
+  local venv="$TOOLS/moto"
+  local want=("moto[s3]==$MOTO_VERSION" "flask==$FLASK_VERSION" "flask-cors==$FLASK_CORS_VERSION")
+  if [ "$(cat "$venv/.edgesite-stamp" 2>/dev/null)" != "${want[*]}" ]; then
+    say "pip install ${want[*]} (in $venv)"
+    rm -rf "$venv"
+    python3 -m venv "$venv" && "$venv/bin/pip" install -q --disable-pip-version-check "${want[@]}" &&
+      echo "${want[*]}" >"$venv/.edgesite-stamp"
+  fi
+  ln -sf "$venv/bin/moto_server" "$TOOLS/bin/moto_server"
 }
 
 # ---- 3. Node >= 22, wrangler, esbuild, wasm-opt ---------------------------------------------

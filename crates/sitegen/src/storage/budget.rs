@@ -40,10 +40,10 @@ impl Manifest {
     }
 }
 
-/// The largest file edgesite keeps in R2: what `make deploy` can put there
-/// (`wrangler r2 object put` takes files up to 300 MiB; a larger one needs the S3 API's
-/// multipart upload, which scripts/r2-put.mjs does not use).
-const MAX_R2_FILE_BYTES: u64 = 300 * 1024 * 1024;
+/// The largest file edgesite keeps in R2: the largest length its tables hold (32 bits). R2 takes
+/// objects up to 5 TiB, and `make deploy` puts any of these (scripts/r2-put.mjs: through R2's S3
+/// API in parts, or through `wrangler r2 object put` up to 300 MiB).
+const MAX_R2_FILE_BYTES: u64 = u32::MAX as u64;
 
 /// Fails when a file or the bundle is over its limit: a file in R2 is held to what the tables
 /// can name, every other file to `[budget] max_file_bytes`.
@@ -54,9 +54,9 @@ pub(super) fn check(files: &[Asset], budget: &BudgetConfig) -> Result<(), Error>
     };
     if let Some(file) = files.iter().find(|f| f.size > limit(f)) {
         let why = match file.tier {
-            Tier::R2 => "(300 MiB, the largest file `wrangler r2 object put` uploads, which \
-                 make deploy uses)"
-                .to_string(),
+            Tier::R2 => {
+                "(4 GiB less a byte, the largest length edgesite's tables hold)".to_string()
+            }
             Tier::Bundle | Tier::Assets => format!(
                 "([budget] max_file_bytes, {} bytes: Static Assets takes files up to 25 MiB; \
                  name an R2 bucket, [storage] r2_bucket, to keep larger ones there)",

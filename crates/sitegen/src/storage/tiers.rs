@@ -387,6 +387,21 @@ mod tests {
     }
 
     #[test]
+    fn a_file_in_r2_may_be_as_long_as_the_tables_hold_and_no_longer() {
+        let budget = crate::config::BudgetConfig::default();
+        let mut film = file("/film.mp4", "video/mp4", u64::from(u32::MAX));
+        film.tier = Tier::R2;
+        let check = |f: &Asset| super::super::budget::check(std::slice::from_ref(f), &budget);
+        assert!(check(&film).is_ok(), "4 GiB less a byte is held");
+        film.size += 1;
+        let error = check(&film).unwrap_err().to_string();
+        assert!(
+            error.contains("film.mp4") && error.contains("4 GiB less a byte"),
+            "{error}"
+        );
+    }
+
+    #[test]
     fn a_site_that_fits_stays_in_the_bundle() {
         let mut files = vec![
             file("/a.html", "text/html", 10),
