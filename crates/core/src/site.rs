@@ -366,7 +366,8 @@ pub struct Representation<'a> {
 
 /// How many decoded bytes (compact storage, [`Content::Decoded`]) each runtime keeps, the most
 /// recently used first: the native twin per process, the Worker per isolate (outside wasm
-/// memory). No decoded representation is larger than half of it.
+/// memory; a representation is kept once all of it was inflated for an answer). No decoded
+/// representation is larger than half of it.
 pub const DECODED_CACHE_BYTES: usize = 32 * 1024 * 1024;
 
 /// Where a representation's bytes are. The core needs only their length; adapters fetch the

@@ -3,13 +3,15 @@
 //! Compact storage (`[compression] store = "compact"`) keeps a compressible file's br and gzip
 //! representations and not its identity; a client that accepts neither gets the identity,
 //! decoded on demand by the adapter from the gzip representation the core names
-//! ([`edgesite_core::Content::Decoded`]). This crate is that decoding, shared by the native twin
-//! and the Worker (pure Rust, so it builds for wasm32): gzip (RFC 1952) with miniz_oxide.
+//! ([`edgesite_core::Content::Decoded`]). This crate is the native twin's decoding: gzip
+//! (RFC 1952) with miniz_oxide, pure Rust. The Worker does not use it: its JS half inflates with
+//! the runtime's `DecompressionStream` (native code, as the body is sent), so the module
+//! carries no decoder (it was about 47 KB of the module: docs/benchmarks.md, "Cold start and
+//! size").
 //!
-//! Only gzip: a br decoder brings brotli's built-in dictionary and would make the Worker's module
-//! more than twice as large, which every cold start pays for; inflating gzip is small
-//! (docs/benchmarks.md, "Cold start and size", has the sizes). So compact storage decodes from
-//! gzip, and a file stored without gzip keeps its identity.
+//! Only gzip, on both runtimes: `DecompressionStream` has no br, and a br decoder in wasm brings
+//! brotli's built-in dictionary (about 160 KB more). So compact storage decodes from gzip, and
+//! a file stored without gzip keeps its identity.
 //!
 //! The output is checked against the length the build recorded: bytes that decode to anything
 //! else are an error, never a wrong body under the identity's strong ETag.

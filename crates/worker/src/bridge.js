@@ -132,8 +132,7 @@ export function edgesite_external(blob, offset, length) {
 
 // Representations decoded on demand (compact storage), by id, kept by recency: a Map iterates
 // in insertion order, so a hit is moved to the end and the least recently used go first once
-// `limit` (edgesite_core::DECODED_CACHE_BYTES, which wasm passes) is passed. An isolate runs one
-// request at a time through wasm, so no two decodes of one representation overlap.
+// `limit` (edgesite_core::DECODED_CACHE_BYTES, which wasm passes) is passed.
 const decoded = new Map();
 let decodedBytes = 0;
 export function edgesite_decoded(id) {
@@ -143,23 +142,55 @@ export function edgesite_decoded(id) {
 	decoded.set(id, hit);
 	return hit;
 }
-export function edgesite_keep_decoded(id, view, limit) {
-	const bytes = view.slice(); // out of wasm memory
-	if (bytes.length <= limit) {
-		const old = decoded.get(id);
-		if (old !== undefined) {
-			decoded.delete(id);
-			decodedBytes -= old.length;
-		}
-		decoded.set(id, bytes);
-		decodedBytes += bytes.length;
-		for (const [key, gone] of decoded) {
-			if (decodedBytes <= limit) break;
-			decoded.delete(key);
-			decodedBytes -= gone.length;
-		}
+function keepDecoded(id, bytes, limit) {
+	if (bytes.length > limit) return;
+	const old = decoded.get(id);
+	if (old !== undefined) {
+		decoded.delete(id);
+		decodedBytes -= old.length;
 	}
-	return bytes;
+	decoded.set(id, bytes);
+	decodedBytes += bytes.length;
+	for (const [key, gone] of decoded) {
+		if (decodedBytes <= limit) break;
+		decoded.delete(key);
+		decodedBytes -= gone.length;
+	}
+}
+
+// Compact storage's identity (edgesite_core's Content::Decoded) inflated from its gzip
+// representation `source` (a Uint8Array outside wasm memory) as it is read, by the runtime's
+// DecompressionStream (native code: the wasm module carries no decoder). Held to the `length`
+// the build recorded: a byte past it, or an end short of it, errors the stream before that
+// chunk is sent, which breaks the transfer (the client never takes it for a whole body; gzip's
+// CRC-32 is checked by the inflater at the end). Once all of it has been inflated, without
+// error, it is kept decoded (up to `limit`), so later answers are views of it.
+function inflated(id, source, length, limit) {
+	const chunks = length <= limit ? [] : null;
+	let seen = 0;
+	const held = new TransformStream({
+		transform(chunk, controller) {
+			seen += chunk.length;
+			if (seen > length) throw new Error(`edgesite: decoded more than the ${length} bytes the build recorded`);
+			chunks?.push(chunk);
+			controller.enqueue(chunk);
+		},
+		flush() {
+			if (seen !== length) throw new Error(`edgesite: decoded ${seen} bytes where the build recorded ${length}`);
+			if (chunks !== null) keepDecoded(id, edgesite_concat(chunks), limit);
+		},
+	});
+	return new Blob([source]).stream().pipeThrough(new DecompressionStream("gzip")).pipeThrough(held);
+}
+
+// The answer whose body is representation `id` inflated (see inflated()): all of it, or the
+// `pieces` of a partial body (as in edgesite_stored_response), `total` bytes in all.
+export function edgesite_decoded_response(status, fields, id, source, length, pieces, total, limit) {
+	const body = inflated(id, source, length, limit);
+	if (pieces.length === 0) return edgesite_response(status, fields, body.pipeThrough(fixedLength(total)), false);
+	const { readable, writable } = fixedLength(total);
+	writePieces(writable, pieces, body, async () => inflated(id, source, length, limit));
+	return edgesite_response(status, fields, readable, false);
 }
 
 export function edgesite_concat(parts) {
@@ -399,33 +430,38 @@ export async function edgesite_stored_response(status, fields, manual, key, r2, 
 		return edgesite_response(status, fields, edgesite_concat(parts), manual);
 	}
 	const { readable, writable } = fixedLength(total);
-	const pump = async () => {
-		const writer = writable.getWriter();
-		let cursor = new Cursor(first);
-		try {
-			for (const piece of pieces) {
-				if (!Array.isArray(piece)) {
-					await writer.write(piece);
-					continue;
-				}
-				if (!cursor.at(piece[0])) {
-					cursor.cancel();
-					const again = await object(key, length, false);
-					if (again === null) throw new Error("edgesite: the store stopped answering");
-					cursor = new Cursor(again);
-				}
-				await cursor.copy(writer, piece[0], piece[1]);
-			}
-			await writer.close();
-		} catch (error) {
-			console.error("edgesite:", error);
-			await writer.abort(error).catch(() => {});
-		} finally {
-			cursor.cancel();
-		}
-	};
-	pump();
+	writePieces(writable, pieces, first, () => object(key, length, false));
 	return edgesite_response(status, fields, readable, manual);
+}
+
+// Writes `pieces` (text, or [first, last] ranges of the stream `body`, read once for ranges in
+// ascending order) to `writable`, and closes it; a range that goes back reads `again()` (a
+// Promise of a fresh stream, or of null when there is none). A read that fails aborts the
+// stream, which breaks the transfer: never other bytes.
+async function writePieces(writable, pieces, body, again) {
+	const writer = writable.getWriter();
+	let cursor = new Cursor(body);
+	try {
+		for (const piece of pieces) {
+			if (!Array.isArray(piece)) {
+				await writer.write(piece);
+				continue;
+			}
+			if (!cursor.at(piece[0])) {
+				cursor.cancel();
+				const fresh = await again();
+				if (fresh === null) throw new Error("edgesite: the store stopped answering");
+				cursor = new Cursor(fresh);
+			}
+			await cursor.copy(writer, piece[0], piece[1]);
+		}
+		await writer.close();
+	} catch (error) {
+		console.error("edgesite:", error);
+		await writer.abort(error).catch(() => {});
+	} finally {
+		cursor.cancel();
+	}
 }
 
 // A 206 of an object in R2: each range read on its own (R2 reads ranges), the first before the

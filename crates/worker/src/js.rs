@@ -5,8 +5,8 @@
 //! request is written into wasm memory by the JS half's one reader ([`crate::protocol`]), and
 //! a response is built in one call (the fields as one string, the body as a view). The site's
 //! bytes live in JS: the blobs a Worker's entry hands over with [`set_blobs`] (its data
-//! modules), and the representations compact storage decoded on demand, kept in a bounded
-//! cache.
+//! modules), and the representations compact storage decoded on demand (by the runtime's
+//! `DecompressionStream`, so the module carries no decoder), kept in a bounded cache.
 
 use edgesite_core::{Body, Content, Multipart, Piece, Representation, Response};
 use std::cell::RefCell;
@@ -34,7 +34,20 @@ extern "C" {
     pub fn set_blobs(list: &js_sys::Array);
     fn edgesite_external(blob: u32, offset: u32, length: u32) -> Option<js_sys::Uint8Array>;
     fn edgesite_decoded(id: u32) -> Option<js_sys::Uint8Array>;
-    fn edgesite_keep_decoded(id: u32, view: &[u8], limit: usize) -> js_sys::Uint8Array;
+    /// The Response whose body is compact storage's identity inflated from `source` as it is
+    /// sent, held to `length` (see bridge.js).
+    #[allow(clippy::too_many_arguments)]
+    #[wasm_bindgen(catch)]
+    fn edgesite_decoded_response(
+        status: u16,
+        fields: &str,
+        id: u32,
+        source: &js_sys::Uint8Array,
+        length: u32,
+        pieces: &js_sys::Array,
+        total: f64,
+        limit: usize,
+    ) -> Result<web_sys::Response, JsValue>;
     fn edgesite_concat(parts: &js_sys::Array) -> js_sys::Uint8Array;
     /// Hands the stores to the adapter: the Worker's Static Assets binding (a Fetcher) and its
     /// R2 bucket's (an R2Bucket), either of them undefined when the Worker has none.
@@ -121,15 +134,18 @@ pub(crate) fn to_web_sys(response: &Response<'_>) -> Result<web_sys::Response, J
         // (workers-rs `EncodeBody::Manual`). A null body for 204/304 and HEAD: the Response
         // constructor rejects a body with 204 and 304.
         let status = response.status;
+        if let Some(inflating) = inflating(response, fields) {
+            return inflating;
+        }
         match &response.body {
             Body::Empty => response_with_wasm_bytes(status, fields, None, encoded),
             Body::Bytes(bytes) => response_with_wasm_bytes(status, fields, Some(bytes), encoded),
             Body::Representation {
                 representation,
-                source,
                 range,
+                ..
             } => {
-                let mut bytes = whole(representation, *source)?;
+                let mut bytes = whole(representation)?;
                 if let Some(r) = range {
                     bytes = bytes.subarray(r.first as u32, r.last as u32 + 1);
                 }
@@ -158,25 +174,8 @@ pub(crate) fn to_js(response: &Response<'_>) -> Result<JsValue, JsValue> {
         return to_web_sys(response).map(Into::into);
     };
     let key = key.to_string();
-    let pieces = js_sys::Array::new();
-    let whole = match &response.body {
-        Body::Representation { range: Some(r), .. } => {
-            pieces.push(&range_pair(r.first, r.last));
-            false
-        }
-        Body::Multipart(multipart) => {
-            multipart.for_each_piece(|piece| match piece {
-                Piece::Text(text) => {
-                    pieces.push(&js_sys::Uint8Array::from(text));
-                }
-                Piece::Range(r) => {
-                    pieces.push(&range_pair(r.first, r.last));
-                }
-            });
-            false
-        }
-        _ => true,
-    };
+    let pieces = pieces(&response.body);
+    let whole = pieces.length() == 0;
     let mut failed = Response::new();
     edgesite_core::store_unavailable(&mut failed);
     let Body::Bytes(unavailable_body) = failed.body else {
@@ -201,6 +200,65 @@ pub(crate) fn to_js(response: &Response<'_>) -> Result<JsValue, JsValue> {
     })
 }
 
+/// What a partial body is made of, in order, for the JS half: `[first, last]` ranges of the
+/// representation and multipart's text (a Uint8Array); empty for all of the representation.
+fn pieces(body: &Body<'_>) -> js_sys::Array {
+    let pieces = js_sys::Array::new();
+    match body {
+        Body::Representation { range: Some(r), .. } => {
+            pieces.push(&range_pair(r.first, r.last));
+        }
+        Body::Multipart(multipart) => multipart.for_each_piece(|piece| match piece {
+            Piece::Text(text) => {
+                pieces.push(&js_sys::Uint8Array::from(text));
+            }
+            Piece::Range(r) => {
+                pieces.push(&range_pair(r.first, r.last));
+            }
+        }),
+        _ => {}
+    }
+    pieces
+}
+
+/// The answer for compact storage's identity ([`Content::Decoded`]) when the JS half has not
+/// kept it decoded: inflated from its gzip representation as the body is sent (and kept once
+/// all of it was, up to [`edgesite_core::DECODED_CACHE_BYTES`]); `None` for any other body.
+fn inflating(response: &Response<'_>, fields: &str) -> Option<Result<web_sys::Response, JsValue>> {
+    let (representation, source) = match &response.body {
+        Body::Representation {
+            representation,
+            source,
+            ..
+        } => (*representation, *source),
+        Body::Multipart(multipart) => (multipart.representation(), multipart.source()),
+        Body::Empty | Body::Bytes(_) => return None,
+    };
+    let Content::Decoded { id, length, .. } = representation.content else {
+        return None;
+    };
+    if edgesite_decoded(id).is_some() {
+        return None;
+    }
+    // Only gzip is inflated (the build decodes from nothing else: sitegen's storage/store.rs).
+    let source = match source {
+        Some(source) if source.coding == edgesite_core::ContentCoding::Gzip => source,
+        _ => return Some(Err(unavailable())),
+    };
+    Some(whole(source).and_then(|stored| {
+        edgesite_decoded_response(
+            response.status,
+            fields,
+            id,
+            &stored,
+            length,
+            &pieces(&response.body),
+            response.body.len() as f64,
+            edgesite_core::DECODED_CACHE_BYTES,
+        )
+    }))
+}
+
 /// `[first, last]` as JS numbers.
 fn range_pair(first: u64, last: u64) -> js_sys::Array {
     js_sys::Array::of2(&(first as f64).into(), &(last as f64).into())
@@ -210,12 +268,9 @@ fn unavailable() -> JsValue {
     JsValue::from_str("edgesite: a representation's bytes are not available")
 }
 
-/// All the bytes of `representation`, as JS holds them: a view of a blob, the cached decoded
-/// bytes (decoded now from `source` if not cached), or a copy of bytes in wasm memory.
-pub(crate) fn whole(
-    representation: &Representation<'_>,
-    source: Option<&Representation<'_>>,
-) -> Result<js_sys::Uint8Array, JsValue> {
+/// All the bytes of `representation`, as JS holds them: a view of a blob, the decoded bytes the
+/// JS half keeps ([`inflating`] answers when it has none), or a copy of bytes in wasm memory.
+pub(crate) fn whole(representation: &Representation<'_>) -> Result<js_sys::Uint8Array, JsValue> {
     match representation.content {
         Content::Bytes(bytes) => Ok(js_sys::Uint8Array::from(bytes)),
         Content::External {
@@ -226,27 +281,14 @@ pub(crate) fn whole(
         } => edgesite_external(blob, offset, length).ok_or_else(unavailable),
         // Read from the store by `to_js`, never here (library mode has no store).
         Content::Stored { .. } => Err(unavailable()),
-        Content::Decoded { id, length, .. } => {
-            if let Some(hit) = edgesite_decoded(id) {
-                return Ok(hit);
-            }
-            let source = source.ok_or_else(unavailable)?;
-            let stored = whole(source, None)?.to_vec();
-            let decoded = edgesite_decode::decode(source.coding, &stored, length as usize)
-                .map_err(|e| JsValue::from_str(&e.to_string()))?;
-            Ok(edgesite_keep_decoded(
-                id,
-                &decoded,
-                edgesite_core::DECODED_CACHE_BYTES,
-            ))
-        }
+        Content::Decoded { id, .. } => edgesite_decoded(id).ok_or_else(unavailable),
     }
 }
 
 /// A `multipart/byteranges` body assembled in JS from the core's text and the ranges of the
 /// representation's bytes.
 fn multipart_body(multipart: &Multipart<'_>) -> Result<js_sys::Uint8Array, JsValue> {
-    let bytes = whole(multipart.representation(), multipart.source())?;
+    let bytes = whole(multipart.representation())?;
     let parts = js_sys::Array::new();
     multipart.for_each_piece(|piece| match piece {
         Piece::Text(text) => {
