@@ -34,7 +34,8 @@
 #                  a generated docs-style site; RFC 9842 deltas decoded by Chromium; the demo's
 #                  photos arrive as AVIF and WebP and render at their published size; a hover
 #                  on a link prefetches the page its speculation rules name, and the click is
-#                  served from the prefetch (demo on native and workerd, the docs-style site)
+#                  served from the prefetch (demo on native and workerd, the docs-style site);
+#                  each preload hint of a page is requested once and used (the docs-style site)
 # LAYERS="workerd site" runs only those layers (and the builds they need); by default, all.
 # The suites check the demo site, so EDGESITE_SITE is ignored here.
 set -uo pipefail
@@ -449,6 +450,12 @@ repeat_views() {
     python3 tests/browser/speculation_in_browser.py "http://127.0.0.1:$NATIVE_PORT" / /about \
     "http://127.0.0.1:${WORKERD_PORTS[0]}" /about /guide/ \
     "http://127.0.0.1:$port" /docs/page-0001 - "http://127.0.0.1:$port" / - || rc=1
+  # The first view (issue 34): what the docs-style site's stylesheets fetch late (an import, a
+  # font, the body's background) is named in each page's first response, and Chromium requests
+  # every hinted URL once and uses it.
+  step "views: preloads_in_browser.py (generated docs site)" \
+    python3 tests/browser/preloads_in_browser.py "http://127.0.0.1:$port" /docs/page-0001 \
+    "http://127.0.0.1:$port" / || rc=1
   stop_server serve-site
   # Image variants (issue 22): the demo's /photos page arrives as AVIF and WebP, rendered at the
   # published size, with at least 30% fewer image bytes than with `Accept: */*`.

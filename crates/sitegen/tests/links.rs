@@ -336,18 +336,23 @@ fn each_page_gets_its_render_blocking_preloads() {
             "</_static/pygments.css?2022.1&v={}>; rel=preload; as=style, \
              </fonts/x.woff2?v={}>; rel=preload; as=font; crossorigin, \
              </js/app.js?v=2022.1&lang=en&v={}>; rel=preload; as=script, \
-             </js/sri.js?v={}>; rel=preload; as=script",
+             </js/sri.js?v={}>; rel=preload; as=script, \
+             </_static/extra.css?v={}>; rel=preload; as=style",
             v(&m, "/_static/pygments.css"),
             v(&m, "/fonts/x.woff2"),
             v(&m, "/js/app.js"),
             v(&m, "/js/sri.js"),
+            // pygments.css imports it: found a round trip later without the hint.
+            v(&m, "/_static/extra.css"),
         )
     );
     assert_eq!(
         link("/docs/page.html").unwrap(),
         format!(
-            "</_static/pygments.css?2022.1&v={}>; rel=preload; as=style",
-            v(&m, "/_static/pygments.css")
+            "</_static/pygments.css?2022.1&v={}>; rel=preload; as=style, \
+             </_static/extra.css?v={}>; rel=preload; as=style",
+            v(&m, "/_static/pygments.css"),
+            v(&m, "/_static/extra.css"),
         )
     );
     assert_eq!(link("/_static/pygments.css"), None);
@@ -391,4 +396,94 @@ fn excluded_files_keep_their_references() {
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Issue 34, item 3: what a render-blocking stylesheet makes a browser fetch only once it has
+/// it joins the page's hints, each at the URL the stylesheet (as served) names: the sheets it
+/// imports on every screen (an import cycle ends), the face of each font the body text and the
+/// page's headings are set in (the weight a browser picks; not a font nothing uses, nor a
+/// bold face for normal text), and the body's background image. A page that sets fonts or
+/// backgrounds itself gets no such hint for them.
+#[test]
+fn what_a_render_blocking_stylesheet_fetches_late_is_named_in_the_first_response() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |path: &str, text: &str| {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    let page = |body: &str| {
+        format!(
+            "<!doctype html><html><head><title>t</title>\
+             <link rel=stylesheet href=\"/css/theme.css\"></head><body>{body}</body></html>"
+        )
+    };
+    write("index.html", &page("<h1>Title</h1><p>Text</p>"));
+    write("plain.html", &page("<p>Text only</p>"));
+    write(
+        "styled.html",
+        &page("<style>body { font-family: Own; background: #eee }</style><h1>T</h1>"),
+    );
+    write(
+        "css/theme.css",
+        r#"@import "basic.css";
+@import url(print.css) print;
+@font-face { font-family: Lato; src: url(../fonts/lato.woff2) format("woff2"); font-weight: 400 }
+@font-face { font-family: Lato; src: url(../fonts/lato-bold.woff2) format("woff2"); font-weight: 700 }
+@font-face { font-family: "Roboto Slab"; src: url("../fonts/slab.woff2") }
+@font-face { font-family: Unused; src: url(../fonts/unused.woff2) }
+body { font-family: Lato, sans-serif; background: url(../img/bg.svg) no-repeat }
+h1 { font-family: "Roboto Slab", serif }
+h2 { font-family: Unused }
+"#,
+    );
+    write(
+        "css/basic.css",
+        "@import \"theme.css\";\nbody { margin: 0 }\n",
+    );
+    write("css/print.css", "body { color: black }\n");
+    for font in ["lato", "lato-bold", "slab", "unused"] {
+        write(&format!("fonts/{font}.woff2"), &format!("wOF2 {font}"));
+    }
+    write(
+        "img/bg.svg",
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"1\" height=\"1\"/>",
+    );
+    let m = compile(dir.path(), &options()).unwrap();
+    let link = |path: &str| -> String {
+        file(&m, path)
+            .fields
+            .iter()
+            .find(|(n, _)| n == "link")
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default()
+    };
+    let hint = |path: &str, params: &str| format!("<{path}?v={}>; {params}", v(&m, path));
+    let theme = hint("/css/theme.css", "rel=preload; as=style");
+    // theme.css and basic.css import each other: references in a cycle keep their text (no
+    // `v`), so a browser asks for /css/basic.css, whose import of /css/theme.css is another URL
+    // than the page's: it is fetched too, and named; the walk ends there (each sheet once).
+    let cycle = "</css/basic.css>; rel=preload; as=style, </css/theme.css>; rel=preload; as=style";
+    let lato = hint("/fonts/lato.woff2", "rel=preload; as=font; crossorigin");
+    let slab = hint("/fonts/slab.woff2", "rel=preload; as=font; crossorigin");
+    let bg = hint("/img/bg.svg", "rel=preload; as=image");
+    let joined = |hints: &[&str]| hints.join(", ");
+    assert_eq!(
+        link("/index.html"),
+        joined(&[&theme, cycle, &lato, &slab, &bg])
+    );
+    assert_eq!(link("/plain.html"), joined(&[&theme, cycle, &lato, &bg]));
+    assert_eq!(link("/styled.html"), joined(&[&theme, cycle]));
+    // Each hint's URL is the one the served stylesheet names (resolved against its URL).
+    let served_theme = served(&m, "/css/theme.css");
+    for path in ["/fonts/lato.woff2", "/fonts/slab.woff2", "/img/bg.svg"] {
+        let name = path.rsplit('/').next().unwrap();
+        assert!(
+            served_theme.contains(&format!("{name}?v={}", v(&m, path))),
+            "{path} in {served_theme}"
+        );
+    }
+    assert!(served_theme.contains("@import \"basic.css\";"));
+    // The cap holds: at most MAX_PRELOADS (8) hints.
+    assert!(link("/index.html").split(", <").count() <= 8);
 }

@@ -13,7 +13,9 @@
 //!    dependency order ([`graph`]); references inside a cycle keep their text (a warning says
 //!    which). Bytes outside the changed values stay as they were.
 //! 4. **Preload** ([`preload`](mod@preload)): each page's render-blocking stylesheets, synchronous head
-//!    scripts and preloaded fonts become one `Link` field (RFC 8288) of `rel=preload` hints.
+//!    scripts and preloaded fonts become one `Link` field (RFC 8288) of `rel=preload` hints,
+//!    with what those stylesheets make a browser fetch late ([`sheet`]): their `@import`s, the
+//!    fonts of the body text and headings, the page's background image.
 //! 5. **Navigate** ([`rewrite`]): a link to a page that the site reaches only through permanent
 //!    redirects (a clean URL's or a folder's canonical 308, a `_redirects` 301) names the page's
 //!    URL instead: a click costs no redirect, and the speculation rules (which name pages)
@@ -32,6 +34,7 @@ mod preload;
 mod resolve;
 mod rewrite;
 mod scan;
+mod sheet;
 mod url;
 
 pub(crate) use rewrite::fuzz_check;
@@ -46,7 +49,7 @@ use crate::routing::Routing;
 use crate::rule::indexed_assets;
 use crate::sources::Sources;
 use crate::warning::Notes;
-use preload::preload;
+use preload::{preload, Styles};
 use resolve::{page_urls, report_broken, resolve_all};
 use rewrite::{rewrite_in_order, Hashes};
 use scan::scan_all;
@@ -93,6 +96,8 @@ pub(crate) enum Hint {
     Style,
     Script,
     Font,
+    /// An image a stylesheet names (never made by the HTML scan).
+    Image,
 }
 
 /// A file's new bytes.
@@ -171,8 +176,9 @@ pub(crate) fn pass(
     let mut hashes = Hashes::new(found, images, policy);
     rewrite_in_order(found, &scanned, &mut hashes, &mut outcome);
     if links.preload {
+        let styles = Styles::new(found, &scanned, &urls, &outcome.rewrites);
         for file in &scanned {
-            outcome.preload[file.index] = preload(file, &mut hashes, &outcome.rewrites);
+            outcome.preload[file.index] = preload(file, &mut hashes, &outcome.rewrites, &styles);
         }
     }
     outcome.stats.preload_hints = outcome
