@@ -35,7 +35,8 @@
 #                  photos arrive as AVIF and WebP and render at their published size; a hover
 #                  on a link prefetches the page its speculation rules name, and the click is
 #                  served from the prefetch (demo on native and workerd, the docs-style site);
-#                  each preload hint of a page is requested once and used (the docs-style site)
+#                  each preload hint of a page is requested once and used, and the same pages
+#                  with the hints off look the same to the pixel (the docs-style site)
 # LAYERS="workerd site" runs only those layers (and the builds they need); by default, all.
 # The suites check the demo site, so EDGESITE_SITE is ignored here.
 set -uo pipefail
@@ -456,6 +457,21 @@ repeat_views() {
   step "views: preloads_in_browser.py (generated docs site)" \
     python3 tests/browser/preloads_in_browser.py "http://127.0.0.1:$port" /docs/page-0001 \
     "http://127.0.0.1:$port" / || rc=1
+  # Nothing a visitor sees changes (issue 34): the same site with the first view's work off
+  # (`[links] preload = false`) and on, pixel-identical screenshots at two viewports, the same
+  # text and console.
+  local off_port off_config
+  off_port=$(free_port)
+  off_config=$(mktemp)
+  printf '[links]\npreload = false\n' >"$off_config"
+  { step "start: serve_site (the docs site, preload off)" start_server serve-site-off 120 \
+      "$off_port" target/test-bin/serve_site --listen "127.0.0.1:$off_port" --site "$site" \
+      --config "$off_config" &&
+    step "views: same_view.py (generated docs site, preload off and on)" \
+      python3 tests/browser/same_view.py --save target/same-view "http://127.0.0.1:$off_port" \
+      "http://127.0.0.1:$port" /docs/page-0001 /; } || rc=1
+  stop_server serve-site-off
+  rm -f "$off_config"
   stop_server serve-site
   # Image variants (issue 22): the demo's /photos page arrives as AVIF and WebP, rendered at the
   # published size, with at least 30% fewer image bytes than with `Accept: */*`.

@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Proof that what the build changes for the first view changes nothing a visitor sees (issue 34):
+the same site served twice, an optimisation off and on, loaded in headless Chromium.
+
+    tests/browser/same_view.py [--save DIR] OFF_BASE ON_BASE PAGE [PAGE...]
+
+For each page and each of two viewports (a desktop's 1280x900 and a phone's 390x844, device
+scale 1), from a new tab with an empty cache, each server's page is loaded and left to settle:
+the load event, `document.fonts.ready`, every image decoded, two animation frames. Then the
+whole page is captured (DevTools Page.captureScreenshot beyond the viewport, PNG) with its
+`document.body.innerText` and the console's messages (their text: each server's own URL written
+as BASE, so that two ports compare equal, and the source line, which says where a request
+started, left out). The screenshots must be identical to the byte (the same Chromium
+encodes the same pixels the same way), and so must the text and the messages. With --save, the
+screenshots of a page that differs are written there.
+"""
+import argparse
+import base64
+import os
+import re
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from repeat_views import cdp, close_browser, fresh_tab, open_browser  # noqa: E402
+
+VIEWPORTS = {"desktop": (1280, 900, False), "phone": (390, 844, True)}
+
+SETTLE = """
+const done = arguments[arguments.length - 1];
+const frames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+const loaded = document.readyState === "complete"
+  ? Promise.resolve() : new Promise((r) => addEventListener("load", r, {once: true}));
+loaded
+  .then(() => document.fonts.ready)
+  .then(() => Promise.all([...document.images].map((i) => i.decode().catch(() => null))))
+  .then(frames)
+  .then(() => done(document.body ? document.body.innerText : ""), (e) => done("error: " + e));
+"""
+
+
+def view(driver, base, page, viewport):
+    """(PNG bytes, innerText, console messages) of `page` from `base` at `viewport`."""
+    width, height, mobile = VIEWPORTS[viewport]
+    fresh_tab(driver)
+    cdp(driver, "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile})
+    driver.call("POST", f"/session/{driver.session}/se/log", {"type": "browser"})
+    driver.navigate(base + page)
+    text = driver.call("POST", f"/session/{driver.session}/execute/async",
+                       {"script": SETTLE, "args": []})
+    shot = cdp(driver, "Page.captureScreenshot",
+               {"format": "png", "captureBeyondViewport": True})["data"]
+    # chromedriver writes "SOURCE LINE:COLUMN TEXT" (or "SOURCE - TEXT"): the line is where
+    # the request started (a preload hint moves it), so only the text is compared.
+    console = [re.sub(r"^\S+ (-|\d+(:\d+)?) ", "", entry.get("message", "")).replace(base, "BASE")
+               for entry in driver.call("POST", f"/session/{driver.session}/se/log",
+                                        {"type": "browser"})]
+    return base64.b64decode(shot), text, console
+
+
+def main():
+    ap = argparse.ArgumentParser(description="The same page, optimisation off and on.")
+    ap.add_argument("--save", help="write the screenshots of a page that differs here")
+    ap.add_argument("off")
+    ap.add_argument("on")
+    ap.add_argument("pages", nargs="+")
+    args = ap.parse_args()
+    failed = False
+    with tempfile.TemporaryDirectory() as profile:
+        driver = open_browser(profile)
+        try:
+            for page in args.pages:
+                for viewport in VIEWPORTS:
+                    off = view(driver, args.off, page, viewport)
+                    on = view(driver, args.on, page, viewport)
+                    problems = []
+                    if off[0] != on[0]:
+                        problems.append(f"screenshots differ ({len(off[0])} and {len(on[0])} "
+                                        "bytes of PNG)")
+                        if args.save:
+                            os.makedirs(args.save, exist_ok=True)
+                            name = page.strip("/").replace("/", "_") or "index"
+                            for which, shot in (("off", off[0]), ("on", on[0])):
+                                path = os.path.join(args.save, f"{name}-{viewport}-{which}.png")
+                                with open(path, "wb") as f:
+                                    f.write(shot)
+                    if off[1] != on[1]:
+                        problems.append("document.body.innerText differs")
+                    if off[2] != on[2]:
+                        problems.append(f"console differs: {off[2]} against {on[2]}")
+                    if off[1].startswith("error: "):
+                        problems.append(off[1])
+                    print(f"{page} at {viewport}: {'same' if not problems else 'DIFFERS'} "
+                          f"({len(on[0])} bytes of PNG, {len(on[1])} characters, "
+                          f"{len(on[2])} console messages)")
+                    for problem in problems:
+                        print(f"  FAIL: {problem}")
+                    failed |= bool(problems)
+        finally:
+            close_browser(driver)
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
