@@ -458,21 +458,39 @@ repeat_views() {
     python3 tests/browser/preloads_in_browser.py "http://127.0.0.1:$port" /docs/page-0001 \
     "http://127.0.0.1:$port" / || rc=1
   # Nothing a visitor sees changes (issue 34): the same site with the first view's work off
-  # (`[links] preload = false`) and on, pixel-identical screenshots at two viewports, the same
-  # text and console.
-  local off_port off_config
+  # (`[links] preload = false`, `inline_css_bytes = 0`) and on, pixel-identical screenshots at
+  # two viewports, the same text and console: the docs-style site (its hints) and the demo (its
+  # stylesheets inline).
+  local off_port on_port off_config demo_off
   off_port=$(free_port)
   off_config=$(mktemp)
-  printf '[links]\npreload = false\n' >"$off_config"
-  { step "start: serve_site (the docs site, preload off)" start_server serve-site-off 120 \
-      "$off_port" target/test-bin/serve_site --listen "127.0.0.1:$off_port" --site "$site" \
+  demo_off=$(mktemp)
+  printf '[links]\npreload = false\ninline_css_bytes = 0\n' >"$off_config"
+  sed 's/^preload = true/preload = false\ninline_css_bytes = 0/' edgesite.toml >"$demo_off"
+  { step "start: serve_site (the docs site, first view work off)" start_server serve-site-off \
+      120 "$off_port" target/test-bin/serve_site --listen "127.0.0.1:$off_port" --site "$site" \
       --config "$off_config" &&
-    step "views: same_view.py (generated docs site, preload off and on)" \
+    step "views: same_view.py (generated docs site, off and on)" \
       python3 tests/browser/same_view.py --save target/same-view "http://127.0.0.1:$off_port" \
       "http://127.0.0.1:$port" /docs/page-0001 /; } || rc=1
   stop_server serve-site-off
-  rm -f "$off_config"
   stop_server serve-site
+  off_port=$(free_port)
+  on_port=$(free_port)
+  { { grep -q '^inline_css_bytes = 0' "$demo_off" ||
+      { echo "edgesite.toml has no 'preload = true' line to turn off"; false; }; } &&
+    step "start: serve_site (the demo, first view work off)" start_server serve-site-off 120 \
+      "$off_port" target/test-bin/serve_site --listen "127.0.0.1:$off_port" --site public \
+      --config "$demo_off" &&
+    step "start: serve_site (the demo)" start_server serve-site 120 "$on_port" \
+      target/test-bin/serve_site --listen "127.0.0.1:$on_port" --site public \
+      --config edgesite.toml &&
+    step "views: same_view.py (the demo, off and on)" \
+      python3 tests/browser/same_view.py --save target/same-view "http://127.0.0.1:$off_port" \
+      "http://127.0.0.1:$on_port" / /about /photos /guide/ /nope; } || rc=1
+  stop_server serve-site-off
+  stop_server serve-site
+  rm -f "$off_config" "$demo_off"
   # Image variants (issue 22): the demo's /photos page arrives as AVIF and WebP, rendered at the
   # published size, with at least 30% fewer image bytes than with `Accept: */*`.
   step "views: images_in_browser.py (demo on native and workerd)" \

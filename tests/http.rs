@@ -486,15 +486,14 @@ fn a_v_naming_the_current_bytes_is_immutable_and_any_other_gets_the_files_policy
 }
 
 #[test]
-fn pages_name_their_subresources_by_version_and_preload_their_stylesheet() {
+fn pages_name_their_subresources_by_version_and_hold_their_small_stylesheet_inline() {
     // The build rewrote the demo's references (sitegen's link pass): every subresource URL a
-    // page names is one the server answers as immutable, and the page preloads its
-    // render-blocking stylesheet (RFC 8288 Link, rel=preload).
-    let css = format!("/style.css?v={}", version_of("/style.css"));
+    // page names is one the server answers as immutable. The page's only render-blocking
+    // resource, its 1.5 KB stylesheet, is inline where its `<link>` stood (`[links]
+    // inline_css_bytes`: the first view saves the round trip), so no hint names it (RFC 8288).
     let about = get("/about");
     let html = String::from_utf8(about.body.clone()).unwrap();
     for reference in [
-        css.clone(),
         format!("/app.js?v={}", version_of("/app.js")),
         format!("/logo.svg?v={}", version_of("/logo.svg")),
         format!("/images/icon.png?v={}", version_of("/images/icon.png")),
@@ -506,12 +505,18 @@ fn pages_name_their_subresources_by_version_and_preload_their_stylesheet() {
             "{reference}"
         );
     }
+    let css = String::from_utf8(site_file("/style.css").to_vec()).unwrap();
+    assert!(html.contains(&format!("<style>{css}</style>")), "{html}");
+    assert!(!html.contains("rel=\"stylesheet\""), "{html}");
+    // The stylesheet is still served, as immutable with its version, for any other use.
+    let versioned = format!("/style.css?v={}", version_of("/style.css"));
+    assert_eq!(
+        get(&versioned).header("cache-control"),
+        Some("public, max-age=31536000, immutable")
+    );
     // Links between pages stay as written.
     assert!(html.contains("href=\"/guide/\""));
-    assert_eq!(
-        about.header("link"),
-        Some(format!("<{css}>; rel=preload; as=style").as_str())
-    );
+    assert_eq!(about.header("link"), None);
     // The index has no external stylesheet: no hint.
     assert_eq!(get("/").header("link"), None);
 }

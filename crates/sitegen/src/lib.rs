@@ -76,7 +76,8 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
         images::make(&sources, &config.images, cache_dir)
     })?;
     let links = clock.time("links", || {
-        links::pass(&sources, &images, &routing, &config.links, policy)
+        let csp = !config.headers.content_security_policy.is_empty() || sets_csp(site_dir);
+        links::pass(&sources, &images, &routing, &config.links, policy, csp)
     })?;
     let settings = encode::Settings::new(config, policy, cache_dir);
     let assets = clock.time("encode", || {
@@ -96,4 +97,13 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
     let last_modified = options.last_modified;
     let manifest = emit::manifest(site_dir, config, last_modified, routing, assets, notes);
     Ok(manifest)
+}
+
+/// Whether the site's `_headers` sets a Content-Security-Policy for any path (then no
+/// stylesheet is put inline: the policy may forbid inline styles).
+fn sets_csp(site_dir: &Path) -> bool {
+    std::fs::read_to_string(site_dir.join("_headers")).is_ok_and(|text| {
+        text.to_ascii_lowercase()
+            .contains("content-security-policy")
+    })
 }

@@ -487,3 +487,113 @@ h2 { font-family: Unused }
     // The cap holds: at most MAX_PRELOADS (8) hints.
     assert!(link("/index.html").split(", <").count() <= 8);
 }
+
+/// Issue 34, item 3: a page whose only render-blocking resources are small stylesheets gets
+/// them inline, each `<style>` where its `<link>` stood (with its `media`), and its preload
+/// field no longer names them; a page is left linked whenever inlining could change what it
+/// means or not save the round trip.
+#[test]
+fn small_render_blocking_stylesheets_go_inline_when_nothing_else_blocks() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |path: &str, text: &str| {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    let page = |head: &str| {
+        format!(
+            "<!doctype html><html><head><title>t</title>{head}</head><body><p>x</p></body></html>"
+        )
+    };
+    let a = "<link rel=stylesheet href=\"/css/a.css\" media=\"screen and (min-width: 1px)\">";
+    let b = "<link rel=\"stylesheet\" href=\"css/b.css\">";
+    write("index.html", &page(&format!("{a}\n{b}")));
+    write(
+        "script.html",
+        &page(&format!("{a}<script src=\"/s.js\"></script>")),
+    );
+    write(
+        "relative.html",
+        &page("<link rel=stylesheet href=\"/css/rel.css\">"),
+    );
+    write(
+        "big.html",
+        &page("<link rel=stylesheet href=\"/css/big.css\">"),
+    );
+    write(
+        "import.html",
+        &page("<link rel=stylesheet href=\"/css/imp.css\">"),
+    );
+    write(
+        "attrs.html",
+        &page("<link rel=stylesheet href=\"/css/b.css\" id=theme>"),
+    );
+    write(
+        "closing.html",
+        &page("<link rel=stylesheet href=\"/css/closing.css\">"),
+    );
+    write("css/a.css", "body { background: url(/img/x.svg) }\n");
+    write("css/b.css", "p { color: #333 }\n");
+    write("css/rel.css", "body { background: url(img/y.svg) }\n");
+    write(
+        "css/big.css",
+        &format!("p {{ color: red }}\n/* {} */\n", "x".repeat(5000)),
+    );
+    write("css/imp.css", "@import url(/css/b.css);\n");
+    write("css/closing.css", "p::after { content: \"</style>\" }\n");
+    write(
+        "css/img/y.svg",
+        "<svg xmlns=\"http://www.w3.org/2000/svg\"/>",
+    );
+    write("img/x.svg", "<svg xmlns=\"http://www.w3.org/2000/svg\"/>");
+    write("s.js", "1;\n");
+    let m = compile(dir.path(), &options()).unwrap();
+    assert_eq!(m.stats.links.inlined_css, 1);
+    let index = served(&m, "/index.html");
+    let a_served = served(&m, "/css/a.css");
+    assert!(a_served.contains(&format!("/img/x.svg?v={}", v(&m, "/img/x.svg"))));
+    assert_eq!(
+        index,
+        page(&format!(
+            "<style media=\"screen and (min-width: 1px)\">{a_served}</style>\n<style>{}</style>",
+            served(&m, "/css/b.css")
+        ))
+    );
+    let link = |path: &str| {
+        file(&m, path)
+            .fields
+            .iter()
+            .find(|(n, _)| n == "link")
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default()
+    };
+    assert!(
+        !link("/index.html").contains("/css/"),
+        "{}",
+        link("/index.html")
+    );
+    for path in ["script", "relative", "big", "import", "attrs", "closing"] {
+        let text = served(&m, &format!("/{path}.html"));
+        assert!(!text.contains("<style"), "{path}: {text}");
+        assert!(
+            link(&format!("/{path}.html")).contains("as=style"),
+            "{path}"
+        );
+    }
+    // Off, and never with a Content-Security-Policy (it may forbid inline styles).
+    let mut off = options();
+    off.config.links.inline_css_bytes = 0;
+    let mut with_csp = options();
+    with_csp.config.headers.content_security_policy = "default-src 'self'".into();
+    for options in [off, with_csp] {
+        let m = compile(dir.path(), &options).unwrap();
+        assert_eq!(m.stats.links.inlined_css, 0);
+        assert!(!served(&m, "/index.html").contains("<style"));
+    }
+    write(
+        "_headers",
+        "/blog/*\n  Content-Security-Policy: style-src 'self'\n",
+    );
+    let m = compile(dir.path(), &options()).unwrap();
+    assert_eq!(m.stats.links.inlined_css, 0);
+}

@@ -22,6 +22,13 @@ pub struct LinksConfig {
     /// 103 Early Hints.
     #[serde(default = "default_true")]
     pub preload: bool,
+    /// A page whose only render-blocking resources are stylesheets of at most this many bytes
+    /// in all (as served) gets them inline, as `<style>` where each `<link>` was (default
+    /// 4096; 0: never): a first view without the stylesheets' round trip. Never with a
+    /// Content-Security-Policy (it may forbid inline styles), nor for a stylesheet that
+    /// imports, holds `</style`, or whose relative URLs would resolve otherwise from the page.
+    #[serde(default = "default_inline_css_bytes")]
+    pub inline_css_bytes: u64,
     /// Speculation Rules (WICG nav-speculation): what the browser may do with a link to one of
     /// the site's pages before the click, announced by a `Speculation-Rules` field on every HTML
     /// response: `prefetch` (default: the document only, no script runs), `prerender`, or `off`.
@@ -37,12 +44,20 @@ pub struct LinksConfig {
     pub speculation_exclude: Vec<String>,
 }
 
+/// The most `links.inline_css_bytes` may be.
+pub(crate) const MAX_INLINE_CSS_BYTES: u64 = 14 * 1024;
+
+fn default_inline_css_bytes() -> u64 {
+    4096
+}
+
 impl Default for LinksConfig {
     fn default() -> Self {
         LinksConfig {
             broken: BrokenLinks::default(),
             ignore: Vec::new(),
             preload: true,
+            inline_css_bytes: default_inline_css_bytes(),
             speculation: SpeculationAction::default(),
             speculation_eagerness: Eagerness::default(),
             speculation_exclude: Vec::new(),
@@ -105,6 +120,13 @@ pub enum BrokenLinks {
 
 impl LinksConfig {
     pub(super) fn first_invalid(&self) -> Option<(Key, String)> {
+        // An inline stylesheet is sent with every page that has it: more than an initial
+        // congestion window's worth (about 14 KB) costs the first view a round trip itself.
+        if self.inline_css_bytes > MAX_INLINE_CSS_BYTES {
+            let key = Key::new(&["links", "inline_css_bytes"]);
+            let message = format!("{} is over {MAX_INLINE_CSS_BYTES}", self.inline_css_bytes);
+            return Some((key, message));
+        }
         first_invalid_glob("links", "ignore", &self.ignore)
     }
 

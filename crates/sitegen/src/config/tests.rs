@@ -108,6 +108,30 @@ fn compression_and_budget_values_are_checked_naming_key_and_line() {
     assert_eq!(config.budget.max_file_bytes, 25 * 1024 * 1024);
 }
 
+/// `[links] inline_css_bytes`: at most about an initial congestion window.
+#[test]
+fn links_values_are_checked_naming_line_and_key() {
+    for (toml, line, key) in [
+        (
+            "[links]\n\ninline_css_bytes = 20000\n",
+            3,
+            "links.inline_css_bytes: 20000 is over 14336",
+        ),
+        ("[links]\ninline_css_bytes = -1\n", 2, "invalid value"),
+    ] {
+        let err = parse(toml).unwrap_err().to_string();
+        let at = format!("edgesite.toml:{line}: ");
+        assert!(err.starts_with(&at) && err.contains(key), "{toml:?}: {err}");
+    }
+    assert_eq!(
+        parse("[links]\ninline_css_bytes = 14336\n")
+            .unwrap()
+            .links
+            .inline_css_bytes,
+        14336
+    );
+}
+
 /// `[storage]`: the tier by name, globs and the object limit checked, each error naming its
 /// line and key.
 #[test]

@@ -17,6 +17,19 @@ pub(crate) struct Page {
     pub refs: Vec<Ref>,
     /// The first `<base href>`'s value, entities decoded.
     pub base: Option<String>,
+    /// The render-blocking stylesheets' `<link>`s, in document order.
+    pub style_links: Vec<StyleLink>,
+}
+
+/// A render-blocking `<link rel=stylesheet>`: where its start tag is, the reference its `href`
+/// made (an index in [`Page::refs`]), its `media`, and whether it has no attribute but `rel`,
+/// `href`, `type` and `media` (only then can a `<style>` stand in for it).
+#[derive(Debug, Clone)]
+pub(crate) struct StyleLink {
+    pub tag: Range<usize>,
+    pub reference: usize,
+    pub media: Option<String>,
+    pub plain: bool,
 }
 
 /// State while scanning: still in the head (no body content seen yet), the `<style>` text.
@@ -107,11 +120,7 @@ fn element_refs(el: &mut Element<'_, '_>, scan: &mut Scan) {
             let (role, hint) = script_role(el, scan.in_head);
             add("src", role, hint);
         }
-        "link" => {
-            if let Some((role, hint)) = link_role(el, scan.in_head) {
-                add("href", role, hint);
-            }
-        }
+        "link" => link_refs(el, scan, integrity),
         "base" if scan.page.base.is_none() => {
             scan.page.base = el.get_attribute("href").map(|v| decode_entities(v.trim()));
         }
@@ -121,6 +130,29 @@ fn element_refs(el: &mut Element<'_, '_>, scan: &mut Scan) {
     }
     if let Some((span, raw)) = value_of(el, "style") {
         css_refs(span.start, &raw, &mut scan.page.refs, true);
+    }
+}
+
+/// A `<link>`'s reference, and for a render-blocking stylesheet its [`StyleLink`].
+fn link_refs(el: &Element<'_, '_>, scan: &mut Scan, integrity: bool) {
+    let Some((role, hint)) = link_role(el, scan.in_head) else {
+        return;
+    };
+    let reference = scan.page.refs.len();
+    if let Some((span, raw)) = value_of(el, "href") {
+        push(&mut scan.page.refs, span, &raw, role, hint, integrity);
+    }
+    if hint == Some(Hint::Style) && scan.page.refs.len() > reference {
+        let plain = el
+            .attributes()
+            .iter()
+            .all(|a| matches!(a.name().as_str(), "rel" | "href" | "type" | "media"));
+        scan.page.style_links.push(StyleLink {
+            tag: el.source_location().bytes(),
+            reference,
+            media: el.get_attribute("media"),
+            plain,
+        });
     }
 }
 

@@ -12,6 +12,8 @@
 //!    file's hash is taken after its own references are rewritten, so files are rewritten in
 //!    dependency order ([`graph`]); references inside a cycle keep their text (a warning says
 //!    which). Bytes outside the changed values stay as they were.
+//!    Then a page whose only render-blocking resources are small stylesheets gets them inline
+//!    ([`inline`]).
 //! 4. **Preload** ([`preload`](mod@preload)): each page's render-blocking stylesheets, synchronous head
 //!    scripts and preloaded fonts become one `Link` field (RFC 8288) of `rel=preload` hints,
 //!    with what those stylesheets make a browser fetch late ([`sheet`]): their `@import`s, the
@@ -30,6 +32,7 @@
 mod css;
 mod graph;
 mod html;
+mod inline;
 mod preload;
 mod resolve;
 mod rewrite;
@@ -53,6 +56,7 @@ use preload::{preload, Styles};
 use resolve::{page_urls, report_broken, resolve_all};
 use rewrite::{rewrite_in_order, Hashes};
 use scan::scan_all;
+use std::collections::HashMap;
 use std::ops::Range;
 use std::time::Instant;
 
@@ -131,11 +135,15 @@ struct Scanned {
     /// A page's first `<base href>`, character references decoded.
     base: Option<String>,
     refs: Vec<Ref>,
+    /// A page's render-blocking stylesheet links.
+    style_links: Vec<html::StyleLink>,
     /// Where each reference leads (`None`: not local, or relative to another site's base).
     resolved: Vec<Option<(String, Resolved)>>,
 }
 
-/// Runs the pass over the sources, as `[links]` says, with the caching policy's fingerprints:
+/// Runs the pass over the sources, as `[links]` says (stylesheets never inline when `csp`: the
+/// site sends a Content-Security-Policy, which may forbid inline styles), with the caching
+/// policy's fingerprints:
 /// the site's own files are read for references (and may be rewritten); the rest (an earlier
 /// deploy's files, kept for skew protection, and what the build made) are served as they were.
 ///
@@ -147,6 +155,7 @@ pub(crate) fn pass(
     routing: &Routing,
     links: &LinksConfig,
     policy: Policy<'_>,
+    csp: bool,
 ) -> Result<Links, Error> {
     let (found, scanned) = (&sources.files[..], sources.own);
     let started = Instant::now();
@@ -175,10 +184,14 @@ pub(crate) fn pass(
     report_broken(found, &scanned, links, &mut outcome)?;
     let mut hashes = Hashes::new(found, images, policy);
     rewrite_in_order(found, &scanned, &mut hashes, &mut outcome);
+    let limit = if csp { 0 } else { links.inline_css_bytes };
+    let inlined = inline_stylesheets(found, &scanned, &urls, limit, &mut outcome);
     if links.preload {
         let styles = Styles::new(found, &scanned, &urls, &outcome.rewrites);
         for file in &scanned {
-            outcome.preload[file.index] = preload(file, &mut hashes, &outcome.rewrites, &styles);
+            let inline = inlined.get(&file.index).map_or(&[][..], Vec::as_slice);
+            outcome.preload[file.index] =
+                preload(file, &mut hashes, &outcome.rewrites, &styles, inline);
         }
     }
     outcome.stats.preload_hints = outcome
@@ -189,4 +202,36 @@ pub(crate) fn pass(
         .sum();
     outcome.stats.wall_time_ms = started.elapsed().as_millis() as u64;
     Ok(outcome)
+}
+
+/// Puts small render-blocking stylesheets inline ([`inline`]) in the pages' rewrites; the files
+/// each page now holds inline, by page.
+fn inline_stylesheets(
+    found: &[crate::sources::Found],
+    scanned: &[Scanned],
+    urls: &[String],
+    limit: u64,
+    outcome: &mut Links,
+) -> HashMap<usize, Vec<usize>> {
+    let mut inlined = HashMap::new();
+    for made in inline::inline_all(found, scanned, urls, &outcome.rewrites, limit) {
+        let slot = &mut outcome.rewrites[made.page];
+        let (references, navigations) = slot
+            .as_ref()
+            .map_or((0, 0), |r| (r.references, r.navigations));
+        let source_sha256 = scanned
+            .iter()
+            .find(|f| f.index == made.page)
+            .map(|f| f.sha256.clone())
+            .unwrap_or_default();
+        *slot = Some(Rewrite {
+            bytes: made.bytes,
+            references,
+            navigations,
+            source_sha256,
+        });
+        outcome.stats.inlined_css += 1;
+        inlined.insert(made.page, made.files);
+    }
+    inlined
 }

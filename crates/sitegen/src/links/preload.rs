@@ -33,8 +33,9 @@ pub(super) fn preload(
     hashes: &mut Hashes<'_>,
     rewrites: &[Option<Rewrite>],
     styles: &Styles<'_>,
+    inlined: &[usize],
 ) -> Option<String> {
-    let mut own = own_hints(file, hashes, rewrites);
+    let mut own = own_hints(file, hashes, rewrites, inlined);
     let mut late: Vec<(String, Hint)> = Vec::new();
     for hint in styles.late(file) {
         if !own.contains(&hint) && !late.contains(&hint) {
@@ -64,11 +65,12 @@ pub(super) fn preload(
 }
 
 /// The page's render-blocking references that lead to files, in document order, each once, at
-/// the URL the page now names.
+/// the URL the page now names; not the stylesheets it now holds inline (`inlined`).
 fn own_hints(
     file: &Scanned,
     hashes: &mut Hashes<'_>,
     rewrites: &[Option<Rewrite>],
+    inlined: &[usize],
 ) -> Vec<(String, Hint)> {
     let mut own: Vec<(String, Hint)> = Vec::new();
     for (reference, resolved) in file.refs.iter().zip(&file.resolved) {
@@ -86,6 +88,9 @@ fn own_hints(
         else {
             continue;
         };
+        if inlined.contains(index) {
+            continue;
+        }
         let url = redirected_to.as_deref().unwrap_or(target);
         // The URL the page asks for: with `v` only where the reference was rewritten.
         let url = match hashes.of(*index, rewrites) {

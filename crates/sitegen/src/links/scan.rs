@@ -68,6 +68,7 @@ pub(super) fn scan_file(index: usize, file: &Found) -> ScanResult {
         html::Page {
             refs: css_file_refs(&text),
             base: None,
+            style_links: Vec::new(),
         }
     };
     Ok(Ok(Some(Scanned {
@@ -76,6 +77,7 @@ pub(super) fn scan_file(index: usize, file: &Found) -> ScanResult {
         text,
         base: page.base,
         refs: page.refs,
+        style_links: page.style_links,
         resolved: Vec::new(),
     })))
 }

@@ -49,6 +49,8 @@ pub struct LinkStats {
     pub broken: usize,
     /// `rel=preload` hints written.
     pub preload_hints: usize,
+    /// Pages given their stylesheets inline (`links.inline_css_bytes`).
+    pub inlined_css: usize,
     /// Wall time of the pass, in milliseconds.
     pub wall_time_ms: u64,
 }
