@@ -597,3 +597,90 @@ fn small_render_blocking_stylesheets_go_inline_when_nothing_else_blocks() {
     let m = compile(dir.path(), &options()).unwrap();
     assert_eq!(m.stats.links.inlined_css, 0);
 }
+
+/// A 3x2 PNG.
+const PNG_3X2: [u8; 73] = [
+    137, 80, 78, 71, 13, 10, 26, 10, 0, 0, 0, 13, 73, 72, 68, 82, 0, 0, 0, 3, 0, 0, 0, 2, 8, 2, 0,
+    0, 0, 18, 22, 241, 77, 0, 0, 0, 16, 73, 68, 65, 84, 120, 156, 99, 56, 193, 197, 5, 65, 12, 112,
+    22, 0, 56, 24, 5, 41, 6, 138, 246, 148, 0, 0, 0, 0, 73, 69, 78, 68, 174, 66, 96, 130,
+];
+
+/// Issue 34, item 2: an `<img>` of the site's without `width` and `height` gets the image's
+/// size, so the browser reserves its box; never where CSS could then squeeze it (a width
+/// without `img { height: auto }`), nor an image with a size, a `srcset`, or in a `<picture>`.
+#[test]
+fn unsized_images_get_their_size_where_css_cannot_squeeze_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |path: &str, bytes: &[u8]| {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
+    };
+    let page = |head: &str, body: &str| {
+        format!(
+            "<!doctype html><html><head><title>t</title>{head}</head><body>{body}</body></html>"
+        )
+    };
+    write("img/a.png", &PNG_3X2);
+    let images = "<img src=\"/img/a.png\" alt=a>\n<img src=\"/img/a.png\" width=\"10\">\n\
+                  <img src=\"/img/a.png\" srcset=\"/img/a.png 2x\">\n\
+                  <picture><source srcset=\"/img/a.png\"><img src=\"/img/a.png\"></picture>\n\
+                  <IMG SRC=/img/a.png />";
+    write("index.html", page("", images).as_bytes());
+    write(
+        "wide.html",
+        page(
+            "<link rel=stylesheet href=/css/wide.css>",
+            "<img src=\"/img/a.png\">",
+        )
+        .as_bytes(),
+    );
+    write(
+        "auto.html",
+        page(
+            "<link rel=stylesheet href=/css/auto.css>",
+            "<img src=\"/img/a.png\">",
+        )
+        .as_bytes(),
+    );
+    write(
+        "styled.html",
+        page(
+            "",
+            "<div style=\"width: 10px\"><img src=\"/img/a.png\"></div>",
+        )
+        .as_bytes(),
+    );
+    write("css/wide.css", b"main { max-width: 40em }\n");
+    write(
+        "css/auto.css",
+        b"main { max-width: 40em }\nimg { max-width: 100%; height: auto }\n",
+    );
+    let m = compile(dir.path(), &options()).unwrap();
+    let v = v(&m, "/img/a.png");
+    let src = format!("/img/a.png?v={v}");
+    assert_eq!(
+        served(&m, "/index.html"),
+        page(
+            "",
+            &format!(
+                "<img src=\"{src}\" alt=a width=\"3\" height=\"2\">\n<img src=\"{src}\" width=\"10\">\n\
+                 <img src=\"{src}\" srcset=\"{src} 2x\">\n\
+                 <picture><source srcset=\"{src}\"><img src=\"{src}\"></picture>\n\
+                 <IMG SRC={src} width=\"3\" height=\"2\"/>"
+            )
+        )
+    );
+    assert!(
+        served(&m, "/auto.html").contains(&format!("<img src=\"{src}\" width=\"3\" height=\"2\">"))
+    );
+    for path in ["/wide.html", "/styled.html"] {
+        assert!(!served(&m, path).contains("height="), "{path}");
+    }
+    assert_eq!(m.stats.links.sized_images, 3);
+    let mut off = options();
+    off.config.links.size_images = false;
+    let m = compile(dir.path(), &off).unwrap();
+    assert_eq!(m.stats.links.sized_images, 0);
+    assert!(!served(&m, "/index.html").contains("height="));
+}

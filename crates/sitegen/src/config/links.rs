@@ -29,6 +29,11 @@ pub struct LinksConfig {
     /// imports, holds `</style`, or whose relative URLs would resolve otherwise from the page.
     #[serde(default = "default_inline_css_bytes")]
     pub inline_css_bytes: u64,
+    /// An `<img>` of the site's images with neither `width` nor `height` gets both, the
+    /// image's size (default `true`): no layout shift when it arrives. Only where no CSS of the
+    /// page sets a width, or a stylesheet sets `img { height: auto }`.
+    #[serde(default = "default_true")]
+    pub size_images: bool,
     /// Speculation Rules (WICG nav-speculation): what the browser may do with a link to one of
     /// the site's pages before the click, announced by a `Speculation-Rules` field on every HTML
     /// response: `prefetch` (default: the document only, no script runs), `prerender`, or `off`.
@@ -58,6 +63,7 @@ impl Default for LinksConfig {
             ignore: Vec::new(),
             preload: true,
             inline_css_bytes: default_inline_css_bytes(),
+            size_images: true,
             speculation: SpeculationAction::default(),
             speculation_eagerness: Eagerness::default(),
             speculation_exclude: Vec::new(),

@@ -19,6 +19,19 @@ pub(crate) struct Page {
     pub base: Option<String>,
     /// The render-blocking stylesheets' `<link>`s, in document order.
     pub style_links: Vec<StyleLink>,
+    /// The `<img>` elements with neither `width` nor `height`, a `src` and no `srcset`, in
+    /// document order.
+    pub unsized_images: Vec<UnsizedImage>,
+    /// Whether CSS in the page itself (a `<style>` element, a `style` attribute) sets a width.
+    pub styles_width: bool,
+}
+
+/// An `<img>` with neither `width` nor `height`, a `src` and no `srcset`: where its start tag
+/// is, and the reference its `src` made (an index in [`Page::refs`]).
+#[derive(Debug, Clone)]
+pub(crate) struct UnsizedImage {
+    pub tag: Range<usize>,
+    pub reference: usize,
 }
 
 /// A render-blocking `<link rel=stylesheet>`: where its start tag is, the reference its `href`
@@ -101,7 +114,8 @@ fn element_refs(el: &mut Element<'_, '_>, scan: &mut Scan) {
     match tag.as_str() {
         "a" | "area" => add("href", Role::Navigation, None),
         "iframe" | "frame" => add("src", Role::Navigation, None),
-        "img" | "source" => {
+        "img" => img_refs(el, scan, integrity),
+        "source" => {
             add("src", Role::Subresource, None);
             srcset_refs(el, &mut scan.page.refs);
         }
@@ -129,8 +143,32 @@ fn element_refs(el: &mut Element<'_, '_>, scan: &mut Scan) {
         _ => {}
     }
     if let Some((span, raw)) = value_of(el, "style") {
+        scan.page.styles_width |= raw.to_ascii_lowercase().contains("width");
         css_refs(span.start, &raw, &mut scan.page.refs, true);
     }
+}
+
+/// An `<img>`'s references, and whether it is an [`UnsizedImage`].
+fn img_refs(el: &Element<'_, '_>, scan: &mut Scan, integrity: bool) {
+    let reference = scan.page.refs.len();
+    if let Some((span, raw)) = value_of(el, "src") {
+        push(
+            &mut scan.page.refs,
+            span,
+            &raw,
+            Role::Subresource,
+            None,
+            integrity,
+        );
+    }
+    let sized = el.has_attribute("width") || el.has_attribute("height");
+    if scan.page.refs.len() > reference && !sized && !el.has_attribute("srcset") {
+        scan.page.unsized_images.push(UnsizedImage {
+            tag: el.source_location().bytes(),
+            reference,
+        });
+    }
+    srcset_refs(el, &mut scan.page.refs);
 }
 
 /// A `<link>`'s reference, and for a render-blocking stylesheet its [`StyleLink`].
@@ -307,6 +345,7 @@ fn style_text(chunk: &mut TextChunk<'_>, scan: &mut Scan) {
 
 fn flush_style(scan: &mut Scan) {
     if let Some((at, text)) = scan.style.take() {
+        scan.page.styles_width |= text.to_ascii_lowercase().contains("width");
         css_refs(at, &text, &mut scan.page.refs, false);
     }
 }

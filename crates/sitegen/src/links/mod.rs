@@ -13,7 +13,7 @@
 //!    dependency order ([`graph`]); references inside a cycle keep their text (a warning says
 //!    which). Bytes outside the changed values stay as they were.
 //!    Then a page whose only render-blocking resources are small stylesheets gets them inline
-//!    ([`inline`]).
+//!    ([`inline`]), and an `<img>` of the site's without a size gets the image's ([`sizes`]).
 //! 4. **Preload** ([`preload`](mod@preload)): each page's render-blocking stylesheets, synchronous head
 //!    scripts and preloaded fonts become one `Link` field (RFC 8288) of `rel=preload` hints,
 //!    with what those stylesheets make a browser fetch late ([`sheet`]): their `@import`s, the
@@ -38,6 +38,7 @@ mod resolve;
 mod rewrite;
 mod scan;
 mod sheet;
+mod sizes;
 mod url;
 
 pub(crate) use rewrite::fuzz_check;
@@ -137,6 +138,10 @@ struct Scanned {
     refs: Vec<Ref>,
     /// A page's render-blocking stylesheet links.
     style_links: Vec<html::StyleLink>,
+    /// A page's `<img>` elements without a size.
+    unsized_images: Vec<html::UnsizedImage>,
+    /// Whether CSS in the page itself sets a width.
+    styles_width: bool,
     /// Where each reference leads (`None`: not local, or relative to another site's base).
     resolved: Vec<Option<(String, Resolved)>>,
 }
@@ -186,6 +191,9 @@ pub(crate) fn pass(
     rewrite_in_order(found, &scanned, &mut hashes, &mut outcome);
     let limit = if csp { 0 } else { links.inline_css_bytes };
     let inlined = inline_stylesheets(found, &scanned, &urls, limit, &mut outcome);
+    if links.size_images {
+        size_images(found, &scanned, images, &mut outcome);
+    }
     if links.preload {
         let styles = Styles::new(found, &scanned, &urls, &outcome.rewrites);
         for file in &scanned {
@@ -234,4 +242,33 @@ fn inline_stylesheets(
         inlined.insert(made.page, made.files);
     }
     inlined
+}
+
+/// Gives the pages' unsized images their size ([`sizes`]) in the pages' rewrites.
+fn size_images(
+    found: &[crate::sources::Found],
+    scanned: &[Scanned],
+    images: &Images,
+    outcome: &mut Links,
+) {
+    for made in sizes::size_all(found, scanned, images, &outcome.rewrites) {
+        let slot = &mut outcome.rewrites[made.page];
+        match slot {
+            Some(rewrite) => rewrite.bytes = made.bytes,
+            None => {
+                let source_sha256 = scanned
+                    .iter()
+                    .find(|f| f.index == made.page)
+                    .map(|f| f.sha256.clone())
+                    .unwrap_or_default();
+                *slot = Some(Rewrite {
+                    bytes: made.bytes,
+                    references: 0,
+                    navigations: 0,
+                    source_sha256,
+                });
+            }
+        }
+        outcome.stats.sized_images += made.images;
+    }
 }

@@ -302,6 +302,7 @@ impl<'a> Styles<'a> {
             faces: Vec::new(),
             fonts: Vec::new(),
             backgrounds: Vec::new(),
+            img_height_auto: false,
         };
         self.sheets[at].as_ref().map_or(&EMPTY, |(sheet, _)| sheet)
     }

@@ -68,7 +68,7 @@ pub(super) fn scan_file(index: usize, file: &Found) -> ScanResult {
         html::Page {
             refs: css_file_refs(&text),
             base: None,
-            style_links: Vec::new(),
+            ..html::Page::default()
         }
     };
     Ok(Ok(Some(Scanned {
@@ -78,6 +78,8 @@ pub(super) fn scan_file(index: usize, file: &Found) -> ScanResult {
         base: page.base,
         refs: page.refs,
         style_links: page.style_links,
+        unsized_images: page.unsized_images,
+        styles_width: page.styles_width,
         resolved: Vec::new(),
     })))
 }

@@ -75,6 +75,8 @@ pub(super) struct Sheet {
     pub faces: Vec<Face>,
     pub fonts: Vec<FontRule>,
     pub backgrounds: Vec<Background>,
+    /// A top-level rule for `img` sets `height: auto`.
+    pub img_height_auto: bool,
 }
 
 /// Reads `text`, a stylesheet.
@@ -205,10 +207,16 @@ fn strip_important(value: &str) -> &str {
 /// A style rule: what it sets of the fonts and backgrounds of the elements its selectors name
 /// alone (`body`, `h1, h2`; a compound such as `body.dark` may not match, and is left).
 fn style_rule(prelude: &str, declarations: &[Declaration<'_>], sheet: &mut Sheet) {
-    let elements: Vec<Element> = prelude
+    let selectors: Vec<String> = prelude
         .split(',')
-        .filter_map(|s| Element::of(&s.trim().to_ascii_lowercase()))
+        .map(|s| s.trim().to_ascii_lowercase())
         .collect();
+    if selectors.iter().any(|s| s == "img") {
+        sheet.img_height_auto |= declarations
+            .iter()
+            .any(|d| d.name == "height" && d.value.eq_ignore_ascii_case("auto"));
+    }
+    let elements: Vec<Element> = selectors.iter().filter_map(|s| Element::of(s)).collect();
     if elements.is_empty() {
         return;
     }

@@ -51,6 +51,8 @@ pub struct LinkStats {
     pub preload_hints: usize,
     /// Pages given their stylesheets inline (`links.inline_css_bytes`).
     pub inlined_css: usize,
+    /// `<img>` elements given their image's size (`links.size_images`).
+    pub sized_images: usize,
     /// Wall time of the pass, in milliseconds.
     pub wall_time_ms: u64,
 }

@@ -1,0 +1,157 @@
+//! Step 3c, sizes: an `<img>` of one of the site's images with neither `width` nor `height`
+//! (and no `srcset`) gets both, the image's intrinsic size as shown (EXIF orientation applied:
+//! the image stage's reading), so that a browser reserves its box before the bytes arrive
+//! instead of moving the page when they do (a layout shift, which page audits flag as unsized
+//! images). `[links] size_images`.
+//!
+//! The attributes give the box the size the image would have had anyway, unless CSS sizes it:
+//! then CSS wins over them, except that a CSS width (`max-width: 100%` is common) with the
+//! `height` attribute and no `height: auto` would squeeze the image. So a page is left as it is
+//! unless no CSS that may style it (its stylesheets, those they reference, its own `<style>`
+//! and `style` attributes) mentions a width, or one of its stylesheets sets `img { height:
+//! auto }` (at the top level; then the attributes only reserve the aspect ratio). An image in
+//! a `<picture>` is left too (its sources may have another shape). The views layer's
+//! `same_view.py` checks that pages look the same to the pixel with this off and on.
+
+use super::{html, Rewrite, Scanned};
+use crate::images::Images;
+use crate::mime;
+use crate::resolve::Resolved;
+use crate::sources::Found;
+use std::collections::{HashMap, HashSet};
+
+/// A page whose images got their size: its new bytes, and how many.
+pub(super) struct Sized {
+    pub page: usize,
+    pub bytes: Vec<u8>,
+    pub images: usize,
+}
+
+/// Every page with unsized images that can be sized.
+pub(super) fn size_all(
+    found: &[Found],
+    scanned: &[Scanned],
+    images: &Images,
+    rewrites: &[Option<Rewrite>],
+) -> Vec<Sized> {
+    let position: HashMap<usize, usize> = scanned
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.index, i))
+        .collect();
+    let is_css = |index: usize| mime::content_type(&found[index].url_path).starts_with("text/css");
+    let mut out = Vec::new();
+    for page in scanned.iter().filter(|f| !f.unsized_images.is_empty()) {
+        let sizes: Vec<Option<(u32, u32)>> = page
+            .unsized_images
+            .iter()
+            .map(|image| match page.resolved.get(image.reference)? {
+                Some((
+                    _,
+                    Resolved::File {
+                        index,
+                        redirected_to: None,
+                        ..
+                    },
+                )) => {
+                    let (w, h) = images.of(*index)?.report.dimensions;
+                    (w > 0 && h > 0).then_some((w, h))
+                }
+                _ => None,
+            })
+            .collect();
+        if sizes.iter().all(Option::is_none) {
+            continue;
+        }
+        if !css_allows(page, scanned, &position, &is_css) {
+            continue;
+        }
+        let served = match &rewrites[page.index] {
+            Some(rewrite) => String::from_utf8_lossy(&rewrite.bytes).into_owned(),
+            None => page.text.clone(),
+        };
+        if let Some((bytes, count)) = with_sizes(&served, &sizes) {
+            out.push(Sized {
+                page: page.index,
+                bytes,
+                images: count,
+            });
+        }
+    }
+    out
+}
+
+/// Whether the attributes cannot change how `page`'s images are laid out: no CSS that may style
+/// it mentions a width, or a stylesheet of it sets `img { height: auto }`.
+fn css_allows(
+    page: &Scanned,
+    scanned: &[Scanned],
+    position: &HashMap<usize, usize>,
+    is_css: &dyn Fn(usize) -> bool,
+) -> bool {
+    // The stylesheets the page references, and those they reference, each once.
+    let (mut seen, mut queue) = (HashSet::new(), vec![page]);
+    let (mut width, mut height_auto) = (page.styles_width, false);
+    while let Some(file) = queue.pop() {
+        for resolved in file.resolved.iter().flatten() {
+            let (_, Resolved::File { index, .. }) = resolved else {
+                continue;
+            };
+            if !is_css(*index) || !seen.insert(*index) {
+                continue;
+            }
+            let Some(sheet) = position.get(index).map(|&at| &scanned[at]) else {
+                // A stylesheet the pass did not read (not UTF-8): anything may be in it.
+                return false;
+            };
+            width |= sheet.text.to_ascii_lowercase().contains("width");
+            height_auto |= super::sheet::read(&sheet.text).img_height_auto;
+            queue.push(sheet);
+        }
+    }
+    !width || height_auto
+}
+
+/// `page` with ` width="W" height="H"` added to each unsized `<img>` that `sizes` has a size
+/// for (in the order of the page's unsized images), and how many; `None` if the page's images
+/// are not those, or none was sized.
+fn with_sizes(page: &str, sizes: &[Option<(u32, u32)>]) -> Option<(Vec<u8>, usize)> {
+    let images = html::scan(page).ok()?.unsized_images;
+    if images.len() != sizes.len() {
+        return None;
+    }
+    let lower = page.to_ascii_lowercase();
+    let (mut out, mut at, mut count) = (String::with_capacity(page.len() + 64), 0, 0);
+    for (image, size) in images.iter().zip(sizes) {
+        let Some((width, height)) = size else {
+            continue;
+        };
+        // In a `<picture>` (its last opening before the tag is not closed): left as it is.
+        let before = &lower[..image.tag.start];
+        if before
+            .rfind("<picture")
+            .is_some_and(|open| before.rfind("</picture").is_none_or(|close| close < open))
+        {
+            continue;
+        }
+        let tag = page.get(image.tag.clone())?;
+        if !tag.ends_with('>') {
+            return None;
+        }
+        // Before the `>` that ends the start tag, or the `/>` of a self-closing one (`/` after
+        // a space or a quote: in `src=a.png/>` it is the value's last character).
+        let self_closing = tag.strip_suffix("/>").is_some_and(|rest| {
+            rest.ends_with(|c: char| c.is_ascii_whitespace() || c == '"' || c == '\'')
+        });
+        let end = image.tag.end - if self_closing { 2 } else { 1 };
+        out.push_str(page.get(at..end)?);
+        if !out.ends_with(|c: char| c.is_ascii_whitespace()) {
+            out.push(' ');
+        }
+        out.push_str(&format!("width=\"{width}\" height=\"{height}\""));
+        at = end;
+        count += 1;
+    }
+    out.push_str(page.get(at..)?);
+    (count > 0).then(|| (out.into_bytes(), count))
+}
