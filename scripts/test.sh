@@ -488,7 +488,7 @@ repeat_views() {
       --config edgesite.toml &&
     step "views: same_view.py (the demo, off and on)" \
       python3 tests/browser/same_view.py --save target/same-view "http://127.0.0.1:$off_port" \
-      "http://127.0.0.1:$on_port" / /about /photos /guide/ /nope; } || rc=1
+      "http://127.0.0.1:$on_port" / /about /photos /guide/ /nope /guide/deeper/nope; } || rc=1
   stop_server serve-site-off
   stop_server serve-site
   rm -f "$off_config" "$demo_off"

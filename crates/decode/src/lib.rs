@@ -5,7 +5,8 @@
 //! decoded on demand by the adapter from the gzip representation the core names
 //! ([`edgesite_core::Content::Decoded`]). This crate is the native twin's decoding: gzip
 //! (RFC 1952) with miniz_oxide, pure Rust. The Worker does not use it: its JS half inflates with
-//! the runtime's `DecompressionStream` (native code, as the body is sent), so the module
+//! the runtime's `DecompressionStream` (native code: all of it streamed, its last chunk held
+//! until the inflater closed cleanly; for ranges, all of it inflated first), so the module
 //! carries no decoder (it was about 47 KB of the module: docs/benchmarks.md, "Cold start and
 //! size").
 //!

@@ -102,8 +102,13 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
 /// Whether the site's `_headers` sets a Content-Security-Policy for any path (then no
 /// stylesheet is put inline: the policy may forbid inline styles).
 fn sets_csp(site_dir: &Path) -> bool {
-    std::fs::read_to_string(site_dir.join("_headers")).is_ok_and(|text| {
-        text.to_ascii_lowercase()
-            .contains("content-security-policy")
-    })
+    // As the fields stage reads it (a link out of the site is refused there, and the build
+    // fails then); unreadable here: as if it set one.
+    match sources::read_site_file(site_dir, "_headers") {
+        Ok(Some(text)) => text
+            .to_ascii_lowercase()
+            .contains("content-security-policy"),
+        Ok(None) => false,
+        Err(_) => true,
+    }
 }

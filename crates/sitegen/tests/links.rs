@@ -442,6 +442,27 @@ h2 { font-family: Unused }
         "@import \"theme.css\";\nbody { margin: 0 }\n",
     );
     write("css/print.css", "body { color: black }\n");
+    // A sheet for some screens only, and one whose body background a media query replaces:
+    // what they name is not what every visitor fetches.
+    write(
+        "dark.html",
+        "<!doctype html><html><head><link rel=stylesheet href=/css/theme.css \
+         media=\"(prefers-color-scheme: dark)\"></head><body><p>x</p></body></html>",
+    );
+    write(
+        "responsive.html",
+        "<!doctype html><html><head><link rel=stylesheet href=/css/responsive.css></head>\
+         <body><p>x</p></body></html>",
+    );
+    // (Over `inline_css_bytes`, so that it stays linked.)
+    write(
+        "css/responsive.css",
+        &format!(
+            "body {{ background: url(/img/bg.svg) }}\n\
+             @media (min-width: 800px) {{ body {{ background: url(/img/bg.svg#wide) }} }}\n/* {} */\n",
+            "x".repeat(5000)
+        ),
+    );
     for font in ["lato", "lato-bold", "slab", "unused"] {
         write(&format!("fonts/{font}.woff2"), &format!("wOF2 {font}"));
     }
@@ -474,6 +495,11 @@ h2 { font-family: Unused }
     );
     assert_eq!(link("/plain.html"), joined(&[&theme, cycle, &lato, &bg]));
     assert_eq!(link("/styled.html"), joined(&[&theme, cycle]));
+    assert_eq!(link("/dark.html"), theme);
+    assert_eq!(
+        link("/responsive.html"),
+        hint("/css/responsive.css", "rel=preload; as=style")
+    );
     // Each hint's URL is the one the served stylesheet names (resolved against its URL).
     let served_theme = served(&m, "/css/theme.css");
     for path in ["/fonts/lato.woff2", "/fonts/slab.woff2", "/img/bg.svg"] {
@@ -532,6 +558,24 @@ fn small_render_blocking_stylesheets_go_inline_when_nothing_else_blocks() {
         "closing.html",
         &page("<link rel=stylesheet href=\"/css/closing.css\">"),
     );
+    write(
+        "bom.html",
+        &page("<link rel=stylesheet href=\"/css/bom.css\">"),
+    );
+    write(
+        "meta-csp.html",
+        &page(&format!(
+            "<meta http-equiv=\"Content-Security-Policy\" content=\"style-src 'self'\">{b}"
+        )),
+    );
+    write(
+        "type.html",
+        &page("<link rel=stylesheet href=\"/css/b.css\" type=text/plain>"),
+    );
+    write(
+        "up.html",
+        &page("<link rel=stylesheet href=\"/css/up.css\">"),
+    );
     write("css/a.css", "body { background: url(/img/x.svg) }\n");
     write("css/b.css", "p { color: #333 }\n");
     write("css/rel.css", "body { background: url(img/y.svg) }\n");
@@ -541,6 +585,10 @@ fn small_render_blocking_stylesheets_go_inline_when_nothing_else_blocks() {
     );
     write("css/imp.css", "@import url(/css/b.css);\n");
     write("css/closing.css", "p::after { content: \"</style>\" }\n");
+    write("css/bom.css", "\u{feff}p { color: #111 }\n");
+    // From the root page this resolves as from /css/ (`..` stops at the root), but a page is
+    // served at other URLs too (a 404 page at any missing path): only `/...` URLs go inline.
+    write("css/up.css", "body { background: url(../img/x.svg) }\n");
     write(
         "css/img/y.svg",
         "<svg xmlns=\"http://www.w3.org/2000/svg\"/>",
@@ -548,7 +596,12 @@ fn small_render_blocking_stylesheets_go_inline_when_nothing_else_blocks() {
     write("img/x.svg", "<svg xmlns=\"http://www.w3.org/2000/svg\"/>");
     write("s.js", "1;\n");
     let m = compile(dir.path(), &options()).unwrap();
-    assert_eq!(m.stats.links.inlined_css, 1);
+    assert_eq!(m.stats.links.inlined_css, 2);
+    // The byte order mark a browser drops from a stylesheet would be part of a selector inline.
+    assert_eq!(
+        served(&m, "/bom.html"),
+        page("<style>p { color: #111 }\n</style>")
+    );
     let index = served(&m, "/index.html");
     let a_served = served(&m, "/css/a.css");
     assert!(a_served.contains(&format!("/img/x.svg?v={}", v(&m, "/img/x.svg"))));
@@ -572,7 +625,9 @@ fn small_render_blocking_stylesheets_go_inline_when_nothing_else_blocks() {
         "{}",
         link("/index.html")
     );
-    for path in ["script", "relative", "big", "import", "attrs", "closing"] {
+    for path in [
+        "script", "relative", "big", "import", "attrs", "closing", "meta-csp", "type", "up",
+    ] {
         let text = served(&m, &format!("/{path}.html"));
         assert!(!text.contains("<style"), "{path}: {text}");
         assert!(

@@ -161,36 +161,55 @@ function keepDecoded(id, bytes, limit) {
 // Compact storage's identity (edgesite_core's Content::Decoded) inflated from its gzip
 // representation `source` (a Uint8Array outside wasm memory) as it is read, by the runtime's
 // DecompressionStream (native code: the wasm module carries no decoder). Held to the `length`
-// the build recorded: a byte past it, or an end short of it, errors the stream before that
-// chunk is sent, which breaks the transfer (the client never takes it for a whole body; gzip's
-// CRC-32 is checked by the inflater at the end). Once all of it has been inflated, without
-// error, it is kept decoded (up to `limit`), so later answers are views of it.
+// the build recorded: a byte past it, or an end short of it, errors the stream. The last chunk
+// is held back until the inflater has closed cleanly (gzip's CRC-32 and length checked), so a
+// stream that goes wrong never delivers all `length` bytes: the transfer breaks, and the client
+// never takes it for a whole body. Once all of it has been inflated without error, it is kept
+// decoded (up to `limit`), so later answers are views of it.
 function inflated(id, source, length, limit) {
 	const chunks = length <= limit ? [] : null;
 	let seen = 0;
+	let last = null;
 	const held = new TransformStream({
 		transform(chunk, controller) {
 			seen += chunk.length;
 			if (seen > length) throw new Error(`edgesite: decoded more than the ${length} bytes the build recorded`);
 			chunks?.push(chunk);
-			controller.enqueue(chunk);
+			if (last !== null) controller.enqueue(last);
+			last = chunk;
 		},
-		flush() {
+		flush(controller) {
 			if (seen !== length) throw new Error(`edgesite: decoded ${seen} bytes where the build recorded ${length}`);
+			if (last !== null) controller.enqueue(last);
 			if (chunks !== null) keepDecoded(id, edgesite_concat(chunks), limit);
 		},
 	});
 	return new Blob([source]).stream().pipeThrough(new DecompressionStream("gzip")).pipeThrough(held);
 }
 
-// The answer whose body is representation `id` inflated (see inflated()): all of it, or the
-// `pieces` of a partial body (as in edgesite_stored_response), `total` bytes in all.
+// The answer whose body is representation `id` inflated (see inflated()): all of it, streamed,
+// or the `pieces` of a partial body (as in edgesite_stored_response), `total` bytes in all.
 export function edgesite_decoded_response(status, fields, id, source, length, pieces, total, limit) {
 	const body = inflated(id, source, length, limit);
 	if (pieces.length === 0) return edgesite_response(status, fields, body.pipeThrough(fixedLength(total)), false);
-	const { readable, writable } = fixedLength(total);
-	writePieces(writable, pieces, body, async () => inflated(id, source, length, limit));
-	return edgesite_response(status, fields, readable, false);
+	// Ranges: all of it inflated first (a decoded representation is at most half the cache,
+	// 16 MiB: the build keeps a larger file's identity), so that their bytes are sent only from
+	// a stream that inflated cleanly to its recorded length; then kept, and sliced.
+	const parts = new ReadableStream({
+		async start(controller) {
+			try {
+				const bytes = new Uint8Array(await new Response(body).arrayBuffer());
+				for (const piece of pieces) {
+					controller.enqueue(Array.isArray(piece) ? bytes.subarray(piece[0], piece[1] + 1) : piece);
+				}
+				controller.close();
+			} catch (error) {
+				console.error("edgesite:", error);
+				controller.error(error);
+			}
+		},
+	});
+	return edgesite_response(status, fields, parts.pipeThrough(fixedLength(total)), false);
 }
 
 export function edgesite_concat(parts) {

@@ -181,10 +181,15 @@ fn link_refs(el: &Element<'_, '_>, scan: &mut Scan, integrity: bool) {
         push(&mut scan.page.refs, span, &raw, role, hint, integrity);
     }
     if hint == Some(Hint::Style) && scan.page.refs.len() > reference {
-        let plain = el
-            .attributes()
-            .iter()
-            .all(|a| matches!(a.name().as_str(), "rel" | "href" | "type" | "media"));
+        // A `type` other than CSS's makes a browser ignore the link.
+        let css = el
+            .get_attribute("type")
+            .is_none_or(|t| t.trim().eq_ignore_ascii_case("text/css"));
+        let plain = css
+            && el
+                .attributes()
+                .iter()
+                .all(|a| matches!(a.name().as_str(), "rel" | "href" | "type" | "media"));
         scan.page.style_links.push(StyleLink {
             tag: el.source_location().bytes(),
             reference,

@@ -8,8 +8,10 @@
 //! has a render-blocking script (the round trip stays), a `<base href>`, or a `<link>` with
 //! other attributes than `rel`, `href`, `type` and `media`; or when a stylesheet imports (an
 //! `@import` may be relative), holds `</style` (it would end the element), names a fragment
-//! (`url(#...)` means the page's element once inline), or has a relative URL that resolves
-//! to another target from the page than from the stylesheet.
+//! (`url(#...)` means the page's element once inline), or has a local URL that is not
+//! root-relative (a page is served at more than one URL: a 404 page at any missing path, a
+//! `_redirects` rewrite at another); and every page of a site that sends a
+//! Content-Security-Policy (checked by the caller), or whose `<meta http-equiv>` sets one.
 
 use super::scan::css_file_refs;
 use super::{html, url, Hint, Rewrite, Scanned};
@@ -29,7 +31,6 @@ pub(super) struct Inlined {
 pub(super) fn inline_all(
     found: &[Found],
     scanned: &[Scanned],
-    urls: &[String],
     rewrites: &[Option<Rewrite>],
     limit: u64,
 ) -> Vec<Inlined> {
@@ -41,10 +42,19 @@ pub(super) fn inline_all(
         .enumerate()
         .map(|(i, f)| (f.index, i))
         .collect();
-    let served = |file: &Scanned| -> String {
+    let page_text = |file: &Scanned| -> String {
         match &rewrites[file.index] {
             Some(rewrite) => String::from_utf8_lossy(&rewrite.bytes).into_owned(),
             None => file.text.clone(),
+        }
+    };
+    let served = |file: &Scanned| -> String {
+        let text = page_text(file);
+        // A browser drops a stylesheet's byte order mark as it decodes the file; inside
+        // `<style>` it would be part of the first selector.
+        match text.strip_prefix('\u{feff}') {
+            Some(rest) => rest.to_string(),
+            None => text,
         }
     };
     let mut out = Vec::new();
@@ -56,12 +66,8 @@ pub(super) fn inline_all(
         if texts.iter().map(|t| t.len() as u64).sum::<u64>() > limit {
             continue;
         }
-        let page_url = &urls[page.index];
-        let fit = sheets
-            .iter()
-            .zip(&texts)
-            .all(|(&at, text)| inlinable(text, &urls[scanned[at].index], page_url));
-        if let Some(bytes) = fit.then(|| replaced(&served(page), &texts)).flatten() {
+        let fit = texts.iter().all(|text| inlinable(text));
+        if let Some(bytes) = fit.then(|| replaced(&page_text(page), &texts)).flatten() {
             let files = sheets.iter().map(|&at| scanned[at].index).collect();
             out.push(Inlined {
                 page: page.index,
@@ -81,7 +87,12 @@ fn sheets_of(
     position: &HashMap<usize, usize>,
     found: &[Found],
 ) -> Option<Vec<usize>> {
-    if page.base.is_some() {
+    // A `<base href>` moves what relative URLs mean; a policy in a `<meta http-equiv>` may
+    // forbid inline styles.
+    let lower = page.text.to_ascii_lowercase();
+    if page.base.is_some()
+        || (lower.contains("http-equiv") && lower.contains("content-security-policy"))
+    {
         return None;
     }
     let blocking = page
@@ -114,23 +125,19 @@ fn sheets_of(
         .collect()
 }
 
-/// Whether the stylesheet `text`, served at `sheet_url`, means the same inside the page at
-/// `page_url`.
-fn inlinable(text: &str, sheet_url: &str, page_url: &str) -> bool {
+/// Whether the stylesheet `text` means the same inside any page: its local URLs are all
+/// root-relative (`/...`), so they resolve alike from the stylesheet and from every URL the page
+/// is served at (a 404 page answers any missing path under its folder, a `_redirects` rewrite
+/// another path); no `@import`, no `</style`, no fragment (`url(#a)` names the page's element
+/// once inline).
+fn inlinable(text: &str) -> bool {
     let lower = text.to_ascii_lowercase();
     if lower.contains("</style") || lower.contains("@import") {
         return false;
     }
-    css_file_refs(text).iter().all(|r| {
-        if r.url.starts_with('#') {
-            return false;
-        }
-        if !url::is_local(&r.url) {
-            return true;
-        }
-        let path = url::split(&r.url).0;
-        url::resolve(sheet_url, path) == url::resolve(page_url, path)
-    })
+    css_file_refs(text)
+        .iter()
+        .all(|r| !r.url.starts_with('#') && (!url::is_local(&r.url) || r.url.starts_with('/')))
 }
 
 /// `page` (as served) with its render-blocking stylesheet links replaced by `<style>`
@@ -147,7 +154,8 @@ fn replaced(page: &str, texts: &[String]) -> Option<Vec<u8>> {
         out.push_str("<style");
         if let Some(media) = &link.media {
             out.push_str(" media=\"");
-            out.push_str(&media.replace('&', "&amp;").replace('"', "&quot;"));
+            // The attribute's text as written (entities kept): `"` only needs escaping.
+            out.push_str(&media.replace('"', "&quot;"));
             out.push('"');
         }
         out.push('>');

@@ -190,7 +190,7 @@ pub(crate) fn pass(
     let mut hashes = Hashes::new(found, images, policy);
     rewrite_in_order(found, &scanned, &mut hashes, &mut outcome);
     let limit = if csp { 0 } else { links.inline_css_bytes };
-    let inlined = inline_stylesheets(found, &scanned, &urls, limit, &mut outcome);
+    let inlined = inline_stylesheets(found, &scanned, limit, &mut outcome);
     if links.size_images {
         size_images(found, &scanned, images, &mut outcome);
     }
@@ -217,12 +217,11 @@ pub(crate) fn pass(
 fn inline_stylesheets(
     found: &[crate::sources::Found],
     scanned: &[Scanned],
-    urls: &[String],
     limit: u64,
     outcome: &mut Links,
 ) -> HashMap<usize, Vec<usize>> {
     let mut inlined = HashMap::new();
-    for made in inline::inline_all(found, scanned, urls, &outcome.rewrites, limit) {
+    for made in inline::inline_all(found, scanned, &outcome.rewrites, limit) {
         let slot = &mut outcome.rewrites[made.page];
         let (references, navigations) = slot
             .as_ref()

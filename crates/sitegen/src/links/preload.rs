@@ -165,9 +165,22 @@ impl<'a> Styles<'a> {
         // The stylesheets in the cascade's order (CSS Cascading 4 §6.4: an imported sheet's
         // rules before those of the sheet that imports it), each once (an import cycle ends).
         let (mut order, mut visited) = (Vec::new(), HashSet::new());
-        for (reference, resolved) in page.refs.iter().zip(&page.resolved) {
-            if let (Some(Hint::Style), Some((_, Resolved::File { index, .. }))) =
-                (reference.hint, resolved)
+        for (i, (reference, resolved)) in page.refs.iter().zip(&page.resolved).enumerate() {
+            // A stylesheet for some screens only (`media="(prefers-color-scheme: dark)"`):
+            // what it fetches is not every visitor's.
+            let every_screen = page
+                .style_links
+                .iter()
+                .find(|link| link.reference == i)
+                .and_then(|link| link.media.as_deref())
+                .is_none_or(|media| {
+                    matches!(
+                        media.trim().to_ascii_lowercase().as_str(),
+                        "" | "all" | "screen"
+                    )
+                });
+            if let (Some(Hint::Style), Some((_, Resolved::File { index, .. })), true) =
+                (reference.hint, resolved, every_screen)
             {
                 self.visit(*index, &mut visited, &mut order, &mut out);
             }
@@ -241,8 +254,18 @@ impl<'a> Styles<'a> {
             .iter()
             .flat_map(|&at| self.sheet(at).faces.iter().map(move |f| (at, f)))
             .collect();
+        let overridden: Vec<Element> = order
+            .iter()
+            .flat_map(|&at| self.sheet(at).font_overridden.iter().copied())
+            .collect();
         let mut out = Vec::new();
-        for (families, weight, italic) in used_fonts(&rules, page) {
+        for (element, families, weight, italic) in used_fonts(&rules, page) {
+            // A rule that may apply instead of the top-level ones (a media query, a compound
+            // selector), on the element or one it inherits from: its font is not known.
+            let from = [element, Element::Body, Element::Root, Element::Any];
+            if from.iter().any(|e| overridden.contains(e)) {
+                continue;
+            }
             let Some(family) = families.and_then(|f| f.first()) else {
                 continue;
             };
@@ -263,10 +286,8 @@ impl<'a> Styles<'a> {
             let weights: Vec<(u16, u16)> = styled.iter().map(|(_, f)| f.weights).collect();
             if let Some(&&(at, face)) = sheet::nearest(&weights, weight).and_then(|i| styled.get(i))
             {
-                let url = self
-                    .reference(at, face.url)
-                    .map(|(url, _)| (url, Hint::Font));
-                out.extend(url);
+                let url = face.url.and_then(|start| self.reference(at, start));
+                out.extend(url.map(|(url, _)| (url, Hint::Font)));
             }
         }
         out
@@ -275,7 +296,14 @@ impl<'a> Styles<'a> {
     /// The image of the last `background` the cascade gives the body, and the root's.
     fn background(&self, order: &[usize]) -> Vec<(String, Hint)> {
         let mut out = Vec::new();
+        let overridden: Vec<Element> = order
+            .iter()
+            .flat_map(|&at| self.sheet(at).background_overridden.iter().copied())
+            .collect();
         for element in [Element::Root, Element::Body] {
+            if overridden.contains(&element) {
+                continue;
+            }
             let last = order
                 .iter()
                 .flat_map(|&at| self.sheet(at).backgrounds.iter().map(move |b| (at, b)))
@@ -303,6 +331,8 @@ impl<'a> Styles<'a> {
             fonts: Vec::new(),
             backgrounds: Vec::new(),
             img_height_auto: false,
+            font_overridden: Vec::new(),
+            background_overridden: Vec::new(),
         };
         self.sheets[at].as_ref().map_or(&EMPTY, |(sheet, _)| sheet)
     }
@@ -312,7 +342,10 @@ impl<'a> Styles<'a> {
 /// (lower-case HTML) has, from the stylesheets' `rules` in the cascade's order: inherited from
 /// the root to the body and from the body to a heading; `*` matches each element itself,
 /// before inheritance.
-fn used_fonts<'r>(rules: &[&'r FontRule], page: &str) -> Vec<(Option<&'r Vec<String>>, u16, bool)> {
+fn used_fonts<'r>(
+    rules: &[&'r FontRule],
+    page: &str,
+) -> Vec<(Element, Option<&'r Vec<String>>, u16, bool)> {
     let last = |element: Element| {
         let on = || rules.iter().filter(move |r| r.element == element);
         (
@@ -327,12 +360,13 @@ fn used_fonts<'r>(rules: &[&'r FontRule], page: &str) -> Vec<(Option<&'r Vec<Str
         body.1.or(any.1).or(root.1).unwrap_or(400),
         body.2.or(any.2).or(root.2).unwrap_or(false),
     );
-    let mut used = vec![body];
+    let mut used = vec![(Element::Body, body.0, body.1, body.2)];
     for level in 1..=6 {
         if has_element(page, &format!("h{level}")) {
             let heading = last(Element::Heading(level));
             // Headings are bold by the HTML spec's user-agent style sheet.
             used.push((
+                Element::Heading(level),
                 heading.0.or(any.0).or(body.0),
                 heading.1.or(any.1).unwrap_or(700),
                 heading.2.or(any.2).unwrap_or(body.2),

@@ -49,14 +49,16 @@ pub(super) struct FontRule {
     pub italic: Option<bool>,
 }
 
-/// An `@font-face` a browser would fetch: its family (lower-case), the weights it covers, its
-/// style, and where the URL of the first source a browser uses is.
+/// An `@font-face` for Latin text: its family (lower-case), the weights it covers, its style,
+/// and where the URL of the source a browser fetches for it is (`None` when that is not known:
+/// a `local()` source first, the reader's own copy of the font, may serve; a `tech()` source
+/// may or may not be used).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Face {
     pub family: String,
     pub weights: (u16, u16),
     pub italic: bool,
-    pub url: usize,
+    pub url: Option<usize>,
 }
 
 /// A `background` or `background-image` of the root or the body: where its one image's URL
@@ -77,6 +79,12 @@ pub(super) struct Sheet {
     pub backgrounds: Vec<Background>,
     /// A top-level rule for `img` sets `height: auto`.
     pub img_height_auto: bool,
+    /// Elements whose font a rule may set otherwise than the top-level rules say: a rule in a
+    /// conditional block (`@media`, `@supports`, a layer...) or with a compound selector
+    /// (`body.dark`, `.hero h1`). No font hint follows for them.
+    pub font_overridden: Vec<Element>,
+    /// The same for backgrounds.
+    pub background_overridden: Vec<Element>,
 }
 
 /// Reads `text`, a stylesheet.
@@ -121,11 +129,10 @@ pub(super) fn read(text: &str) -> Sheet {
             Token::CurlyBracketBlock => {
                 let _ = parser.parse_nested_block(
                     |block| -> Result<(), cssparser::ParseError<'_, ()>> {
-                        let declarations = declarations(block);
                         match keyword.as_deref() {
-                            None => style_rule(&text[start..at], &declarations, &mut sheet),
-                            Some("font-face") => sheet.faces.extend(face(&declarations)),
-                            Some(_) => {}
+                            None => style_rule(&text[start..at], &declarations(block), &mut sheet),
+                            Some("font-face") => sheet.faces.extend(face(&declarations(block))),
+                            Some(_) => nested_rules(block, text, &mut sheet, 1),
                         }
                         Ok(())
                     },
@@ -137,6 +144,113 @@ pub(super) fn read(text: &str) -> Sheet {
         }
     }
     sheet
+}
+
+/// The rules inside a conditional or layer block (`@media`, `@supports`, `@layer`,
+/// `@container`...): each may or may not apply, so what they set of the elements
+/// [`FontRule`]s and [`Background`]s describe is an override ([`overrides`]).
+fn nested_rules(block: &mut Parser<'_, '_>, text: &str, sheet: &mut Sheet, depth: usize) {
+    let mut statement: Option<(usize, bool)> = None;
+    loop {
+        let before = block.position().byte_index();
+        let Ok(token) = block.next().cloned() else {
+            return;
+        };
+        let (start, at_rule) =
+            *statement.get_or_insert((before, matches!(token, Token::AtKeyword(_))));
+        let at = block.position().byte_index().saturating_sub(1).max(start);
+        match token {
+            Token::Semicolon if at_rule => statement = None,
+            Token::CurlyBracketBlock => {
+                let _ = block.parse_nested_block(
+                    |inner| -> Result<(), cssparser::ParseError<'_, ()>> {
+                        if !at_rule {
+                            overrides(&text[start..at], &declarations(inner), sheet, true);
+                        } else if depth < MAX_NESTING {
+                            nested_rules(inner, text, sheet, depth + 1);
+                        } else {
+                            let every = [Element::Root, Element::Body, Element::Any];
+                            let every = every.into_iter().chain((1..=6).map(Element::Heading));
+                            sheet.font_overridden.extend(every.clone());
+                            sheet.background_overridden.extend(every);
+                        }
+                        Ok(())
+                    },
+                );
+                statement = None;
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Conditional blocks nested deeper than this are not read (what they set is not known: the
+/// hints of every element are dropped).
+const MAX_NESTING: usize = 16;
+
+/// What a rule that may override the top-level ones sets: for each element its selectors name
+/// (alone, in a conditional block; or in a compound anywhere), whether it sets a font or a
+/// background.
+fn overrides(
+    prelude: &str,
+    declarations: &[Declaration<'_>],
+    sheet: &mut Sheet,
+    conditional: bool,
+) {
+    let font = declarations.iter().any(|d| {
+        matches!(
+            d.name.as_str(),
+            "font" | "font-family" | "font-weight" | "font-style"
+        )
+    });
+    let background = declarations
+        .iter()
+        .any(|d| matches!(d.name.as_str(), "background" | "background-image"));
+    if !font && !background {
+        return;
+    }
+    for selector in prelude.split(',') {
+        let selector = selector.trim().to_ascii_lowercase();
+        if !conditional && Element::of(&selector).is_some() {
+            continue;
+        }
+        for element in mentioned(&selector) {
+            if font && !sheet.font_overridden.contains(&element) {
+                sheet.font_overridden.push(element);
+            }
+            if background && !sheet.background_overridden.contains(&element) {
+                sheet.background_overridden.push(element);
+            }
+        }
+    }
+}
+
+/// The elements a selector names as type selectors (`html`, `:root`, `body`, `h1`-`h6`) or
+/// matches with `*`, anywhere in it.
+fn mentioned(selector: &str) -> Vec<Element> {
+    let mut out = Vec::new();
+    if selector.contains(":root") {
+        out.push(Element::Root);
+    }
+    if selector.contains('*') {
+        out.extend([Element::Root, Element::Body]);
+        out.extend((1..=6).map(Element::Heading));
+    }
+    // A type selector starts the selector or follows a combinator or an opening parenthesis.
+    let mut rest = selector;
+    while let Some(i) = rest.find(|c: char| c.is_ascii_alphanumeric()) {
+        let starts = i == 0 || rest[..i].ends_with([' ', '>', '+', '~', '(', '\t', '\n']);
+        let word_end = rest[i..]
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+            .map_or(rest.len(), |e| i + e);
+        if starts {
+            if let Some(element) = Element::of(&rest[i..word_end]).filter(|e| *e != Element::Any) {
+                out.push(element);
+            }
+        }
+        rest = &rest[word_end..];
+    }
+    out
 }
 
 /// A declaration: its name (lower-case), its value (`!important` removed, trimmed), and where
@@ -211,6 +325,7 @@ fn style_rule(prelude: &str, declarations: &[Declaration<'_>], sheet: &mut Sheet
         .split(',')
         .map(|s| s.trim().to_ascii_lowercase())
         .collect();
+    overrides(prelude, declarations, sheet, false);
     if selectors.iter().any(|s| s == "img") {
         sheet.img_height_auto |= declarations
             .iter()
@@ -374,7 +489,7 @@ fn is_size(word: &str) -> bool {
     digits.len() < word.len() && !digits.is_empty()
 }
 
-/// An `@font-face` with a family and a source a browser fetches.
+/// An `@font-face` with a family, unless its `unicode-range` leaves out Latin capitals.
 fn face(declarations: &[Declaration<'_>]) -> Option<Face> {
     let mut family = None;
     let mut url = None;
@@ -392,7 +507,7 @@ fn face(declarations: &[Declaration<'_>]) -> Option<Face> {
             }
             "font-style" => italic = is_italic(d.value),
             // A face for other scripts (a subset such as Google Fonts' `latin-ext`) is fetched
-            // only for text with those characters: kept only if it covers Latin capitals.
+            // only for text with those characters: not one for Latin text.
             "unicode-range" if !covers(d.value, 'A') => return None,
             _ => {}
         }
@@ -401,29 +516,35 @@ fn face(declarations: &[Declaration<'_>]) -> Option<Face> {
         family: family?,
         weights,
         italic,
-        url: url?,
+        url,
     })
 }
 
-/// Where the URL of the source a browser uses starts in a `src` value: the first `url()` in a
-/// format it reads (WOFF2, WOFF, TrueType or OpenType, or none given), not one that names a
-/// `tech()`. `None` when the first source is `local()`: the reader's own copy of the font may
-/// serve, and nothing be fetched.
+/// Where the URL of the source a browser fetches starts in a `src` value: the first `url()`
+/// in a format it reads (WOFF2, WOFF, TrueType, OpenType, a collection, or none given), past
+/// those in formats Chromium does not read (Embedded OpenType, SVG). `None` when that is not
+/// known: a `local()` source before it (the reader's own copy of the font may serve), a
+/// `tech()` or an unknown format (it may or may not be used).
 fn source(value: &str) -> Option<usize> {
-    const FORMATS: [&str; 4] = ["woff2", "woff", "truetype", "opentype"];
+    const READ: [&str; 9] = [
+        "woff2",
+        "woff",
+        "truetype",
+        "opentype",
+        "collection",
+        "woff2-variations",
+        "woff-variations",
+        "truetype-variations",
+        "opentype-variations",
+    ];
+    const NOT_READ: [&str; 2] = ["embedded-opentype", "svg"];
     let mut at = 0;
-    for (i, part) in split_top_level(value).into_iter().enumerate() {
+    for part in split_top_level(value) {
         let start = at + (part.len() - part.trim_start().len());
         at += part.len() + 1;
         let lower = part.trim().to_ascii_lowercase();
-        if lower.starts_with("local(") {
-            if i == 0 {
-                return None;
-            }
-            continue;
-        }
-        if lower.contains("tech(") {
-            continue;
+        if lower.starts_with("local(") || lower.contains("tech(") {
+            return None;
         }
         if let Some(format) = lower.split("format(").nth(1) {
             let format = format
@@ -431,9 +552,13 @@ fn source(value: &str) -> Option<usize> {
                 .trim_start_matches(['"', '\''])
                 .split(['"', '\'', ')'])
                 .next()
-                .unwrap_or("");
-            if !FORMATS.contains(&format.trim()) {
+                .unwrap_or("")
+                .trim();
+            if NOT_READ.contains(&format) {
                 continue;
+            }
+            if !READ.contains(&format) {
+                return None;
             }
         }
         let trimmed = part.trim_start();
@@ -493,7 +618,9 @@ fn covers(value: &str, c: char) -> bool {
 /// 500, heavier up to 500, then lighter, then heavier; below 400, lighter then heavier; above
 /// 500, heavier then lighter.
 pub(super) fn nearest(weights: &[(u16, u16)], weight: u16) -> Option<usize> {
-    let indexed = || weights.iter().copied().enumerate();
+    // Of faces that match alike, the one defined last wins (CSS Fonts 4 §4.5): searched from
+    // the end, and the first of equals kept.
+    let indexed = || weights.iter().copied().enumerate().rev();
     if let Some((i, _)) = indexed().find(|(_, (low, high))| *low <= weight && weight <= *high) {
         return Some(i);
     }
@@ -506,7 +633,13 @@ pub(super) fn nearest(weights: &[(u16, u16)], weight: u16) -> Option<usize> {
     let lighter = || {
         indexed()
             .filter(|(_, (_, high))| *high < weight)
-            .max_by_key(|(_, (_, high))| *high)
+            .fold(
+                None,
+                |best: Option<(usize, u16)>, (i, (_, high))| match best {
+                    Some((_, b)) if b >= high => best,
+                    _ => Some((i, high)),
+                },
+            )
             .map(|(i, _)| i)
     };
     match weight {
@@ -560,20 +693,26 @@ body { color: black }
 @font-face { font-family: Latin; src: url(latin.woff2); unicode-range: U+0000-00FF, U+0131 }
 @font-face { font-family: Wild; src: url(wild.woff2); unicode-range: U+00?? }
 @font-face { src: url(nameless.woff2) }
+@font-face { font-family: Odd; src: url(odd.font) format("x-odd"), url(odd.woff2) format(woff2) }
 @media print { @font-face { font-family: Print; src: url(print.woff2) } }"#;
-        let faces: Vec<(String, (u16, u16), bool, &str)> = read(css)
+        // A face whose source is not known (a `local()` first, a `tech()`, an unknown format)
+        // still takes part in matching: its weight and style may be the ones a browser picks.
+        type Row<'c> = (String, (u16, u16), bool, Option<&'c str>);
+        let faces: Vec<Row<'_>> = read(css)
             .faces
             .into_iter()
-            .map(|f| (f.family, f.weights, f.italic, at(css, f.url)))
+            .map(|f| (f.family, f.weights, f.italic, f.url.map(|u| at(css, u))))
             .collect();
         assert_eq!(
             faces,
             [
-                ("lato".into(), (700, 700), false, "lato.woff2"),
-                ("lato".into(), (400, 400), true, "lato-i.ttf"),
-                ("mono".into(), (100, 900), false, "mono.woff2"),
-                ("latin".into(), (400, 400), false, "latin.woff2"),
-                ("wild".into(), (400, 400), false, "wild.woff2"),
+                ("lato".into(), (700, 700), false, Some("lato.woff2")),
+                ("lato".into(), (400, 400), true, None),
+                ("mono".into(), (100, 900), false, Some("mono.woff2")),
+                ("local".into(), (400, 400), false, None),
+                ("latin".into(), (400, 400), false, Some("latin.woff2")),
+                ("wild".into(), (400, 400), false, Some("wild.woff2")),
+                ("odd".into(), (400, 400), false, None),
             ]
         );
     }
@@ -644,6 +783,42 @@ body { background: none; font: menu }
     }
 
     #[test]
+    fn rules_that_may_apply_instead_of_the_top_level_ones_are_overrides() {
+        let css = r#"
+body { font-family: Lato; background: url(small.jpg) }
+@media (min-width: 800px) { body { background: url(large.jpg) } @supports (x: y) { h2 { font: 12px Y } } }
+body.dark, .hero > h1 { font-family: Dark }
+.x html { color: red }
+main * { font-weight: 700 }
+@layer base { :root { font-family: Base } }"#;
+        let sheet = read(css);
+        assert_eq!(
+            sheet.background_overridden,
+            [Element::Body],
+            "the media query's body"
+        );
+        let mut fonts = sheet.font_overridden.clone();
+        fonts.sort_by_key(|e| format!("{e:?}"));
+        fonts.dedup();
+        let expected = [
+            Element::Body,
+            Element::Heading(1),
+            Element::Heading(2),
+            Element::Heading(3),
+            Element::Heading(4),
+            Element::Heading(5),
+            Element::Heading(6),
+            Element::Root,
+        ];
+        let mut expected = expected.to_vec();
+        expected.sort_by_key(|e| format!("{e:?}"));
+        assert_eq!(fonts, expected);
+        // The top-level rules are read as before.
+        assert_eq!(sheet.fonts[0].element, Element::Body);
+        assert_eq!(sheet.backgrounds.len(), 1);
+    }
+
+    #[test]
     fn the_font_shorthand_needs_a_size_and_resets_what_it_omits() {
         assert_eq!(
             font_shorthand("bold 12px Lato"),
@@ -669,6 +844,10 @@ body { background: none; font: menu }
         assert_eq!(nearest(&faces, 800), Some(2)); // then lighter
         assert_eq!(nearest(&[(100, 900)], 450), Some(0));
         assert_eq!(nearest(&[], 400), None);
+        // Faces that match alike: the one defined last (CSS Fonts 4 §4.5).
+        assert_eq!(nearest(&[(400, 400), (400, 400)], 400), Some(1));
+        assert_eq!(nearest(&[(300, 300), (300, 300)], 400), Some(1));
+        assert_eq!(nearest(&[(700, 700), (700, 700)], 400), Some(1));
     }
 
     #[test]
