@@ -9,6 +9,8 @@
 # in one run:
 #   edgesite           edgesite-native (examples/serve_site, release build: the site compiled
 #                      when it starts, as a build would compile it)
+#   edgesite-off       the same with the first view's work off (`[links] preload = false`,
+#                      `inline_css_bytes = 0`, `size_images = false`: what it buys)
 #   edgesite-nospec    the same with `[links] speculation = "off"` (what the rules buy)
 #   edgesite-prerender the same with `[links] speculation = "prerender"` (opt-in)
 #   nginx              nginx 1.22 (Debian) with a common production configuration: gzip on for
@@ -16,7 +18,8 @@
 #                      Cache-Control), `try_files $uri $uri.html $uri/` for clean URLs
 #   js-worker          the JS in-memory Worker under bare workerd (bench/workers/generate.mjs:
 #                      brotli, strong ETags, no Cache-Control)
-# Then Lighthouse's performance score for the first view of each (LIGHTHOUSE=0 skips it).
+# Then Lighthouse's performance score for the first view of each, with its audits of issue 34
+# (bench/lighthouse_audits.py; LIGHTHOUSE=0 skips it).
 # Figures: docs/benchmarks.md ("Page loads").
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -42,6 +45,12 @@ python3 bench/gensite.py "$WORK/docs" --pages "$PAGES" --page-kb 20 --images 40 
   --style docs >/dev/null
 printf '[links]\nspeculation = "off"\n' >"$WORK/nospec.toml"
 printf '[links]\nspeculation = "prerender"\n' >"$WORK/prerender.toml"
+# The first view's work off (issue 34): no preload hints, no stylesheet inline, no image sized;
+# the rest of edgesite.toml as it is.
+sed 's/^preload = true/preload = false\ninline_css_bytes = 0\nsize_images = false/' edgesite.toml \
+  >"$WORK/off.toml"
+grep -q '^size_images = false' "$WORK/off.toml" ||
+  { echo "edgesite.toml has no 'preload = true' line to turn off"; exit 1; }
 
 # nginx for every site at once: one server block per port.
 nginx_conf() { # port root [port root]...
@@ -61,20 +70,23 @@ nginx_conf() { # port root [port root]...
 # The servers of one site, started; LAST_SERVERS: their NAME=BASE_URL words for pageload.py.
 NGINX_SITES=""
 serve() { # name site-dir
-  local name=$1 dir=$2 p1 p2 p3 p4 p5
+  local name=$1 dir=$2 p1 p2 p3 p4 p5 p6
   p1=$(free_port) && p2=$((p1 + 1)) && p3=$((p1 + 2)) && p4=$((p1 + 3)) && p5=$((p1 + 4))
+  p6=$((p1 + 5))
   start_server "$name-edgesite" 120 "$p1" target/release/examples/serve_site \
     --listen "127.0.0.1:$p1" --site "$dir" >/dev/null
   start_server "$name-nospec" 120 "$p2" target/release/examples/serve_site \
     --listen "127.0.0.1:$p2" --site "$dir" --config "$WORK/nospec.toml" >/dev/null
   start_server "$name-prerender" 120 "$p5" target/release/examples/serve_site \
     --listen "127.0.0.1:$p5" --site "$dir" --config "$WORK/prerender.toml" >/dev/null
+  start_server "$name-off" 120 "$p6" target/release/examples/serve_site \
+    --listen "127.0.0.1:$p6" --site "$dir" --config "$WORK/off.toml" >/dev/null
   mkdir -p "$WORK/$name-js"
   node bench/workers/generate.mjs inmemory "$dir" "$WORK/$name-js/worker.mjs"
   workerd_config "$WORK/$name-js/worker.capnp" "$p4" "$WORK/$name-js" worker.mjs
   start_server "$name-js" 60 "$p4" workerd serve "$WORK/$name-js/worker.capnp" >/dev/null
   NGINX_SITES="$NGINX_SITES $p3 $dir"
-  LAST_SERVERS="edgesite=http://127.0.0.1:$p1 edgesite-nospec=http://127.0.0.1:$p2 nginx=http://127.0.0.1:$p3 js-worker=http://127.0.0.1:$p4 edgesite-prerender=http://127.0.0.1:$p5"
+  LAST_SERVERS="edgesite=http://127.0.0.1:$p1 edgesite-off=http://127.0.0.1:$p6 edgesite-nospec=http://127.0.0.1:$p2 nginx=http://127.0.0.1:$p3 js-worker=http://127.0.0.1:$p4 edgesite-prerender=http://127.0.0.1:$p5"
 }
 
 serve docs "$WORK/docs"
@@ -101,7 +113,7 @@ if [ "$LIGHTHOUSE" = 1 ]; then
     mkdir -p "$LH" && echo '{"private": true}' >"$LH/package.json"
     (cd "$LH" && PATH=/usr/bin:$PATH npm install -s --no-audit --no-fund lighthouse@12.2.3 >/dev/null)
   fi
-  echo "== Lighthouse performance score, first view (mobile preset, simulated Slow 4G)"
+  echo "== Lighthouse, first view (mobile preset, simulated Slow 4G): score, LCP ms | audits"
   for pair in "docs /docs/page-0001 $DOCS_SERVERS" "demo /about $DEMO_SERVERS"; do
     # shellcheck disable=SC2086
     set -- $pair
@@ -112,9 +124,8 @@ if [ "$LIGHTHOUSE" = 1 ]; then
       score=$(PATH=/usr/bin:$PATH "$LH/node_modules/.bin/lighthouse" "$base$page" --quiet \
         --only-categories=performance --output=json --output-path=stdout \
         --chrome-flags="--headless=new --no-sandbox --disable-gpu" 2>/dev/null |
-        python3 -c 'import json,sys; r=json.load(sys.stdin); print(round(r["categories"]["performance"]["score"]*100), round(r["audits"]["largest-contentful-paint"]["numericValue"]))' ||
-        echo "failed")
-      printf '%-6s %-16s score, LCP ms: %s\n' "$site" "$name" "$score"
+        python3 bench/lighthouse_audits.py || echo "failed")
+      printf '%-6s %-18s %s\n' "$site" "$name" "$score"
     done
   done
 fi
