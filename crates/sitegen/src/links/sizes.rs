@@ -40,6 +40,9 @@ pub(super) fn size_all(
         .map(|(i, f)| (f.index, i))
         .collect();
     let is_css = |index: usize| mime::content_type(&found[index].url_path).starts_with("text/css");
+    // Each stylesheet read once, whatever the number of pages that use it: (mentions a width,
+    // sets `img { height: auto }`).
+    let mut read: HashMap<usize, (bool, bool)> = HashMap::new();
     let mut out = Vec::new();
     for page in scanned.iter().filter(|f| !f.unsized_images.is_empty()) {
         let sizes: Vec<Option<(u32, u32)>> = page
@@ -63,7 +66,7 @@ pub(super) fn size_all(
         if sizes.iter().all(Option::is_none) {
             continue;
         }
-        if !css_allows(page, scanned, &position, &is_css) {
+        if !css_allows(page, scanned, &position, &is_css, &mut read) {
             continue;
         }
         let served = match &rewrites[page.index] {
@@ -88,6 +91,7 @@ fn css_allows(
     scanned: &[Scanned],
     position: &HashMap<usize, usize>,
     is_css: &dyn Fn(usize) -> bool,
+    read: &mut HashMap<usize, (bool, bool)>,
 ) -> bool {
     // The stylesheets the page references, and those they reference, each once.
     let (mut seen, mut queue) = (HashSet::new(), vec![page]);
@@ -104,8 +108,14 @@ fn css_allows(
                 // A stylesheet the pass did not read (not UTF-8): anything may be in it.
                 return false;
             };
-            width |= sheet.text.to_ascii_lowercase().contains("width");
-            height_auto |= super::sheet::read(&sheet.text).img_height_auto;
+            let (w, h) = *read.entry(*index).or_insert_with(|| {
+                let lower = sheet.text.to_ascii_lowercase();
+                let auto =
+                    lower.contains("height") && super::sheet::read(&sheet.text).img_height_auto;
+                (lower.contains("width"), auto)
+            });
+            width |= w;
+            height_auto |= h;
             queue.push(sheet);
         }
     }
