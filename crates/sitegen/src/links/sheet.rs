@@ -382,8 +382,14 @@ fn import(statement: &str) -> Option<usize> {
         .trim_start()
         .trim_start_matches(['"', '\'', ')'])
         .trim();
-    let unconditional = after.is_empty() || after.to_ascii_lowercase().starts_with("layer");
-    unconditional.then_some(url.span.start)
+    // A cascade layer (`layer` or `layer(name)`) applies; anything after it is a condition.
+    let lower = after.to_ascii_lowercase();
+    let rest = match lower.strip_prefix("layer") {
+        Some(named) if named.starts_with('(') => named.find(')').map_or("", |i| &named[i + 1..]),
+        Some(bare) if bare.is_empty() || bare.starts_with(char::is_whitespace) => bare,
+        _ => lower.as_str(),
+    };
+    rest.trim().is_empty().then_some(url.span.start)
 }
 
 /// Where the URL of a background's one image starts in `value`: `None` for no image, several
@@ -669,6 +675,9 @@ mod tests {
 @import url("print.css") print;
 @import "wide.css" (min-width: 80em);
 @import "grid.css" supports(display: grid);
+@import "layered-print.css" layer(base) print;
+@import "bare-layer.css" layer;
+@import "layerish.css" layers;
 @layer base, theme;
 @IMPORT url( upper.css );
 @import url("quoted.css");
@@ -678,7 +687,13 @@ body { color: black }
         let found: Vec<&str> = sheet.imports.iter().map(|&s| at(css, s)).collect();
         assert_eq!(
             found,
-            ["base.css", "layered.css", "upper.css ", "quoted.css"]
+            [
+                "base.css",
+                "layered.css",
+                "bare-layer.css",
+                "upper.css ",
+                "quoted.css"
+            ]
         );
     }
 
