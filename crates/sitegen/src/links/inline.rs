@@ -20,9 +20,10 @@ use crate::resolve::Resolved;
 use crate::sources::Found;
 use std::collections::HashMap;
 
-/// A page with its stylesheets inline: its new bytes and the files inlined.
+/// A page with its stylesheets inline (its position in the scanned files): its new bytes and
+/// the files inlined.
 pub(super) struct Inlined {
-    pub page: usize,
+    pub at: usize,
     pub bytes: Vec<u8>,
     pub files: Vec<usize>,
 }
@@ -58,7 +59,10 @@ pub(super) fn inline_all(
         }
     };
     let mut out = Vec::new();
-    for page in scanned.iter().filter(|f| !f.style_links.is_empty()) {
+    for (at, page) in scanned.iter().enumerate() {
+        if page.style_links.is_empty() {
+            continue;
+        }
         let Some(sheets) = sheets_of(page, &position, found) else {
             continue;
         };
@@ -69,11 +73,7 @@ pub(super) fn inline_all(
         let fit = texts.iter().all(|text| inlinable(text));
         if let Some(bytes) = fit.then(|| replaced(&page_text(page), &texts)).flatten() {
             let files = sheets.iter().map(|&at| scanned[at].index).collect();
-            out.push(Inlined {
-                page: page.index,
-                bytes,
-                files,
-            });
+            out.push(Inlined { at, bytes, files });
         }
     }
     out

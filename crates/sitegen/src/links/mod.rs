@@ -222,23 +222,10 @@ fn inline_stylesheets(
 ) -> HashMap<usize, Vec<usize>> {
     let mut inlined = HashMap::new();
     for made in inline::inline_all(found, scanned, &outcome.rewrites, limit) {
-        let slot = &mut outcome.rewrites[made.page];
-        let (references, navigations) = slot
-            .as_ref()
-            .map_or((0, 0), |r| (r.references, r.navigations));
-        let source_sha256 = scanned
-            .iter()
-            .find(|f| f.index == made.page)
-            .map(|f| f.sha256.clone())
-            .unwrap_or_default();
-        *slot = Some(Rewrite {
-            bytes: made.bytes,
-            references,
-            navigations,
-            source_sha256,
-        });
+        let page = &scanned[made.at];
+        rewrite_page(outcome, page, made.bytes);
         outcome.stats.inlined_css += 1;
-        inlined.insert(made.page, made.files);
+        inlined.insert(page.index, made.files);
     }
     inlined
 }
@@ -251,23 +238,22 @@ fn size_images(
     outcome: &mut Links,
 ) {
     for made in sizes::size_all(found, scanned, images, &outcome.rewrites) {
-        let slot = &mut outcome.rewrites[made.page];
-        match slot {
-            Some(rewrite) => rewrite.bytes = made.bytes,
-            None => {
-                let source_sha256 = scanned
-                    .iter()
-                    .find(|f| f.index == made.page)
-                    .map(|f| f.sha256.clone())
-                    .unwrap_or_default();
-                *slot = Some(Rewrite {
-                    bytes: made.bytes,
-                    references: 0,
-                    navigations: 0,
-                    source_sha256,
-                });
-            }
-        }
+        rewrite_page(outcome, &scanned[made.at], made.bytes);
         outcome.stats.sized_images += made.images;
+    }
+}
+
+/// Serves `bytes` for `page`: a later step's change of its rewrite, or its first.
+fn rewrite_page(outcome: &mut Links, page: &Scanned, bytes: Vec<u8>) {
+    match &mut outcome.rewrites[page.index] {
+        Some(rewrite) => rewrite.bytes = bytes,
+        slot @ None => {
+            *slot = Some(Rewrite {
+                bytes,
+                references: 0,
+                navigations: 0,
+                source_sha256: page.sha256.clone(),
+            });
+        }
     }
 }

@@ -20,9 +20,10 @@ use crate::resolve::Resolved;
 use crate::sources::Found;
 use std::collections::{HashMap, HashSet};
 
-/// A page whose images got their size: its new bytes, and how many.
+/// A page whose images got their size (its position in the scanned files): its new bytes, and
+/// how many.
 pub(super) struct Sized {
-    pub page: usize,
+    pub at: usize,
     pub bytes: Vec<u8>,
     pub images: usize,
 }
@@ -44,7 +45,10 @@ pub(super) fn size_all(
     // sets `img { height: auto }`).
     let mut read: HashMap<usize, (bool, bool)> = HashMap::new();
     let mut out = Vec::new();
-    for page in scanned.iter().filter(|f| !f.unsized_images.is_empty()) {
+    for (at, page) in scanned.iter().enumerate() {
+        if page.unsized_images.is_empty() {
+            continue;
+        }
         let sizes: Vec<Option<(u32, u32)>> = page
             .unsized_images
             .iter()
@@ -75,7 +79,7 @@ pub(super) fn size_all(
         };
         if let Some((bytes, count)) = with_sizes(&served, &sizes) {
             out.push(Sized {
-                page: page.index,
+                at,
                 bytes,
                 images: count,
             });
