@@ -56,6 +56,23 @@ fn v(manifest: &Manifest, path: &str) -> String {
     file.fingerprint.clone()
 }
 
+/// The `Link` field of the file at `path` (empty when it has none).
+fn link_field(m: &Manifest, path: &str) -> String {
+    file(m, path)
+        .fields
+        .iter()
+        .find(|(n, _)| n == "link")
+        .map(|(_, v)| v.clone())
+        .unwrap_or_default()
+}
+
+/// Writes `bytes` at `path` under `dir`, with its folders.
+fn write_in(dir: &Path, path: &str, bytes: impl AsRef<[u8]>) {
+    let path = dir.join(path);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, bytes).unwrap();
+}
+
 /// `text` with each needle (which must occur exactly once) replaced.
 fn replaced(text: &str, edits: &[(&str, String)]) -> String {
     let mut out = text.to_string();
@@ -407,11 +424,7 @@ fn hex(bytes: &[u8]) -> String {
 #[test]
 fn what_a_render_blocking_stylesheet_fetches_late_is_named_in_the_first_response() {
     let dir = tempfile::tempdir().unwrap();
-    let write = |path: &str, text: &str| {
-        let path = dir.path().join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    };
+    let write = |path: &str, text: &str| write_in(dir.path(), path, text);
     let page = |body: &str| {
         format!(
             "<!doctype html><html><head><title>t</title>\
@@ -471,14 +484,7 @@ h2 { font-family: Unused }
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"1\" height=\"1\"/>",
     );
     let m = compile(dir.path(), &options()).unwrap();
-    let link = |path: &str| -> String {
-        file(&m, path)
-            .fields
-            .iter()
-            .find(|(n, _)| n == "link")
-            .map(|(_, v)| v.clone())
-            .unwrap_or_default()
-    };
+    let link = |path: &str| link_field(&m, path);
     let hint = |path: &str, params: &str| format!("<{path}?v={}>; {params}", v(&m, path));
     let theme = hint("/css/theme.css", "rel=preload; as=style");
     // theme.css and basic.css import each other: references in a cycle keep their text (no
@@ -521,11 +527,7 @@ h2 { font-family: Unused }
 #[test]
 fn small_render_blocking_stylesheets_go_inline_when_nothing_else_blocks() {
     let dir = tempfile::tempdir().unwrap();
-    let write = |path: &str, text: &str| {
-        let path = dir.path().join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    };
+    let write = |path: &str, text: &str| write_in(dir.path(), path, text);
     let page = |head: &str| {
         format!(
             "<!doctype html><html><head><title>t</title>{head}</head><body><p>x</p></body></html>"
@@ -612,14 +614,7 @@ fn small_render_blocking_stylesheets_go_inline_when_nothing_else_blocks() {
             served(&m, "/css/b.css")
         ))
     );
-    let link = |path: &str| {
-        file(&m, path)
-            .fields
-            .iter()
-            .find(|(n, _)| n == "link")
-            .map(|(_, v)| v.clone())
-            .unwrap_or_default()
-    };
+    let link = |path: &str| link_field(&m, path);
     assert!(
         !link("/index.html").contains("/css/"),
         "{}",
@@ -666,11 +661,7 @@ const PNG_3X2: [u8; 73] = [
 #[test]
 fn unsized_images_get_their_size_where_css_cannot_squeeze_them() {
     let dir = tempfile::tempdir().unwrap();
-    let write = |path: &str, bytes: &[u8]| {
-        let path = dir.path().join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, bytes).unwrap();
-    };
+    let write = |path: &str, bytes: &[u8]| write_in(dir.path(), path, bytes);
     let page = |head: &str, body: &str| {
         format!(
             "<!doctype html><html><head><title>t</title>{head}</head><body>{body}</body></html>"
