@@ -458,16 +458,21 @@ repeat_views() {
     python3 tests/browser/preloads_in_browser.py "http://127.0.0.1:$port" /docs/page-0001 \
     "http://127.0.0.1:$port" / || rc=1
   # Nothing a visitor sees changes (issue 34): the same site with the first view's work off
-  # (`[links] preload = false`, `inline_css_bytes = 0`, `size_images = false`) and on,
-  # pixel-identical screenshots at two viewports, the same text and console: the docs-style
-  # site (its hints, its images sized) and the demo (its stylesheets inline).
+  # (`[links] preload = false`, `inline_css_bytes = 0`, `size_images = false`, `[optimize]`
+  # off) and on, pixel-identical screenshots at two viewports, the same text and console: the
+  # docs-style site (its hints, its images sized, its files minified) and the demo (its
+  # stylesheets inline and minified). bench/corpus.sh runs the same check over real sites.
   local off_port on_port off_config demo_off
   off_port=$(free_port)
   off_config=$(mktemp)
   demo_off=$(mktemp)
-  printf '[links]\npreload = false\ninline_css_bytes = 0\nsize_images = false\n' >"$off_config"
-  sed 's/^preload = true/preload = false\ninline_css_bytes = 0\nsize_images = false/' edgesite.toml \
-    >"$demo_off"
+  local optimize_off='[optimize]\nhtml = false\ncss = false\njs = false\n'
+  # shellcheck disable=SC2059
+  printf "[links]\npreload = false\ninline_css_bytes = 0\nsize_images = false\n$optimize_off" \
+    >"$off_config"
+  # shellcheck disable=SC2059
+  { sed 's/^preload = true/preload = false\ninline_css_bytes = 0\nsize_images = false/' \
+    edgesite.toml && printf "$optimize_off"; } >"$demo_off"
   { step "start: serve_site (the docs site, first view work off)" start_server serve-site-off \
       120 "$off_port" target/test-bin/serve_site --listen "127.0.0.1:$off_port" --site "$site" \
       --config "$off_config" &&

@@ -179,7 +179,7 @@ impl<'a> Body<'a> {
     fn of(file: &'a crate::model::Asset) -> Body<'a> {
         match (file.identity_bytes(), &file.source) {
             (Some(bytes), _) => Body::Bytes(bytes),
-            (None, Source::Made(bytes)) => Body::Bytes(bytes),
+            (None, Source::Made(bytes) | Source::Optimized { bytes, .. }) => Body::Bytes(bytes),
             (None, Source::File(path)) => Body::File(path),
         }
     }

@@ -25,6 +25,7 @@ mod encode;
 mod fields;
 mod images;
 mod links;
+mod optimize;
 mod routing;
 mod sources;
 mod speculation;
@@ -59,8 +60,13 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
     let mut clock = Clock::start();
     let (config, cache_dir) = (&options.config, options.cache_dir.as_deref());
     let (policy, history) = (Policy::of(config), options.history_dir.as_deref());
-    let mut sources = clock.time("sources", || {
-        sources::read(site_dir, history, config.history.html_dictionary)
+    let mut sources = clock.time("sources", || sources::read(site_dir, history))?;
+    let csp = !config.headers.content_security_policy.is_empty() || sets_csp(site_dir);
+    let optimized = clock.time("optimize", || {
+        optimize::minify(&mut sources, &config.optimize, csp)
+    });
+    clock.time("dictionary", || {
+        sources.add_html_dictionary(config.history.html_dictionary)
     })?;
     let mut routing = clock.time("routing", || {
         routing::route(site_dir, &config.site, config.compat.pages_limits, &sources)
@@ -76,7 +82,6 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
         images::make(&sources, &config.images, cache_dir)
     })?;
     let links = clock.time("links", || {
-        let csp = !config.headers.content_security_policy.is_empty() || sets_csp(site_dir);
         links::pass(&sources, &images, &routing, &config.links, policy, csp)
     })?;
     let settings = encode::Settings::new(config, policy, cache_dir);
@@ -90,10 +95,19 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
     let mut assets = clock.time("fields", || {
         fields::apply(assets, site_dir, &routing, field, config)
     })?;
+    assets.stats.optimize = optimized.stats;
     (assets.stats.stages, assets.stats.wall_time_ms) = clock.stop();
     // What every stage noticed, in stage order (routing and assets go on to emit).
     let (routed, stored) = (take(&mut routing.notes), take(&mut assets.notes));
-    let notes = Notes::gather([sources.notes, routed, images.notes, links.notes, stored]);
+    let notes = [
+        sources.notes,
+        optimized.notes,
+        routed,
+        images.notes,
+        links.notes,
+        stored,
+    ];
+    let notes = Notes::gather(notes);
     let last_modified = options.last_modified;
     let manifest = emit::manifest(site_dir, config, last_modified, routing, assets, notes);
     Ok(manifest)

@@ -17,6 +17,9 @@ pub enum WarningKind {
     /// An image the image stage could not or would not read (over its bounds, not decodable):
     /// served as published.
     ImageNotRead,
+    /// A page, stylesheet or script (or a `<style>` or `<script>` in a page) the optimize stage
+    /// served as written: its minifier could not read it, or gained too little.
+    NotOptimized,
     /// An HTML or CSS file whose references were not read (not UTF-8, or HTML the scanner
     /// refused): not checked or fingerprinted.
     LinksNotRead,
@@ -40,6 +43,7 @@ impl WarningKind {
         match self {
             WarningKind::SkippedName => "skipped_name",
             WarningKind::ImageNotRead => "image_not_read",
+            WarningKind::NotOptimized => "not_optimized",
             WarningKind::LinksNotRead => "links_not_read",
             WarningKind::BrokenLink => "broken_link",
             WarningKind::ReferenceCycle => "reference_cycle",
@@ -56,9 +60,18 @@ impl WarningKind {
         match self {
             WarningKind::ImageNotRead => Some("images"),
             WarningKind::NearBudget => Some("budget"),
+            WarningKind::NotOptimized => Some("optimize"),
             _ => None,
         }
     }
+}
+
+/// The 1-based line of byte `offset` in `text` (where a warning points).
+pub(crate) fn line_of(text: &[u8], offset: usize) -> usize {
+    1 + text[..offset.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
 }
 
 /// Something worth a look that does not fail the build. Shown as one line:

@@ -554,6 +554,8 @@ fn the_html_report_is_self_contained_and_says_what_the_manifest_and_report_say()
             .collect::<Vec<_>>(),
         [
             "sources",
+            "optimize",
+            "dictionary",
             "routing",
             "speculation",
             "images",

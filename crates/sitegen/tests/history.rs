@@ -8,8 +8,18 @@ use std::fs;
 use std::path::Path;
 use std::time::{Duration, UNIX_EPOCH};
 
+/// Options that serve the files as written (`[optimize]` off): these tests compare what a deploy
+/// kept and what its deltas are against with the files' own bytes.
+fn as_written() -> Options {
+    let mut options = Options::new(UNIX_EPOCH + Duration::from_secs(1_700_000_000));
+    options.config.optimize.html = false;
+    options.config.optimize.css = false;
+    options.config.optimize.js = false;
+    options
+}
+
 fn build(site: &Path) -> Manifest {
-    let options = Options::new(UNIX_EPOCH + Duration::from_secs(1_700_000_000));
+    let options = as_written();
     compile(site, &options).unwrap()
 }
 
@@ -124,7 +134,7 @@ fn the_next_deploy_gets_deltas_keeps_the_old_hashed_file_and_offers_dictionaries
     let dir = tempfile::tempdir().unwrap();
     let assets = site.path().join("assets");
     fs::create_dir(&assets).unwrap();
-    let mut options = Options::new(UNIX_EPOCH + Duration::from_secs(1_700_000_000));
+    let mut options = as_written();
     options.history_dir = Some(dir.path().to_path_buf());
     // Deploy 1: a hashed bundle and a plain script referenced with ?v= by the page.
     let (one, two) = (bundle(1), bundle(2));
@@ -223,7 +233,7 @@ fn the_html_dictionary_is_trained_served_announced_and_each_page_gets_deltas_aga
         let page = format!("<!doctype html><html><head><title>Chapter {i}</title></head><body><nav><ul>\n{nav}</ul></nav><main>{text}</main></body></html>\n");
         fs::write(site.path().join(format!("page-{i}.html")), page).unwrap();
     }
-    let mut options = Options::new(UNIX_EPOCH + Duration::from_secs(1_700_000_000));
+    let mut options = as_written();
     let off = compile(site.path(), &options).unwrap();
     assert!(off
         .files

@@ -24,8 +24,14 @@ use std::time::{Duration, UNIX_EPOCH};
 
 const SITE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/links");
 
+/// The files as written (`[optimize]` off: these tests check the link pass's rewrites byte by
+/// byte against them; tests/optimize.rs checks the two stages together).
 fn options() -> Options {
-    Options::new(UNIX_EPOCH + Duration::from_secs(1_700_000_000))
+    let mut options = Options::new(UNIX_EPOCH + Duration::from_secs(1_700_000_000));
+    options.config.optimize.html = false;
+    options.config.optimize.css = false;
+    options.config.optimize.js = false;
+    options
 }
 
 fn file<'m>(manifest: &'m Manifest, path: &str) -> &'m Asset {

@@ -18,8 +18,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// The stages, in the order `compile` runs them.
-const STAGES: [&str; 10] = [
+const STAGES: [&str; 11] = [
     "sources",
+    "optimize",
     "routing",
     "speculation",
     "images",

@@ -14,6 +14,7 @@ mod history;
 mod images;
 mod key;
 mod links;
+mod optimize;
 mod site;
 mod storage;
 #[cfg(test)]
@@ -28,6 +29,7 @@ pub use headers::HeadersConfig;
 pub use history::HistoryConfig;
 pub use images::{ImageFormat, ImagesConfig, SharedCaches};
 pub use links::{BrokenLinks, Eagerness, LinksConfig, SpeculationAction};
+pub use optimize::OptimizeConfig;
 pub use site::{SiteConfig, TrailingSlash};
 pub use storage::{StorageConfig, StorageTier, FREE_ASSET_FILES};
 
@@ -64,6 +66,9 @@ pub struct Config {
     /// `[links]`
     #[serde(default)]
     pub links: LinksConfig,
+    /// `[optimize]`
+    #[serde(default)]
+    pub optimize: OptimizeConfig,
     /// `[history]`
     #[serde(default)]
     pub history: HistoryConfig,
@@ -141,6 +146,7 @@ impl Config {
             .or_else(|| self.site.first_invalid())
             .or_else(|| self.fingerprint.first_invalid())
             .or_else(|| self.links.first_invalid())
+            .or_else(|| self.optimize.first_invalid())
             .or_else(|| self.history.first_invalid())
             .or_else(|| self.images.first_invalid())
             .or_else(|| self.storage.first_invalid())

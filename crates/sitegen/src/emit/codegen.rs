@@ -181,7 +181,8 @@ fn asset(
         .representations
         .iter()
         .any(|v| v.bytes.is_none() && v.decoded_from.is_none());
-    if let (None, None, true, Some(path)) = (blobs, &kept.objects, identity_stored, source.path()) {
+    if let (None, None, true, Source::File(path)) = (blobs, &kept.objects, identity_stored, source)
+    {
         let path = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
         let _ = writeln!(
             out,

@@ -245,12 +245,12 @@ fn encode_one(
         None => served_bytes(&found, rewrite)?,
     };
     let digest = hash::sha256(&bytes);
-    // Bytes that are not a file's (rewritten, re-encoded, made by the build) are kept, as the
-    // encodings are.
+    // Bytes that are not a file's (rewritten, re-encoded, minified, made by the build) are kept,
+    // as the encodings are.
     let kept = rewrite
         .map(|r| r.bytes.clone())
         .or(optimised.cloned())
-        .or_else(|| found.source.made().map(<[u8]>::to_vec));
+        .or_else(|| found.source.in_memory().map(<[u8]>::to_vec));
     let identity = Representation::new(ContentCoding::Identity, &digest, bytes.len(), kept);
     let mut counts = EncodeCounts::default();
     let mut representations = vec![identity.clone()];

@@ -76,7 +76,7 @@ pub(super) fn report_broken(
             if *resolved == Resolved::Missing && !links.ignores(path) {
                 let (url, target) = (excerpt(&reference.url), escaped(target));
                 let message = format!("broken link {url}: the site serves nothing at {target}");
-                let line = url::line_of(file.text.as_bytes(), reference.span.start);
+                let line = crate::warning::line_of(file.text.as_bytes(), reference.span.start);
                 let warning = Warning::new(WarningKind::BrokenLink, message);
                 broken.push(warning.in_file(&found[file.index].source).at_line(line));
             }

@@ -129,14 +129,6 @@ pub(crate) fn srcset(value: &str) -> Vec<Range<usize>> {
     }
 }
 
-/// The 1-based line of byte `offset` in `text`.
-pub(crate) fn line_of(text: &[u8], offset: usize) -> usize {
-    1 + text[..offset.min(text.len())]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

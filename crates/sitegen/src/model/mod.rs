@@ -19,7 +19,10 @@ pub use route::{
     DestinationPart, PatternSegment, RedirectRule, Route, RouteTarget, RuleAction, RuleIndexNode,
 };
 pub use source::Source;
-pub use stats::{BuildStats, DeltaStats, EncodeCounts, ImageStats, Kept, LinkStats, StoreChoice};
+pub use stats::{
+    BuildStats, DeltaStats, EncodeCounts, ImageStats, Kept, LinkStats, MinifyStats, OptimizeStats,
+    StoreChoice,
+};
 
 use crate::config::{BudgetConfig, Config, StorageConfig};
 use crate::warning::{Notes, Warning};

@@ -8,13 +8,20 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Where a file's bytes come from: a file on disk (the site's own, or a body the deploy history
-/// kept for skew protection), or bytes the build made (the speculation rules, the HTML
-/// dictionary). What the build makes stays in memory: nothing is written to disk to be read
-/// back within the same build.
+/// kept for skew protection), a site file the build minified, or bytes the build made (the
+/// speculation rules, the HTML dictionary). What the build makes stays in memory: nothing is
+/// written to disk to be read back within the same build.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Source {
     /// A file, read when its bytes are needed.
     File(PathBuf),
+    /// A site file whose bytes the optimize stage minified.
+    Optimized {
+        /// The file, as `File`'s: what warnings and the manifest name.
+        path: PathBuf,
+        /// What the build serves.
+        bytes: Arc<[u8]>,
+    },
     /// Bytes the build made.
     Made(Arc<[u8]>),
 }
@@ -27,22 +34,42 @@ impl Source {
     pub fn read(&self) -> Result<Cow<'_, [u8]>, Error> {
         match self {
             Source::File(path) => read_bytes(path).map(Cow::Owned),
-            Source::Made(bytes) => Ok(Cow::Borrowed(bytes)),
+            Source::Optimized { bytes, .. } | Source::Made(bytes) => Ok(Cow::Borrowed(bytes)),
         }
     }
 
-    /// The file's path (`None`: made by the build).
+    /// The file's path (`None`: made by the build). An optimised file's bytes are not its.
     pub fn path(&self) -> Option<&Path> {
         match self {
-            Source::File(path) => Some(path),
+            Source::File(path) | Source::Optimized { path, .. } => Some(path),
             Source::Made(_) => None,
+        }
+    }
+
+    /// The bytes in memory, the build's own (`None`: a file, read when needed).
+    pub fn in_memory(&self) -> Option<&[u8]> {
+        match self {
+            Source::File(_) => None,
+            Source::Optimized { bytes, .. } | Source::Made(bytes) => Some(bytes),
+        }
+    }
+
+    /// The file's bytes as the site has them, before the optimize stage (what a name's hash is
+    /// checked against).
+    ///
+    /// # Errors
+    /// A file that cannot be read, naming it.
+    pub fn original(&self) -> Result<Cow<'_, [u8]>, Error> {
+        match self {
+            Source::Optimized { path, .. } => read_bytes(path).map(Cow::Owned),
+            other => other.read(),
         }
     }
 
     /// The bytes the build made (`None`: a file).
     pub fn made(&self) -> Option<&[u8]> {
         match self {
-            Source::File(_) => None,
+            Source::File(_) | Source::Optimized { .. } => None,
             Source::Made(bytes) => Some(bytes),
         }
     }
@@ -51,7 +78,7 @@ impl Source {
     pub(crate) fn len(&self) -> Option<u64> {
         match self {
             Source::File(path) => std::fs::metadata(path).ok().map(|m| m.len()),
-            Source::Made(bytes) => Some(bytes.len() as u64),
+            Source::Optimized { bytes, .. } | Source::Made(bytes) => Some(bytes.len() as u64),
         }
     }
 }
@@ -60,7 +87,7 @@ impl Source {
 impl fmt::Display for Source {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Source::File(path) => path.shown().fmt(f),
+            Source::File(path) | Source::Optimized { path, .. } => path.shown().fmt(f),
             Source::Made(_) => f.write_str("(made by the build)"),
         }
     }
@@ -70,7 +97,7 @@ impl fmt::Display for Source {
 impl Serialize for Source {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
-            Source::File(path) => path.serialize(serializer),
+            Source::File(path) | Source::Optimized { path, .. } => path.serialize(serializer),
             Source::Made(_) => serializer.serialize_none(),
         }
     }

@@ -10,6 +10,8 @@ pub struct BuildStats {
     pub files: usize,
     /// Encodings computed now, and taken from the cache.
     pub encodings: EncodeCounts,
+    /// What the optimize stage minified.
+    pub optimize: OptimizeStats,
     /// What the link pass found and did.
     pub links: LinkStats,
     /// The RFC 9842 deltas built from the deploy history.
@@ -29,6 +31,51 @@ pub struct EncodeCounts {
     pub encoded: usize,
     /// Taken from the cache.
     pub cached: usize,
+}
+
+/// What the optimize stage counted (`[optimize]`), per kind of file.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct OptimizeStats {
+    /// HTML pages.
+    pub html: MinifyStats,
+    /// Stylesheets.
+    pub css: MinifyStats,
+    /// Scripts.
+    pub js: MinifyStats,
+    /// Whether a stylesheet of the site may keep spaces outside `<pre>`: no page's whitespace
+    /// was collapsed.
+    pub spaces_kept: bool,
+    /// Wall time of the stage, in milliseconds.
+    pub wall_time_ms: u64,
+}
+
+impl OptimizeStats {
+    /// The figures of the kind named `kind` (`html`, `css`, `js`).
+    pub(crate) fn of(&mut self, kind: &str) -> &mut MinifyStats {
+        match kind {
+            "html" => &mut self.html,
+            "css" => &mut self.css,
+            _ => &mut self.js,
+        }
+    }
+}
+
+/// What the optimize stage did with the files of one kind.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct MinifyStats {
+    /// Files of the kind the stage was on for.
+    pub files: usize,
+    /// Of them, minified.
+    pub minified: usize,
+    /// Served as written by rule: excluded, minified already, named by their hash, loaded with
+    /// `integrity`, not UTF-8.
+    pub skipped: usize,
+    /// Served as written because the minifier could not read them or gained too little.
+    pub kept: usize,
+    /// Their bytes as written.
+    pub bytes: u64,
+    /// Their bytes as served (minified or not).
+    pub minified_bytes: u64,
 }
 
 /// What the link pass counted.

@@ -23,9 +23,9 @@ pub(crate) struct HtmlDictionary {
 }
 
 /// `[history] html_dictionary`: trains a zstd dictionary on the site's pages (the first
-/// `current` of `found`, as written, before the link pass) and adds it to `found` at
-/// [`HTML_DICTIONARY_PATH`]. `None` when off, when the site has a file at that path, or when it
-/// has fewer than 8 pages (or the trainer fails).
+/// `current` of `found`, as the optimize stage left them, before the link pass) and adds it
+/// to `found` at [`HTML_DICTIONARY_PATH`]. `None` when off, when the site has a file at that
+/// path, or when it has fewer than 8 pages (or the trainer fails).
 pub(super) fn add(
     on: bool,
     found: &mut Vec<Found>,

@@ -41,6 +41,16 @@ impl Sources {
         (self.own..self.own + self.kept.files).contains(&index)
     }
 
+    /// `[history] html_dictionary` (`on`): trains the site-wide HTML dictionary on the site's
+    /// pages as the build serves them (after the optimize stage) and adds it as a file.
+    ///
+    /// # Errors
+    /// A page that cannot be read.
+    pub(crate) fn add_html_dictionary(&mut self, on: bool) -> Result<(), Error> {
+        self.html_dictionary = html_dictionary::add(on, &mut self.files, self.own)?;
+        Ok(())
+    }
+
     /// Adds a file the build made, at `url_path`; returns its index.
     pub(crate) fn add_made(&mut self, url_path: &str, bytes: Arc<[u8]>) -> usize {
         self.files.push(Found {
@@ -52,13 +62,9 @@ impl Sources {
 }
 
 /// The sources of the site in `site_dir` (none is an error), with the deploy history in
-/// `history_dir` (`None`: no history) and, when `html_dictionary` (`[history]
-/// html_dictionary`), the HTML dictionary.
-pub(crate) fn read(
-    site_dir: &Path,
-    history_dir: Option<&Path>,
-    html_dictionary: bool,
-) -> Result<Sources, Error> {
+/// `history_dir` (`None`: no history); the HTML dictionary comes later
+/// ([`Sources::add_html_dictionary`]).
+pub(crate) fn read(site_dir: &Path, history_dir: Option<&Path>) -> Result<Sources, Error> {
     let walked = walk::walk(site_dir)?;
     if walked.files.is_empty() {
         return Err(Error::EmptySite {
@@ -77,13 +83,12 @@ pub(crate) fn read(
     let own = files.len();
     let history = history_dir.map(History::open).transpose()?;
     let kept = kept::add_kept_files(history.as_ref(), &mut files);
-    let html_dictionary = html_dictionary::add(html_dictionary, &mut files, own)?;
     Ok(Sources {
         files,
         own,
         history,
         kept,
-        html_dictionary,
+        html_dictionary: None,
         notes: Notes {
             warnings: walked.warnings,
             tracked,

@@ -42,6 +42,7 @@ impl Manifest {
         out.push_str(&self.treemap_section());
         out.push_str(&self.savings_section());
         out.push_str(&self.cache_section());
+        out.push_str(&self.optimize_section());
         out.push_str(&self.links_section());
         out.push_str(&self.deltas_section());
         out.push_str(&self.warnings_section());
@@ -279,6 +280,46 @@ impl Manifest {
             out.push_str("</ul></details>\n");
         }
         out.push_str("</section>\n");
+        out
+    }
+
+    /// What the optimize stage minified, per kind, and what it kept as written and why.
+    fn optimize_section(&self) -> String {
+        let stats = &self.stats.optimize;
+        let mut out = String::from(
+            "<section id=\"optimize\"><h2>Minified</h2>\n<table><thead><tr><th>kind</th>\
+             <th>files</th><th>minified</th><th>bytes</th><th>served</th><th>kept as written</th>\
+             <th>skipped</th></tr></thead><tbody>\n",
+        );
+        for (name, kind) in [
+            ("html", &stats.html),
+            ("css", &stats.css),
+            ("js", &stats.js),
+        ] {
+            let _ = writeln!(
+                out,
+                "<tr data-kind=\"{name}\"><td>{name}</td>{}{}{}{}{}{}</tr>",
+                td(kind.files as u64),
+                td(kind.minified as u64),
+                td(kind.bytes),
+                td(kind.minified_bytes),
+                td(kind.kept as u64),
+                td(kind.skipped as u64),
+            );
+        }
+        out.push_str("</tbody></table>\n");
+        if stats.spaces_kept {
+            out.push_str("<p>Whitespace kept: a stylesheet keeps spaces outside <code>&lt;pre&gt;</code>.</p>\n");
+        }
+        let kept = self
+            .warnings
+            .iter()
+            .filter(|w| w.kind == WarningKind::NotOptimized);
+        out.push_str("<ul id=\"not-optimized\">");
+        for warning in kept {
+            let _ = write!(out, "<li>{}</li>", esc(&warning.to_string()));
+        }
+        out.push_str("</ul></section>\n");
         out
     }
 

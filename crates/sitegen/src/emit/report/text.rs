@@ -147,6 +147,7 @@ impl Manifest {
             "{} files, {identity} bytes; smallest encodings {best} bytes ({}% saved); compiled in {} ms \
              ({} encodings computed, {} from the cache)\n\
              {} routes ({redirects} redirects, canonical URLs and fixed _redirects rules included); {} _redirects rules matched at run time\n\
+             {}\n\
              links: {} local references in {} HTML and CSS files, {} given ?v= and {} links to pages led past a redirect in {} rewritten files, {} broken, {} preload hints, {} pages with their stylesheets inline, {} images given their size; {} ms\n\
              deltas (RFC 9842): {} in {} files, {} bytes, against {} earlier deploys ({} computed, {} from the cache); {} files offered as dictionaries; html dictionary: {} bytes, {} pages with deltas; skew protection: {} files of earlier deploys kept ({} bytes); {} ms\n\
              build id {}\n\
@@ -160,6 +161,7 @@ impl Manifest {
             stats.encodings.cached,
             self.routes.len(),
             self.rules.len(),
+            optimize_line(&stats.optimize),
             stats.links.references,
             stats.links.files,
             stats.links.fingerprinted,
@@ -244,6 +246,35 @@ fn row(file: &Asset) -> String {
         file.cache_reason
     );
     out
+}
+
+/// The optimize stage's line: per kind, the files minified and the bytes before and after.
+pub(super) fn optimize_line(stats: &crate::model::OptimizeStats) -> String {
+    let kinds = [
+        ("HTML", &stats.html),
+        ("CSS", &stats.css),
+        ("JS", &stats.js),
+    ];
+    let mut line = String::from("optimize:");
+    for (name, kind) in kinds {
+        let _ = write!(
+            line,
+            " {name} {} of {} files minified, {} -> {} bytes ({}% saved; {} kept as written, {} \
+             skipped);",
+            kind.minified,
+            kind.files,
+            kind.bytes,
+            kind.minified_bytes,
+            percent_saved(kind.bytes, kind.minified_bytes),
+            kind.kept,
+            kind.skipped
+        );
+    }
+    if stats.spaces_kept {
+        line.push_str(" whitespace kept (a stylesheet keeps spaces outside <pre>);");
+    }
+    let _ = write!(line, " {} ms", stats.wall_time_ms);
+    line
 }
 
 fn percent_saved(identity: u64, best: u64) -> u64 {

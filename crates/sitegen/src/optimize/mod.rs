@@ -1,0 +1,346 @@
+//! The optimize stage: the site's HTML, CSS and JavaScript minified at build, as `[optimize]`
+//! says, before any later stage reads them (the link pass fingerprints, inlines and hints the
+//! minified files; the encodings, ETags and deltas are theirs). A file minified becomes a
+//! [`Source::Optimized`]: its bytes in memory, its path still naming it.
+//!
+//! Per kind, one well-kept minifier of the field ([`css`]: lightningcss; [`js`]: oxc) and the
+//! HTML rules of [`html`]. A file is served as written when `[optimize] exclude` names it,
+//! when it looks minified already (`.min.` in its name, long lines, a source map comment, a
+//! name with its hash), when a page loads it with `integrity` (its bytes must stay), when it
+//! is not UTF-8, when its minifier cannot read it (a warning with file and line), or when
+//! minifying saves less than [`MIN_SAVING_PERCENT`] (a warning for a stylesheet or script; a
+//! page whose text is already tight is just counted).
+
+mod css;
+mod guard;
+mod html;
+mod js;
+
+use crate::config::OptimizeConfig;
+use crate::hash;
+use crate::model::{OptimizeStats, Source};
+use crate::sources::{Found, Sources};
+use crate::warning::{Notes, Warning, WarningKind};
+use std::collections::HashSet;
+use std::time::Instant;
+
+/// A minified file is served only if it is at least this much smaller (in percent of the file).
+pub(crate) const MIN_SAVING_PERCENT: usize = 1;
+
+/// A stylesheet or script over this many bytes whose lines average more than
+/// [`MINIFIED_LINE_BYTES`] is minified already (a bundler's output).
+const MINIFIED_MIN_BYTES: usize = 512;
+const MINIFIED_LINE_BYTES: usize = 250;
+
+/// The oldest browsers whose syntax minified files keep to (the browsers of 2020: Chrome and
+/// Edge 80, Firefox 78 ESR, Safari 13): where the minifiers have two forms of the same thing,
+/// they print the one these read, and never one only newer browsers do. A file keeps the
+/// syntax its author wrote: nothing is lowered for them.
+pub(crate) struct Baseline {
+    pub(crate) chrome: u32,
+    pub(crate) firefox: u32,
+    pub(crate) safari: u32,
+}
+
+pub(crate) const BASELINE: Baseline = Baseline {
+    chrome: 80,
+    firefox: 78,
+    safari: 13,
+};
+
+/// What the stage did.
+#[derive(Debug, Default)]
+pub(crate) struct Optimized {
+    pub(crate) stats: OptimizeStats,
+    pub(crate) notes: Notes,
+}
+
+/// The kinds of file the stage minifies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FileKind {
+    Html,
+    Css,
+    Js(js::Kind),
+}
+
+/// What became of one file: its new bytes (`None`: served as written), whether it was looked
+/// at, what its minifiers could not read or gain, and (a page's) the names of the files it
+/// loads with `integrity`.
+#[derive(Default)]
+struct Outcome {
+    bytes: Option<Vec<u8>>,
+    skipped: bool,
+    warnings: Vec<Warning>,
+    integrity: Vec<String>,
+}
+
+impl Outcome {
+    /// Not looked at: excluded, minified already, named by its hash, not UTF-8.
+    fn skipped() -> Outcome {
+        Outcome {
+            skipped: true,
+            ..Outcome::default()
+        }
+    }
+}
+
+/// Minifies the site's own files of `sources` as `config` says (never a `<style>` or
+/// `<script>` in a page when `csp`: the site sends a Content-Security-Policy, whose hashes
+/// name their bytes). A file that cannot be read or minified is served as written (the encode
+/// stage reports one that cannot be read).
+pub(crate) fn minify(sources: &mut Sources, config: &OptimizeConfig, csp: bool) -> Optimized {
+    let started = Instant::now();
+    let mut done = Optimized::default();
+    let own = sources.own.min(sources.files.len());
+    let files = &sources.files[..own];
+    let kinds: Vec<Option<FileKind>> = files
+        .iter()
+        .map(|f| kind_of(&f.url_path).filter(|kind| wanted(*kind, config)))
+        .collect();
+    if kinds.iter().all(Option::is_none) {
+        return done;
+    }
+    // Stylesheets and scripts first: whether the site's CSS keeps spaces decides the pages'.
+    let code = crate::parallel::map(own, |i| match kinds[i]? {
+        FileKind::Html => None,
+        _ if config.excludes(&files[i].url_path) => Some(Outcome::skipped()),
+        kind => Some(minify_code(&files[i], kind)),
+    });
+    let keeps_spaces = config.html && css_keeps_spaces(files, &code);
+    let pages = crate::parallel::map(own, |i| match kinds[i]? {
+        FileKind::Html if config.excludes(&files[i].url_path) => Some(Outcome::skipped()),
+        FileKind::Html => Some(minify_page(&files[i], config, csp, keeps_spaces)),
+        _ => None,
+    });
+    // What a page loads with `integrity` stays as written.
+    let integrity: HashSet<String> = pages
+        .iter()
+        .flatten()
+        .flat_map(|page| {
+            page.integrity
+                .iter()
+                .map(|url| last_segment(url).to_string())
+        })
+        .collect();
+    let named = |i: usize| integrity.contains(last_segment(&files[i].url_path));
+    let outcomes: Vec<Option<Outcome>> = code
+        .into_iter()
+        .zip(pages)
+        .enumerate()
+        .map(|(i, (code, page))| match code {
+            Some(_) if named(i) => Some(Outcome::skipped()),
+            code => code.or(page),
+        })
+        .collect();
+    serve(sources, &kinds, outcomes, &mut done);
+    done.stats.spaces_kept = keeps_spaces;
+    done.stats.wall_time_ms = started.elapsed().as_millis() as u64;
+    done
+}
+
+/// Puts what each file became in `sources` (a minified file becomes a [`Source::Optimized`]),
+/// its warnings and figures in `done`.
+fn serve(
+    sources: &mut Sources,
+    kinds: &[Option<FileKind>],
+    outcomes: Vec<Option<Outcome>>,
+    done: &mut Optimized,
+) {
+    for (i, outcome) in outcomes.into_iter().enumerate() {
+        let (Some(outcome), Some(kind)) = (outcome, kinds[i]) else {
+            continue;
+        };
+        let file = &mut sources.files[i];
+        let before = file.source.len().unwrap_or(0);
+        let stats = done.stats.of(kind_name(kind));
+        stats.files += 1;
+        stats.bytes += before;
+        done.notes.warnings.extend(outcome.warnings);
+        match (outcome.bytes, file.source.path()) {
+            (Some(bytes), Some(path)) => {
+                stats.minified += 1;
+                stats.minified_bytes += bytes.len() as u64;
+                file.source = Source::Optimized {
+                    path: path.to_path_buf(),
+                    bytes: bytes.into(),
+                };
+            }
+            _ => {
+                stats.minified_bytes += before;
+                match outcome.skipped {
+                    true => stats.skipped += 1,
+                    false => stats.kept += 1,
+                }
+            }
+        }
+    }
+}
+
+/// The kind of file at `path`, if the stage minifies its kind.
+fn kind_of(path: &str) -> Option<FileKind> {
+    let content_type = crate::mime::content_type(path);
+    if content_type.starts_with("text/html") {
+        return Some(FileKind::Html);
+    }
+    if content_type.starts_with("text/css") {
+        return Some(FileKind::Css);
+    }
+    if content_type.starts_with("text/javascript") {
+        let module = path.ends_with(".mjs");
+        let kind = if module {
+            js::Kind::Module
+        } else {
+            js::Kind::Either
+        };
+        return Some(FileKind::Js(kind));
+    }
+    None
+}
+
+fn wanted(kind: FileKind, config: &OptimizeConfig) -> bool {
+    match kind {
+        FileKind::Html => config.html,
+        FileKind::Css => config.css,
+        FileKind::Js(_) => config.js,
+    }
+}
+
+fn kind_name(kind: FileKind) -> &'static str {
+    match kind {
+        FileKind::Html => "html",
+        FileKind::Css => "css",
+        FileKind::Js(_) => "js",
+    }
+}
+
+/// The last segment of a URL's path (what an `integrity` reference is matched by: any file of
+/// that name stays as written, whatever the page's base).
+fn last_segment(url: &str) -> &str {
+    let path = url.split(['?', '#']).next().unwrap_or(url);
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// One page minified: whitespace unless the site's CSS (`keeps_spaces`) or the page's own text
+/// names `white-space`; its styles and scripts unless a Content-Security-Policy (the site's,
+/// `csp`, or the page's own `<meta>`) may name their hashes.
+fn minify_page(file: &Found, config: &OptimizeConfig, csp: bool, keeps_spaces: bool) -> Outcome {
+    let Ok(bytes) = file.source.read() else {
+        return Outcome::skipped();
+    };
+    let Ok(text) = std::str::from_utf8(&bytes) else {
+        return Outcome::skipped();
+    };
+    let lower = text.to_ascii_lowercase();
+    let csp = csp || lower.contains("content-security-policy");
+    let allowed = html::Allowed {
+        whitespace: !keeps_spaces && !lower.contains("white-space"),
+        css: config.css && !csp,
+        js: config.js && !csp,
+    };
+    let Ok(minified) = html::minify(text, allowed) else {
+        return Outcome::skipped();
+    };
+    let warnings = minified.kept.iter().map(|kept| {
+        let message = format!(
+            "this <{}> kept as written (the minifier cannot read it: {})",
+            kept.element, kept.message
+        );
+        let warning = Warning::new(WarningKind::NotOptimized, message);
+        warning.in_file(&file.source).at_line(kept.line)
+    });
+    Outcome {
+        warnings: warnings.collect(),
+        bytes: smaller_enough(bytes.len(), minified.bytes.len()).then_some(minified.bytes),
+        integrity: minified.integrity,
+        skipped: false,
+    }
+}
+
+/// One stylesheet or script minified.
+fn minify_code(file: &Found, kind: FileKind) -> Outcome {
+    let Ok(bytes) = file.source.read() else {
+        return Outcome::skipped();
+    };
+    let Ok(text) = std::str::from_utf8(&bytes) else {
+        return Outcome::skipped();
+    };
+    let digest = hash::sha256(&bytes);
+    if looks_minified(&file.url_path, text)
+        || crate::cache::is_fingerprinted(&file.url_path, &bytes, &digest)
+    {
+        return Outcome::skipped();
+    }
+    let minified = match kind {
+        FileKind::Css => css::minify(text).map_err(|e| (e.line, e.message)),
+        FileKind::Js(kind) => js::minify(text, kind).map_err(|e| (Some(e.line), e.message)),
+        FileKind::Html => return Outcome::skipped(),
+    };
+    let warning = |message: String| Warning::new(WarningKind::NotOptimized, message);
+    let kept = |warning: Warning| Outcome {
+        warnings: vec![warning],
+        ..Outcome::default()
+    };
+    match minified {
+        Ok(min) if smaller_enough(bytes.len(), min.len()) => Outcome {
+            bytes: Some(min.into_bytes()),
+            ..Outcome::default()
+        },
+        Ok(min) => {
+            let message = format!(
+                "kept as written (minified it would be {} bytes of {}: less than \
+                 {MIN_SAVING_PERCENT}% smaller)",
+                min.len(),
+                bytes.len()
+            );
+            kept(warning(message).in_file(&file.source))
+        }
+        Err((line, message)) => {
+            let message = format!("kept as written (the minifier cannot read it: {message})");
+            let warning = warning(message).in_file(&file.source);
+            kept(match line {
+                Some(line) => warning.at_line(line),
+                None => warning,
+            })
+        }
+    }
+}
+
+/// Whether `after` bytes are at least [`MIN_SAVING_PERCENT`] fewer than `before`.
+fn smaller_enough(before: usize, after: usize) -> bool {
+    after < before && (before - after) * 100 >= before * MIN_SAVING_PERCENT
+}
+
+/// A stylesheet or script a tool made: `.min.` in its name, a source map comment (a build
+/// tool's output, whose map would no longer match), or long lines.
+fn looks_minified(path: &str, text: &str) -> bool {
+    let name = last_segment(path);
+    if name.contains(".min.") || text.contains("sourceMappingURL=") {
+        return true;
+    }
+    let lines = text.lines().count().max(1);
+    text.len() > MINIFIED_MIN_BYTES && text.len() / lines > MINIFIED_LINE_BYTES
+}
+
+/// Whether any stylesheet of the site could keep spaces in text outside `<pre>` and
+/// `<textarea>` (`white-space: pre`, `pre-wrap`, `break-spaces`, or `white-space-collapse`
+/// keeping spaces, on any other element): then no page's whitespace is collapsed. Read from
+/// each stylesheet as minified (lightningcss's printing: one form per rule), or from its text
+/// when it was not (any mention of `white-space` counts).
+fn css_keeps_spaces(files: &[Found], code: &[Option<Outcome>]) -> bool {
+    files.iter().zip(code).any(|(file, outcome)| {
+        if kind_of(&file.url_path) != Some(FileKind::Css) {
+            return false;
+        }
+        if let Some(bytes) = outcome.as_ref().and_then(|o| o.bytes.as_deref()) {
+            return css::keeps_spaces(&String::from_utf8_lossy(bytes));
+        }
+        // Not minified (excluded, minified already, `css = false`): printed for the check.
+        file.source.read().map_or(true, |bytes| {
+            let text = String::from_utf8_lossy(&bytes);
+            match css::minify(&text) {
+                Ok(printed) => css::keeps_spaces(&printed),
+                Err(_) => text.to_ascii_lowercase().contains("white-space"),
+            }
+        })
+    })
+}

@@ -1,0 +1,323 @@
+//! The optimize stage (`[optimize]`, issue 34) in whole builds: what is minified and how, what
+//! the later stages make of the minified bytes (fingerprints, ETags), what is served as
+//! written and why, and the warnings that name a file the minifiers could not read.
+
+use edgesite_sitegen::config::Config;
+use edgesite_sitegen::model::Asset;
+use edgesite_sitegen::warning::WarningKind;
+use edgesite_sitegen::{compile, Manifest, Options};
+use sha2::{Digest, Sha256};
+use std::path::Path;
+use std::time::{Duration, UNIX_EPOCH};
+
+fn hex(digest: impl AsRef<[u8]>) -> String {
+    digest.as_ref().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn options(toml: &str) -> Options {
+    let config = Config::parse(toml, Path::new("edgesite.toml")).unwrap();
+    Options::from_config(config, UNIX_EPOCH + Duration::from_secs(1_700_000_000))
+}
+
+fn write(dir: &Path, path: &str, text: &str) {
+    let to = dir.join(path);
+    std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+    std::fs::write(to, text).unwrap();
+}
+
+fn file<'m>(manifest: &'m Manifest, path: &str) -> &'m Asset {
+    manifest.files.iter().find(|f| f.path == path).unwrap()
+}
+
+/// What the build serves for `path`.
+fn served(manifest: &Manifest, path: &str) -> String {
+    let file = file(manifest, path);
+    let bytes = match file.identity_bytes() {
+        Some(bytes) => bytes.to_vec(),
+        None => file.source.read().unwrap().into_owned(),
+    };
+    String::from_utf8(bytes).unwrap()
+}
+
+const PAGE: &str = "<!doctype html>
+<html>
+  <head>
+    <!-- the page's head -->
+    <link rel=stylesheet href=/style.css>
+    <style>
+      h1 { color: #ff0000; }
+    </style>
+  </head>
+  <body>
+    <h1>Title</h1>
+    <p>Some     text,
+       on two lines.</p>
+    <pre>  keep
+      this   </pre>
+    <script src=/app.js></script>
+    <script>
+      var greeting = 'hello' + ' ' + 'world';
+    </script>
+  </body>
+</html>
+";
+
+const STYLE: &str = "/* the site's style */
+body {
+  margin: 0px;
+  font-family: serif;
+}
+
+@media (min-width: 40em) {
+  body { margin: 0px 0px 0px 0px }
+}
+
+.wide {
+  width: 100%;
+}
+";
+
+const APP: &str = "// the site's script
+function greet(name) {
+  var message = 'Hello, ' + name;
+  console.log(message);
+}
+greet('reader');
+";
+
+fn site() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "index.html", PAGE);
+    write(dir.path(), "style.css", STYLE);
+    write(dir.path(), "app.js", APP);
+    dir
+}
+
+#[test]
+fn pages_stylesheets_and_scripts_are_minified_and_fingerprinted_as_served() {
+    let dir = site();
+    // Not inline, so that the page names the stylesheet's fingerprint.
+    let manifest = compile(dir.path(), &options("[links]\ninline_css_bytes = 0\n")).unwrap();
+    let css = served(&manifest, "/style.css");
+    assert_eq!(
+        css,
+        "body{margin:0;font-family:serif}@media (min-width:40em){body{margin:0}}.wide{width:100%}"
+    );
+    let js = served(&manifest, "/app.js");
+    assert!(
+        !js.contains("the site's script") && js.len() < APP.len() * 3 / 4,
+        "{js}"
+    );
+    assert!(
+        js.contains("function greet(") && js.contains("greet(`reader`)"),
+        "{js}"
+    );
+    let page = served(&manifest, "/index.html");
+    // Comments out, whitespace runs shortened (their line breaks kept), <pre> as written, the
+    // inline style and script minified.
+    assert!(!page.contains("the page's head"), "{page}");
+    assert!(page.contains("<p>Some text,\non two lines.</p>"), "{page}");
+    assert!(page.contains("<pre>  keep\n      this   </pre>"), "{page}");
+    assert!(page.contains("<style>h1{color:red}</style>"), "{page}");
+    assert!(page.contains("var greeting=`hello world`"), "{page}");
+    // The link pass fingerprints the minified bytes, and the ETag is theirs.
+    let v = &hex(Sha256::digest(css.as_bytes()))[..10];
+    assert!(page.contains(&format!("/style.css?v={v}")), "{page}");
+    assert_eq!(
+        file(&manifest, "/style.css").sha256,
+        hex(Sha256::digest(css.as_bytes()))
+    );
+    // The manifest still names the site's file.
+    let style = file(&manifest, "/style.css");
+    assert!(style.source.path().unwrap().ends_with("style.css"));
+    let stats = &manifest.stats.optimize;
+    assert_eq!(
+        (stats.html.minified, stats.css.minified, stats.js.minified),
+        (1, 1, 1)
+    );
+    assert_eq!(stats.css.bytes, STYLE.len() as u64);
+    assert_eq!(stats.css.minified_bytes, css.len() as u64);
+    let report = manifest.report();
+    assert!(
+        report.contains(&format!(
+            "CSS 1 of 1 files minified, {} -> {} bytes",
+            STYLE.len(),
+            css.len()
+        )),
+        "{report}"
+    );
+    assert!(manifest.report_html().contains("<section id=\"optimize\">"));
+}
+
+#[test]
+fn optimize_off_serves_every_file_as_written() {
+    let dir = site();
+    let off = "[optimize]\nhtml = false\ncss = false\njs = false\n";
+    let manifest = compile(dir.path(), &options(off)).unwrap();
+    assert_eq!(served(&manifest, "/style.css"), STYLE);
+    assert_eq!(served(&manifest, "/app.js"), APP);
+    // The link pass's `?v=` is the only change in the page.
+    let page = served(&manifest, "/index.html");
+    let v = &hex(Sha256::digest(STYLE.as_bytes()))[..10];
+    assert_eq!(
+        page.replace(&format!("?v={v}"), "").split("?v=").count(),
+        2,
+        "only app.js's v left: {page}"
+    );
+    // One kind off: only it is as written.
+    let manifest = compile(dir.path(), &options("[optimize]\njs = false\n")).unwrap();
+    assert_eq!(served(&manifest, "/app.js"), APP);
+    assert_ne!(served(&manifest, "/style.css"), STYLE);
+    assert!(served(&manifest, "/index.html").contains("var greeting = 'hello'"));
+}
+
+#[test]
+fn what_must_keep_its_bytes_is_served_as_written() {
+    let dir = site();
+    let sri = format!(
+        "<script src=/sri.js integrity=\"sha384-x\"></script>{}",
+        "<script src=/lib.min.js></script><script src=/keep/own.js></script>"
+    );
+    write(dir.path(), "other.html", &sri);
+    write(dir.path(), "sri.js", APP);
+    write(dir.path(), "lib.min.js", APP);
+    write(dir.path(), "keep/own.js", APP);
+    write(
+        dir.path(),
+        "mapped.js",
+        &format!("{APP}//# sourceMappingURL=mapped.js.map\n"),
+    );
+    let long_lines = format!("{}\n", "var a = 1;    ".repeat(100));
+    write(dir.path(), "bundle.js", &long_lines);
+    let hashed = format!("app.{}.js", &hex(Sha256::digest(APP.as_bytes()))[..8]);
+    write(dir.path(), &hashed, APP);
+    let config = "[optimize]\nexclude = [\"/keep/**\"]\n";
+    let manifest = compile(dir.path(), &options(config)).unwrap();
+    for path in [
+        "/sri.js",
+        "/lib.min.js",
+        "/keep/own.js",
+        &format!("/{hashed}"),
+    ] {
+        assert_eq!(served(&manifest, path), APP, "{path}");
+    }
+    assert!(served(&manifest, "/mapped.js").starts_with(APP));
+    assert_eq!(served(&manifest, "/bundle.js"), long_lines);
+    assert_ne!(served(&manifest, "/app.js"), APP);
+    assert_eq!(manifest.stats.optimize.js.skipped, 6);
+}
+
+#[test]
+fn what_the_minifiers_cannot_read_is_kept_and_named_by_file_and_line() {
+    let dir = site();
+    write(
+        dir.path(),
+        "bad.css",
+        "a { color: red }\n\nb..c { color: blue }\n",
+    );
+    write(dir.path(), "bad.js", "var a = 1;\nvar b = ;\n");
+    write(
+        dir.path(),
+        "page.html",
+        "<p>one</p>\n\n<script>\n  var ok = 1;\n  var = 2;\n</script>\n",
+    );
+    let manifest = compile(dir.path(), &options("")).unwrap();
+    assert_eq!(
+        served(&manifest, "/bad.css"),
+        "a { color: red }\n\nb..c { color: blue }\n"
+    );
+    assert_eq!(served(&manifest, "/bad.js"), "var a = 1;\nvar b = ;\n");
+    let page = served(&manifest, "/page.html");
+    assert!(page.contains("<p>one</p>\n\n<script>\n  var ok = 1;\n  var = 2;\n</script>"));
+    let warnings: Vec<String> = manifest
+        .warnings
+        .iter()
+        .filter(|w| w.kind == WarningKind::NotOptimized)
+        .map(|w| {
+            format!(
+                "{}:{}",
+                w.file.as_deref().unwrap_or(""),
+                w.line.unwrap_or(0)
+            )
+        })
+        .collect();
+    let names = |suffix: &str| warnings.iter().any(|w| w.ends_with(suffix));
+    assert!(
+        names("bad.css:3") && names("bad.js:2") && names("page.html:5"),
+        "{warnings:?}"
+    );
+    assert_eq!(manifest.stats.optimize.css.kept, 1);
+}
+
+#[test]
+fn a_stylesheet_that_keeps_spaces_keeps_every_pages_whitespace() {
+    let dir = site();
+    write(dir.path(), "code.css", "code { white-space: pre-wrap }\n");
+    let manifest = compile(dir.path(), &options("")).unwrap();
+    let page = served(&manifest, "/index.html");
+    assert!(
+        page.contains("<p>Some     text,\n       on two lines.</p>"),
+        "{page}"
+    );
+    assert!(
+        !page.contains("the page's head"),
+        "comments still go: {page}"
+    );
+    assert!(manifest.stats.optimize.spaces_kept);
+    // Within <pre> only: pages are minified.
+    write(
+        dir.path(),
+        "code.css",
+        "pre code { white-space: pre-wrap }\n",
+    );
+    let manifest = compile(dir.path(), &options("")).unwrap();
+    assert!(served(&manifest, "/index.html").contains("<p>Some text,\non two lines.</p>"));
+}
+
+#[test]
+fn a_content_security_policy_keeps_the_pages_own_styles_and_scripts() {
+    let dir = site();
+    let config = "[headers]\ncontent_security_policy = \"default-src 'self'\"\n";
+    let manifest = compile(dir.path(), &options(config)).unwrap();
+    let page = served(&manifest, "/index.html");
+    assert!(
+        page.contains("<style>\n      h1 { color: #ff0000; }\n    </style>"),
+        "{page}"
+    );
+    assert!(
+        page.contains("var greeting = 'hello' + ' ' + 'world';"),
+        "{page}"
+    );
+    assert!(page.contains("<p>Some text,\non two lines.</p>"), "{page}");
+    assert_ne!(served(&manifest, "/style.css"), STYLE);
+    // A page's own <meta> policy too.
+    write(
+        dir.path(),
+        "meta.html",
+        "<meta http-equiv=Content-Security-Policy content=\"script-src 'sha256-x'\">\
+         <script>\n  var kept = 1 + 1;\n</script>",
+    );
+    let manifest = compile(dir.path(), &options("")).unwrap();
+    assert!(served(&manifest, "/meta.html").contains("var kept = 1 + 1;"));
+}
+
+#[test]
+fn optimize_values_are_checked_with_their_line() {
+    let err = Config::parse(
+        "[optimize]\ncss = true\nexclude = [\"vendor/**\"]\n",
+        Path::new("edgesite.toml"),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("edgesite.toml:3") && err.contains("optimize.exclude"),
+        "{err}"
+    );
+    let err = Config::parse("[optimize]\nminify = true\n", Path::new("edgesite.toml"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("edgesite.toml:2") && err.contains("minify"),
+        "{err}"
+    );
+}
