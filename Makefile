@@ -4,7 +4,7 @@ ENV := . scripts/env.sh &&
 PORT ?= 8787
 LISTEN ?= 127.0.0.1:8080
 
-.PHONY: setup dev native example test lint bench loadtest coldstart memory bigsite manyfiles devloop fuzz soak compact store size views pageload report images dictbench deploy clean
+.PHONY: setup dev native example test lint bench loadtest coldstart memory bigsite manyfiles devloop fuzz soak compact store size views pageload corpus report images dictbench deploy clean
 
 ## Install the toolchain and tools (idempotent; seconds when done).
 setup:
@@ -46,6 +46,11 @@ views: setup
 ## repeat view and hover-then-click navigation, edgesite vs nginx vs the JS Worker; Lighthouse.
 pageload: setup
 	@bench/pageload.sh
+
+## The first view's work proven on real documentation sites (Debian's packages: Sphinx and
+## MkDocs with their themes' scripts): identical screenshots, text and console, off and on.
+corpus: setup
+	@bench/corpus.sh
 
 ## Build the site and print where its HTML report is (opened too where a desktop is present).
 ## (The build `make test` makes, so that after it this builds nothing.)

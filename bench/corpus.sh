@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# `make corpus`: the first view's work (issue 34) proven on real sites: each documentation site
+# of the corpus (Debian packages, installed when missing) is served twice by the native twin
+# (examples/serve_site), with `[optimize]`, `[links] preload`, `inline_css_bytes` and
+# `size_images` off and with the defaults, and tests/browser/same_view.py loads PAGES pages of
+# each (default 12: the root and pages spread over the site's sorted list) at two viewports,
+# requiring byte-identical screenshots, the same innerText and the same console (`--control`:
+# each page is loaded from the off server twice, and a check on which those two loads disagree,
+# the page's own race with a worker, a timer or an unreachable host, is counted as unstable,
+# not compared). Per site: the pages checked, those that differed (screenshots in
+# target/corpus/NAME-diff), those unstable, and the bytes the optimize stage saved per kind
+# (the build report's `optimize:` line).
+#
+#   python       Sphinx, the Python docs' own theme (python3.11-doc)
+#   sphinx       Sphinx, its sphinx13 theme (sphinx-doc)
+#   gitpython    Sphinx, the Read the Docs theme (python-git-doc)
+#   mkdocs       MkDocs, its own theme: Bootstrap 4, jQuery, highlight.js, lunr (mkdocs-doc)
+#   literatenav  MkDocs, Material for MkDocs (mkdocs-literate-nav-doc)
+#
+# SITES="python mkdocs" chooses. Figures: docs/benchmarks.md ("The corpus").
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/env.sh
+. "$ROOT/scripts/env.sh"
+# shellcheck source=scripts/lib.sh
+. "$ROOT/scripts/lib.sh"
+cd "$ROOT"
+PAGES=${PAGES:-12}
+SITES=${SITES:-python sphinx gitpython mkdocs literatenav}
+WORK="$ROOT/target/corpus"
+trap 'stop_all_servers' EXIT
+mkdir -p "$WORK"
+
+declare -A PACKAGE=([python]=python3.11-doc [sphinx]=sphinx-doc [gitpython]=python-git-doc
+  [mkdocs]=mkdocs-doc [literatenav]=mkdocs-literate-nav-doc)
+declare -A HTML=([python]=/usr/share/doc/python3.11/html [sphinx]=/usr/share/doc/sphinx-doc/html
+  [gitpython]=/usr/share/doc/python-git-doc/html [mkdocs]=/usr/share/doc/mkdocs/html
+  [literatenav]=/usr/share/doc/mkdocs-literate-nav-doc/html)
+
+cargo build -q --release -p edgesite-native --example serve_site
+cargo build -q --release -p edgesite-sitegen --example compile
+# Off: everything issue 34 adds; on: the defaults. Not the check's business, and left out so
+# that a 50 MB site builds in a minute: broken links (Debian's packaging leaves some), the
+# encoders' top levels (the bytes a browser decodes are the same), image variants (the image
+# stage still reads each image's size).
+common='[compression]\nbrotli_quality = 5\nzstd_level = 3\n[images]\nformats = []\nlossless = false\n'
+printf "$common"'[links]\nbroken = "ignore"\npreload = false\ninline_css_bytes = 0\nsize_images = false\n[optimize]\nhtml = false\ncss = false\njs = false\n' \
+  >"$WORK/off.toml"
+printf "$common"'[links]\nbroken = "ignore"\n' >"$WORK/on.toml"
+
+summary=()
+failed=0
+for name in $SITES; do
+  if [ ! -d "${HTML[$name]}" ]; then
+    echo "[corpus] installing ${PACKAGE[$name]} (Debian)"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+      "${PACKAGE[$name]}" >/dev/null
+  fi
+  site="$WORK/$name"
+  # A copy with Debian's links to shared JavaScript and fonts made files (a site is files).
+  rm -rf "$site" && cp -rL "${HTML[$name]}" "$site"
+  # The pages: the root, then PAGES-1 spread evenly over the others in sorted order.
+  mapfile -t pages < <(cd "$site" && find . -name '*.html' ! -name 'index.html' -printf '/%P\n' |
+    LC_ALL=C sort | awk -v n="$((PAGES - 1))" '{ p[NR] = $0 } END {
+      for (i = 1; i <= n && i <= NR; i++) print p[int((i - 0.5) * NR / n) + 1] }' | uniq)
+  pages=(/ "${pages[@]}")
+  report=$(EDGESITE_REPORT=1 target/release/examples/compile "$site" "$WORK/on.toml" \
+    "$WORK/cache-$name" 2>&1 >/dev/null | grep '^optimize:' || true)
+  off=$(free_port) && on=$(free_port)
+  start_server "$name-off" 300 "$off" target/release/examples/serve_site --listen "127.0.0.1:$off" \
+    --site "$site" --config "$WORK/off.toml" >/dev/null
+  start_server "$name-on" 300 "$on" target/release/examples/serve_site --listen "127.0.0.1:$on" \
+    --site "$site" --config "$WORK/on.toml" >/dev/null
+  echo "== $name: ${#pages[@]} pages, off and on"
+  rm -rf "$WORK/$name-diff"
+  if out=$(python3 tests/browser/same_view.py --control --save "$WORK/$name-diff" \
+    "http://127.0.0.1:$off" "http://127.0.0.1:$on" "${pages[@]}" 2>&1); then
+    differing=0
+  else
+    differing=$(grep -c 'DIFFERS' <<<"$out" || true)
+    failed=1
+    [ "$differing" != 0 ] || tail -n 20 <<<"$out"
+  fi
+  grep -E 'DIFFERS|FAIL|UNSTABLE' <<<"$out" || true
+  unstable=$(grep -c 'UNSTABLE' <<<"$out" || true)
+  stop_server "$name-off"
+  stop_server "$name-on"
+  summary+=("$name: ${#pages[@]} pages x 2 viewports, $differing views differ, $unstable unstable by themselves; $report")
+done
+echo "== corpus, $(date -u +%F), $(nproc) cores"
+printf '%s\n' "${summary[@]}"
+exit "$failed"
