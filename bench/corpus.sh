@@ -17,7 +17,9 @@
 #   mkdocs       MkDocs, its own theme: Bootstrap 4, jQuery, highlight.js, lunr (mkdocs-doc)
 #   literatenav  MkDocs, Material for MkDocs (mkdocs-literate-nav-doc)
 #
-# SITES="python mkdocs" chooses. Figures: docs/benchmarks.md ("The corpus").
+# SITES="python mkdocs" chooses. A missing package is installed with apt-get (as root, as
+# this machine runs everything). A view unstable by itself (the two off loads disagree) is not
+# verified, and counted apart. Figures: docs/benchmarks.md ("The corpus").
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/env.sh

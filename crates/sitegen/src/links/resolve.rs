@@ -67,6 +67,12 @@ pub(super) fn report_broken(
 ) -> Result<(), Error> {
     let mut broken = Vec::new();
     for file in scanned {
+        // A minified file's lines are not the author's: each reference's line is found in the
+        // file as written (its first occurrence of the reference's text).
+        let original = match &found[file.index].source {
+            source @ crate::model::Source::Optimized { .. } => source.original().ok(),
+            _ => None,
+        };
         for (reference, resolved) in file.refs.iter().zip(&file.resolved) {
             let Some((target, resolved)) = resolved else {
                 continue;
@@ -76,9 +82,21 @@ pub(super) fn report_broken(
             if *resolved == Resolved::Missing && !links.ignores(path) {
                 let (url, target) = (excerpt(&reference.url), escaped(target));
                 let message = format!("broken link {url}: the site serves nothing at {target}");
-                let line = crate::warning::line_of(file.text.as_bytes(), reference.span.start);
                 let warning = Warning::new(WarningKind::BrokenLink, message);
-                broken.push(warning.in_file(&found[file.index].source).at_line(line));
+                let warning = warning.in_file(&found[file.index].source);
+                let raw = file.text.get(reference.span.clone()).unwrap_or_default();
+                let line = match &original {
+                    None => Some(crate::warning::line_of(
+                        file.text.as_bytes(),
+                        reference.span.start,
+                    )),
+                    Some(text) => memchr::memmem::find(text, raw.as_bytes())
+                        .map(|at| crate::warning::line_of(text, at)),
+                };
+                broken.push(match line {
+                    Some(line) => warning.at_line(line),
+                    None => warning,
+                });
             }
         }
     }

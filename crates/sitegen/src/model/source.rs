@@ -54,8 +54,8 @@ impl Source {
         }
     }
 
-    /// The file's bytes as the site has them, before the optimize stage (what a name's hash is
-    /// checked against).
+    /// The file's bytes as the site has them, before the optimize stage (where a warning finds
+    /// the author's line).
     ///
     /// # Errors
     /// A file that cannot be read, naming it.

@@ -41,7 +41,25 @@ pub(crate) struct NotParsed {
 /// ([`targets`]). A parse error (lightningcss's error recovery off: a stylesheet it would
 /// have to drop a rule of is kept as written) is `Err`.
 pub(crate) fn minify(text: &str) -> Result<String, NotParsed> {
-    let depth = guard::css_depth(text);
+    let (openers, depth) = (guard::css_openers(text), guard::css_depth(text));
+    if openers > guard::MAX_CSS_OPENERS {
+        return Err(NotParsed {
+            line: None,
+            message: format!(
+                "{openers} brackets, past the {} the minifier is given",
+                guard::MAX_CSS_OPENERS
+            ),
+        });
+    }
+    if let Some(number) = too_precise(text) {
+        return Err(NotParsed {
+            line: None,
+            message: format!(
+                "{number} has more digits than lightningcss keeps (it stores numbers as 32-bit \
+                 floats and prints 6 significant digits)"
+            ),
+        });
+    }
     if depth > guard::MAX_CSS_DEPTH {
         return Err(NotParsed {
             line: None,
@@ -57,6 +75,40 @@ pub(crate) fn minify(text: &str) -> Result<String, NotParsed> {
             message,
         })
     })
+}
+
+/// The first number in `text` with more than 6 significant digits (`33.33333333%`,
+/// `1.428571429`) or an integer past 2^24, which lightningcss would print rounded: a layout a
+/// unit apart. Digits in names (`h1`, `col-12`, `#a1b2c3`) are not numbers.
+fn too_precise(text: &str) -> Option<&str> {
+    let bytes = text.as_bytes();
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'#';
+    let mut i = 0;
+    while i < bytes.len() {
+        let starts = (bytes[i].is_ascii_digit() || bytes[i] == b'.')
+            && !(i > 0 && word(bytes[i - 1]))
+            && !(i > 1 && bytes[i - 1] == b'-' && word(bytes[i - 2]));
+        if !starts {
+            i += 1;
+            continue;
+        }
+        let end = bytes[i..]
+            .iter()
+            .position(|b| !(b.is_ascii_digit() || *b == b'.'))
+            .map_or(bytes.len(), |n| i + n);
+        let number = &text[i..end];
+        let digits: String = number.chars().filter(char::is_ascii_digit).collect();
+        // An integer a 32-bit float holds exactly (up to 2^24) prints as written.
+        let rounded = match number.contains('.') {
+            true => digits.trim_start_matches('0').trim_end_matches('0').len() > 6,
+            false => digits.parse::<u64>().map_or(true, |n| n > 1 << 24),
+        };
+        if rounded {
+            return Some(number);
+        }
+        i = end.max(i + 1);
+    }
+    None
 }
 
 /// [`minify`]'s work, on its own thread.
@@ -93,37 +145,51 @@ fn print(text: &str) -> Result<String, NotParsed> {
 /// `<textarea>`.
 pub(crate) fn keeps_spaces(printed: &str) -> bool {
     let css = printed.to_ascii_lowercase();
-    let mut from = 0;
-    while let Some(found) = css[from..].find("white-space") {
-        let at = from + found;
-        from = at + 1;
+    let bytes = css.as_bytes();
+    // One pass: the selector of the block the scan is in, and where the next one starts.
+    let (mut selector, mut next_start) = (0..0, 0);
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'{' => selector = next_start..i,
+            b'}' | b';' => next_start = i + 1,
+            _ => continue,
+        }
         // A declaration's name starts a block or follows a `;`.
-        if !matches!(css[..at].bytes().last(), Some(b'{' | b';')) {
+        let rest = &css[i + 1..];
+        if !rest.starts_with("white-space") {
             continue;
         }
-        let end = css[at..].find([';', '}']).map_or(css.len(), |e| at + e);
-        let Some((_, value)) = css[at..end].split_once(':') else {
+        let end = rest.find([';', '}']).unwrap_or(rest.len());
+        let Some((_, value)) = rest[..end].split_once(':') else {
             continue;
         };
-        let keeps = value.split_ascii_whitespace().any(|word| {
-            let word = word.trim_end_matches("!important");
-            matches!(
-                word,
-                "pre" | "pre-wrap" | "break-spaces" | "preserve" | "preserve-spaces"
-            )
-        });
-        if keeps && !within_pre(selector_before(&css, at)) {
+        if keeps(value) && !within_pre(&css[selector.clone()]) {
             return true;
         }
     }
     false
 }
 
-/// The selector list of the rule whose block holds the declaration at `at`.
-fn selector_before(css: &str, at: usize) -> &str {
-    let open = css[..at].rfind('{').unwrap_or(0);
-    let start = css[..open].rfind(['{', '}', ';']).map_or(0, |s| s + 1);
-    &css[start..open]
+/// Whether a `white-space` or `white-space-collapse` value may keep spaces: anything but the
+/// values known to collapse them (a `var()` or a value this build does not know counts).
+fn keeps(value: &str) -> bool {
+    let value = value.trim().trim_end_matches("!important");
+    !value.split_ascii_whitespace().all(|word| {
+        matches!(
+            word,
+            "normal"
+                | "nowrap"
+                | "pre-line"
+                | "collapse"
+                | "preserve-breaks"
+                | "wrap"
+                | "initial"
+                | "inherit"
+                | "unset"
+                | "revert"
+                | "revert-layer"
+        )
+    })
 }
 
 /// Whether every selector of `list` matches only `<pre>` or `<textarea>` elements or their
@@ -207,6 +273,25 @@ mod tests {
         assert!(keeps("@media print { .x { white-space: break-spaces } }"));
         assert!(keeps(":is(pre, code) { white-space: pre }"));
         assert!(keeps("p { white-space-collapse: preserve }"));
+        assert!(keeps(":root { --ws: pre } p { white-space: var(--ws) }"));
+        assert!(!keeps(
+            "p { white-space: nowrap !important; white-space: inherit }"
+        ));
+    }
+
+    #[test]
+    fn a_number_lightningcss_would_round_keeps_the_file_as_written() {
+        for css in [
+            ".a { width: 33.33333333% }",
+            "p { line-height: 1.428571429 }",
+        ] {
+            assert!(
+                minify(css).unwrap_err().message.contains("more digits"),
+                "{css}"
+            );
+        }
+        let fine = ".col-1234567 h1 { width: 33.3333%; color: #123456; margin: 1000000px }";
+        assert!(minify(fine).is_ok());
     }
 
     #[test]
@@ -216,6 +301,9 @@ mod tests {
             .unwrap_err()
             .message
             .contains("nested 65 deep"));
+        // Openers hidden from the depth scan (a comment opened in an unquoted url()) count.
+        let hidden = format!(".a{{b:url(/*)}}{}.c{{d:url(*/)}}", ":is(".repeat(25_000));
+        assert!(minify(&hidden).unwrap_err().message.contains("brackets"));
         // lightningcss adds past a u32 in a test build on 1,000 nested rules: within the
         // depth bound nothing gets there, and a panic would be a kept file, not a crash.
         let nested = format!("{}color:red{}", "a{".repeat(60), "}".repeat(60));

@@ -5,11 +5,13 @@
 //! that could nest deeply is refused before a minifier sees it, and what a minifier does runs
 //! on a thread of its own with a large stack, where a panic is caught:
 //!
-//! * CSS: blocks, functions and brackets nested at most [`MAX_CSS_DEPTH`] (read past strings
-//!   and comments, which CSS tells apart without context);
+//! * CSS: at most [`MAX_CSS_OPENERS`] `{`, `(` and `[` in the file, wherever they are (a
+//!   bound on the depth whatever strings, comments and unquoted `url(` hide), and honest
+//!   nesting (read past strings and comments) at most [`MAX_CSS_DEPTH`];
 //! * JavaScript: at most [`MAX_JS_NESTING`] tokens that can open a level (every bracket,
-//!   prefix, binary, member and conditional operator, `:`, and the keywords that nest without
-//!   a bracket), counted anywhere in the file: a bound on the depth whatever the strings,
+//!   prefix, binary, member and conditional operator, `:`, `,`, a backtick (tagged templates
+//!   chain), and the keywords that nest without a bracket), counted anywhere in the file: a
+//!   bound on the depth whatever the strings,
 //!   comments and regular expressions around them (which JavaScript cannot tell apart without
 //!   parsing). With a [`STACK_BYTES`] stack, 100,000 levels of each shape (brackets, `!`,
 //!   `new`, labels, member chains, `function` bodies: 50,000) parse, print and shorten in a
@@ -22,6 +24,10 @@ pub(crate) const STACK_BYTES: usize = 512 << 20;
 
 /// The deepest nesting of `{`, `(` and `[` a stylesheet may have (real ones: under 10).
 pub(crate) const MAX_CSS_DEPTH: usize = 64;
+
+/// The most `{`, `(` and `[` a stylesheet may have (Bootstrap 5's 280 KB: about 9,000). The
+/// most stack-hungry shape, nested `:is(`, needed 256 MiB at 30,000 levels in a test build.
+pub(crate) const MAX_CSS_OPENERS: usize = 20_000;
 
 /// The most tokens that can open a level a script may have (jQuery 3.6, 290 KB unminified:
 /// 24,000).
@@ -53,8 +59,14 @@ fn panicked(panic: &(dyn Any + Send)) -> String {
     format!("the minifier failed: {what}")
 }
 
+/// How many `{`, `(` and `[` the stylesheet `text` has, wherever they are.
+pub(crate) fn css_openers(text: &str) -> usize {
+    text.bytes().filter(|b| b"{([".contains(b)).count()
+}
+
 /// The deepest nesting of `{`, `(` and `[` in the stylesheet `text`, past its strings and
-/// comments (a closer that matches nothing is ignored).
+/// comments (a closer that matches nothing is ignored): the honest depth, for a clear message
+/// ([`css_openers`] is the bound).
 pub(crate) fn css_depth(text: &str) -> usize {
     let bytes = text.as_bytes();
     let (mut depth, mut deepest, mut i) = (0usize, 0usize, 0usize);
@@ -114,7 +126,7 @@ const NESTING_WORDS: [&str; 13] = [
 pub(crate) fn js_nesting(text: &str) -> usize {
     let operators = text
         .bytes()
-        .filter(|b| b"([{?!~+-=.*/%&|^<>:".contains(b))
+        .filter(|b| b"([{?!~+-=.*/%&|^<>:`,".contains(b))
         .count();
     let words = text
         .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$'))
@@ -141,6 +153,7 @@ mod tests {
     #[test]
     fn js_nesting_counts_every_opener_wherever_it_is() {
         assert_eq!(js_nesting("if (a) b = !c;"), 3);
+        assert_eq!(js_nesting("f``````"), 6);
         assert_eq!(js_nesting("x = new new Y; z = 'new (';"), 6);
     }
 

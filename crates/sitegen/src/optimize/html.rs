@@ -24,6 +24,8 @@ use std::rc::Rc;
 pub(crate) struct Allowed {
     /// Collapse whitespace in text (the page's CSS keeps no spaces outside `<pre>`).
     pub(crate) whitespace: bool,
+    /// Remove comments (the page has no script, which might read them).
+    pub(crate) comments: bool,
     /// Minify `<style>` elements.
     pub(crate) css: bool,
     /// Minify `<script>` elements of JavaScript.
@@ -35,8 +37,11 @@ pub(crate) struct Allowed {
 pub(crate) struct KeptInline {
     /// `style` or `script`.
     pub(crate) element: &'static str,
-    /// The line of the page it is at (1-based).
+    /// The line of the page it is at (1-based; while rewriting, the byte offset where its
+    /// text starts).
     pub(crate) line: usize,
+    /// The line within its text.
+    within: usize,
     pub(crate) message: String,
 }
 
@@ -44,19 +49,33 @@ pub(crate) struct KeptInline {
 #[derive(Debug, Default)]
 pub(crate) struct Minified {
     pub(crate) bytes: Vec<u8>,
-    /// The `src` or `href` of each element with `integrity`, as written: what it loads must
-    /// keep its bytes.
-    pub(crate) integrity: Vec<String>,
     /// The inline styles and scripts kept as written.
     pub(crate) kept: Vec<KeptInline>,
 }
 
-/// State while rewriting: how deep in elements whose text must stay, what a style or script
-/// element holds so far, and what the page told.
+/// What a page says about itself before anything in it is changed.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct Survey {
+    /// The `src` or `href` of each element with `integrity`, as written: what it loads must
+    /// keep its bytes.
+    pub(crate) integrity: Vec<String>,
+    /// An import map names an `integrity` (of modules by URL): no script keeps its bytes for
+    /// sure.
+    pub(crate) import_integrity: bool,
+    /// It has a `<script>` (which might read its comments and text).
+    pub(crate) scripts: bool,
+    /// A framework hydrates it from its markup (React, Vue, Svelte, Astro, Angular, Qwik,
+    /// Lit, Knockout markers): its comments and whitespace are data.
+    pub(crate) hydrated: bool,
+    /// It loads a stylesheet from another origin (whose `white-space` the build cannot read).
+    pub(crate) foreign_styles: bool,
+}
+
+/// State while rewriting: what a style or script element holds so far, and what could not be
+/// minified.
 #[derive(Default)]
 struct Rewrite {
     code: Option<Code>,
-    integrity: Vec<String>,
     kept: Vec<KeptInline>,
 }
 
@@ -76,7 +95,88 @@ enum CodeKind {
 /// Elements whose text the minifier never touches: white space is content in them (`pre`,
 /// `textarea`, `listing`, `plaintext`), or their text is code or foreign markup (`script` and
 /// `style` are minified whole, by their own minifier, or left alone).
-const KEEP_TEXT: &str = "pre, textarea, listing, plaintext, xmp, script, style, svg, math";
+/// `code`, `kbd` and `samp` and diagrams' sources (`.mermaid`) too: scripts read their text
+/// (highlighters, copy buttons, diagram renderers).
+const KEEP_TEXT: &str = "pre, textarea, listing, plaintext, xmp, script, style, svg, math, \
+                         code, kbd, samp, .mermaid";
+
+/// Comment texts frameworks hydrate from: React's `$`, `/$`, `$?`, `$!` and empty text
+/// separators, Vue's and Svelte's `[` and `]`, Lit's `?lit$`, Knockout's `ko`, Qwik's `q:`,
+/// Angular's `ngh`.
+fn hydration_comment(text: &str) -> bool {
+    let t = text.trim();
+    t.is_empty()
+        || [
+            "$", "/$", "[", "]", "?lit$", "lit-part", "ko ", "/ko", "q:", "ngh", "teleport",
+        ]
+        .iter()
+        .any(|marker| t.starts_with(marker))
+}
+
+/// Elements and attributes frameworks hydrate from.
+const HYDRATED: &str = "astro-island, [data-reactroot], [data-server-rendered], [ng-version], \
+                        [ngh], [q\\:container], [data-svelte-h], #__next, #__nuxt, #___gatsby, \
+                        script#__NEXT_DATA__, script#__NUXT_DATA__";
+
+/// What `html` says about itself ([`Survey`]); any text (read as UTF-8 where it can be).
+pub(crate) fn survey(html: &str) -> Survey {
+    let survey = RefCell::new(Survey::default());
+    let importmap = Cell::new(false);
+    let settings = Settings::new()
+        .append_element_content_handler(element!("[integrity]", |el| {
+            let loads = el.get_attribute("src").or_else(|| el.get_attribute("href"));
+            survey.borrow_mut().integrity.extend(loads);
+            Ok(())
+        }))
+        .append_element_content_handler(element!("script", |el| {
+            survey.borrow_mut().scripts = true;
+            let kind = el.get_attribute("type").unwrap_or_default();
+            importmap.set(kind.trim().eq_ignore_ascii_case("importmap"));
+            Ok(())
+        }))
+        .append_element_content_handler(text!("script", |chunk| {
+            if importmap.get() && chunk.as_str().contains("integrity") {
+                survey.borrow_mut().import_integrity = true;
+            }
+            Ok(())
+        }))
+        .append_element_content_handler(element!(HYDRATED, |_| {
+            survey.borrow_mut().hydrated = true;
+            Ok(())
+        }))
+        .append_element_content_handler(element!("link[rel][href]", |el| {
+            let rel = el
+                .get_attribute("rel")
+                .unwrap_or_default()
+                .to_ascii_lowercase();
+            let href = el.get_attribute("href").unwrap_or_default();
+            let href = href.trim_start().to_ascii_lowercase();
+            let foreign = href.starts_with("//") || href.contains(':');
+            if foreign && rel.split_ascii_whitespace().any(|r| r == "stylesheet") {
+                survey.borrow_mut().foreign_styles = true;
+            }
+            Ok(())
+        }))
+        .append_document_content_handler(doc_comments!(|comment| {
+            if hydration_comment(&comment.text()) {
+                survey.borrow_mut().hydrated = true;
+            }
+            Ok(())
+        }))
+        .with_strict(false);
+    let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
+    // The tokenizer does not give up in non-strict mode; if it did, the page would look
+    // hydrated (left as written) and its integrity references unread: every script kept.
+    let read = rewriter
+        .write(html.as_bytes())
+        .and_then(|()| rewriter.end());
+    let mut survey = survey.into_inner();
+    if read.is_err() {
+        survey.hydrated = true;
+        survey.import_integrity = true;
+    }
+    survey
+}
 
 /// `html` (UTF-8) minified as `allowed` says.
 ///
@@ -88,11 +188,6 @@ pub(crate) fn minify(html: &str, allowed: Allowed) -> Result<Minified, String> {
     let mut out = Vec::with_capacity(html.len());
     let settings = Settings::new()
         .append_element_content_handler(element!(KEEP_TEXT, |el| { keep_text_within(el, &depth) }))
-        .append_element_content_handler(element!("[integrity]", |el| {
-            let loads = el.get_attribute("src").or_else(|| el.get_attribute("href"));
-            state.borrow_mut().integrity.extend(loads);
-            Ok(())
-        }))
         .append_element_content_handler(element!("style, script", |el| {
             state.borrow_mut().code = code_kind(el, allowed).map(|kind| Code {
                 kind,
@@ -102,11 +197,11 @@ pub(crate) fn minify(html: &str, allowed: Allowed) -> Result<Minified, String> {
             Ok(())
         }))
         .append_element_content_handler(text!("style, script", |chunk| {
-            code_text(chunk, html, &mut state.borrow_mut());
+            code_text(chunk, &mut state.borrow_mut());
             Ok(())
         }))
         .append_document_content_handler(doc_comments!(|comment| {
-            if !kept_comment(&comment.text()) {
+            if allowed.comments && !kept_comment(&comment.text()) {
                 comment.remove();
             }
             Ok(())
@@ -123,12 +218,18 @@ pub(crate) fn minify(html: &str, allowed: Allowed) -> Result<Minified, String> {
     let mut rewriter = HtmlRewriter::new(settings, |bytes: &[u8]| out.extend_from_slice(bytes));
     rewriter.write(html.as_bytes()).map_err(|e| e.to_string())?;
     rewriter.end().map_err(|e| e.to_string())?;
-    let state = state.into_inner();
-    Ok(Minified {
-        bytes: out,
-        integrity: state.integrity,
-        kept: state.kept,
-    })
+    let mut kept = state.into_inner().kept;
+    // Offsets to lines, in one pass over the page.
+    let (mut line, mut at) = (1, 0);
+    for inline in &mut kept {
+        line += html.as_bytes()[at..inline.line.max(at)]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        at = inline.line.max(at);
+        inline.line = line + inline.within - 1;
+    }
+    Ok(Minified { bytes: out, kept })
 }
 
 /// Counts `el` as one more element whose text stays, until its end tag. An element whose end
@@ -153,9 +254,15 @@ fn code_kind(el: &Element<'_, '_>, allowed: Allowed) -> Option<CodeKind> {
     if el.namespace_uri() != "http://www.w3.org/1999/xhtml" {
         return None;
     }
-    let kind = el
-        .get_attribute("type")
-        .map(|t| t.trim().to_ascii_lowercase());
+    // HTML's "prepare the script element": an empty or missing `type` with a `language` is
+    // `text/` and the language (`vbscript`: not JavaScript).
+    let kind = match (el.get_attribute("type"), el.get_attribute("language")) {
+        (Some(t), _) if !t.trim().is_empty() => Some(t.trim().to_ascii_lowercase()),
+        (_, Some(language)) if !language.trim().is_empty() => {
+            Some(format!("text/{}", language.trim().to_ascii_lowercase()))
+        }
+        (t, _) => t.map(|t| t.trim().to_ascii_lowercase()),
+    };
     match el.tag_name().as_str() {
         "style" if allowed.css && matches!(kind.as_deref(), None | Some("" | "text/css")) => {
             Some(CodeKind::Style)
@@ -193,7 +300,7 @@ const JAVASCRIPT_TYPES: [&str; 16] = [
 
 /// Gathers a style's or script's text, then puts it back minified (or as written, when the
 /// minifier cannot read it or would not make it smaller).
-fn code_text(chunk: &mut TextChunk<'_>, html: &str, state: &mut Rewrite) {
+fn code_text(chunk: &mut TextChunk<'_>, state: &mut Rewrite) {
     let Some(code) = &mut state.code else {
         return;
     };
@@ -221,10 +328,10 @@ fn code_text(chunk: &mut TextChunk<'_>, html: &str, state: &mut Rewrite) {
         Ok(min) if min.len() < code.text.len() && !ends_early(&min, element) => min,
         Ok(_) => code.text,
         Err((line, message)) => {
-            let at = crate::warning::line_of(html.as_bytes(), code.offset) + line - 1;
             state.kept.push(KeptInline {
                 element,
-                line: at,
+                line: code.offset,
+                within: line,
                 message,
             });
             code.text
@@ -279,6 +386,7 @@ mod tests {
 
     const ALL: Allowed = Allowed {
         whitespace: true,
+        comments: true,
         css: true,
         js: true,
     };
@@ -356,6 +464,7 @@ mod tests {
         let html = "<style>\n a { color: #ff0000 }\n</style>\n\n<p>a  b</p><script>\n var x = 1;\n</script>";
         let none = Allowed {
             whitespace: false,
+            comments: false,
             css: false,
             js: false,
         };
@@ -366,8 +475,36 @@ mod tests {
     }
 
     #[test]
-    fn integrity_targets_are_told() {
-        let html = "<script src=/a.js integrity=sha384-x></script><link rel=stylesheet href=b.css integrity=sha384-y>";
-        assert_eq!(minify(html, ALL).unwrap().integrity, ["/a.js", "b.css"]);
+    fn the_survey_tells_integrity_scripts_hydration_and_foreign_styles() {
+        let html = "<script src=/a.js integrity=sha384-x></script>\
+                    <link rel=stylesheet href=b.css integrity=sha384-y>";
+        let told = survey(html);
+        assert_eq!(told.integrity, ["/a.js", "b.css"]);
+        assert!(told.scripts && !told.hydrated && !told.foreign_styles);
+        let map = "<script type=importmap>{\"integrity\": {\"/m.js\": \"sha384-z\"}}</script>";
+        assert!(survey(map).import_integrity);
+        for hydrated in [
+            "<div id=root><p>a<!-- -->b</p></div>",
+            "<!--[--><p>vue</p><!--]-->",
+            "<astro-island uid=1></astro-island>",
+            "<div id=__next></div>",
+        ] {
+            assert!(survey(hydrated).hydrated, "{hydrated}");
+        }
+        assert!(!survey("<p>a<!-- a note -->b</p>").hydrated);
+        let foreign = "<link rel=\"preload stylesheet\" href=https://cdn.example/x.css>";
+        assert!(survey(foreign).foreign_styles);
+        assert!(!survey("<link rel=stylesheet href=/x.css>").foreign_styles);
+    }
+
+    #[test]
+    fn code_and_diagrams_keep_their_text_and_vbscript_is_not_javascript() {
+        let html = "<p><code>a  b</code>  <span class=mermaid>x\n    y</span></p>\
+                    <script language=vbscript>\n  MsgBox   1\n</script>";
+        assert_eq!(
+            min(html),
+            "<p><code>a  b</code> <span class=mermaid>x\n    y</span></p>\
+             <script language=vbscript>\n  MsgBox   1\n</script>"
+        );
     }
 }

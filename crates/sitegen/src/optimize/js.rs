@@ -76,10 +76,11 @@ fn minify_as(text: &str, source_type: SourceType) -> Result<String, NotParsed> {
     let mut depth = Depth::default();
     depth.visit_program(&program);
     let compress = depth.deepest <= guard::MAX_COMPRESSED_DEPTH;
+    let mangle = !reads_names(text);
     let options = MinifierOptions {
         // A module's top-level names are its own (oxc shortens them); a classic script's are
         // globals (kept).
-        mangle: Some(MangleOptions {
+        mangle: mangle.then(|| MangleOptions {
             keep_names: MangleOptionsKeepNames::all_true(),
             ..MangleOptions::default()
         }),
@@ -95,6 +96,18 @@ fn minify_as(text: &str, source_type: SourceType) -> Result<String, NotParsed> {
         .with_scoping(minified.scoping)
         .build(&program)
         .code)
+}
+
+/// Whether a program may read its local names as text, so that shortening them would change
+/// what it does: a `with` statement (a name may be an object's property), or AngularJS
+/// (whose implicit dependency injection reads a function's parameter names: `$scope`).
+fn reads_names(text: &str) -> bool {
+    let with = text.match_indices("with").any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + 4..].trim_start().starts_with('(');
+        after && !before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$' || c == '.')
+    });
+    with || text.contains("angular") || text.contains("$scope")
 }
 
 /// How deep a syntax tree is.
@@ -193,6 +206,16 @@ mod tests {
             };
             assert!(minify(&text, Kind::Classic).is_ok(), "{shape}");
         }
+    }
+
+    #[test]
+    fn names_a_program_reads_are_not_shortened() {
+        let js = "function f(o) { var value = 1; with (o) { return value; } }";
+        assert!(minify(js, Kind::Classic).unwrap().contains("value"));
+        let js = "app.controller('C', function ($scope, $http) { $scope.items = $http; });";
+        assert!(minify(js, Kind::Classic).unwrap().contains("$http"));
+        let js = "function g(withThis) { var longName = withThis(1); return longName; }";
+        assert!(!minify(js, Kind::Classic).unwrap().contains("longName"));
     }
 
     #[test]

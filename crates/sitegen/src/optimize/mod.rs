@@ -4,12 +4,14 @@
 //! [`Source::Optimized`]: its bytes in memory, its path still naming it.
 //!
 //! Per kind, one well-kept minifier of the field ([`css`]: lightningcss; [`js`]: oxc) and the
-//! HTML rules of [`html`]. A file is served as written when `[optimize] exclude` names it,
-//! when it looks minified already (`.min.` in its name, long lines, a source map comment, a
-//! name with its hash), when a page loads it with `integrity` (its bytes must stay), when it
-//! is not UTF-8, when its minifier cannot read it (a warning with file and line), or when
-//! minifying saves less than [`MIN_SAVING_PERCENT`] (a warning for a stylesheet or script; a
-//! page whose text is already tight is just counted).
+//! HTML rules of [`html`], each behind the bounds of [`guard`]. A file is served as written
+//! when `[optimize] exclude` names it, when it looks minified already (`.min.` in its name,
+//! long lines, a source map comment, a name with its hash), when any page loads it with
+//! `integrity` (every page is surveyed for that, minified or not), when it is not UTF-8, when
+//! a framework hydrates it (a page), when its minifier cannot read it or it is past the
+//! bounds (a warning with file and line), or when minifying saves less than
+//! [`MIN_SAVING_PERCENT`] (a warning for a stylesheet or script; a page whose text is already
+//! tight is just counted).
 
 mod css;
 mod guard;
@@ -64,18 +66,20 @@ enum FileKind {
 }
 
 /// What became of one file: its new bytes (`None`: served as written), whether it was looked
-/// at, what its minifiers could not read or gain, and (a page's) the names of the files it
-/// loads with `integrity`.
+/// at, what its minifiers could not read or gain, and (a page's) what it loads with
+/// `integrity`: the names of the files, and whether an import map names some.
 #[derive(Default)]
 struct Outcome {
     bytes: Option<Vec<u8>>,
     skipped: bool,
     warnings: Vec<Warning>,
     integrity: Vec<String>,
+    import_integrity: bool,
 }
 
 impl Outcome {
-    /// Not looked at: excluded, minified already, named by its hash, not UTF-8.
+    /// Not looked at: excluded, minified already, named by its hash, loaded with `integrity`,
+    /// not UTF-8, hydrated by a framework.
     fn skipped() -> Outcome {
         Outcome {
             skipped: true,
@@ -106,30 +110,29 @@ pub(crate) fn minify(sources: &mut Sources, config: &OptimizeConfig, csp: bool) 
         _ if config.excludes(&files[i].url_path) => Some(Outcome::skipped()),
         kind => Some(minify_code(&files[i], kind)),
     });
-    let keeps_spaces = config.html && css_keeps_spaces(files, &code);
-    let pages = crate::parallel::map(own, |i| match kinds[i]? {
-        FileKind::Html if config.excludes(&files[i].url_path) => Some(Outcome::skipped()),
-        FileKind::Html => Some(minify_page(&files[i], config, csp, keeps_spaces)),
-        _ => None,
+    let keeps_spaces = config.html && site_keeps_spaces(files, &code);
+    // Every page, minified or not: what it loads with `integrity` stays as written.
+    let pages = crate::parallel::map(own, |i| {
+        let page = kind_of(&files[i].url_path) == Some(FileKind::Html);
+        page.then(|| minify_page(&files[i], config, csp, keeps_spaces))
     });
-    // What a page loads with `integrity` stays as written.
     let integrity: HashSet<String> = pages
         .iter()
         .flatten()
-        .flat_map(|page| {
-            page.integrity
-                .iter()
-                .map(|url| last_segment(url).to_string())
-        })
+        .flat_map(|page| page.integrity.iter().map(|url| file_name(url)))
         .collect();
-    let named = |i: usize| integrity.contains(last_segment(&files[i].url_path));
+    let import_integrity = pages.iter().flatten().any(|page| page.import_integrity);
+    let named = |i: usize| integrity.contains(&file_name(&files[i].url_path));
     let outcomes: Vec<Option<Outcome>> = code
         .into_iter()
         .zip(pages)
         .enumerate()
-        .map(|(i, (code, page))| match code {
-            Some(_) if named(i) => Some(Outcome::skipped()),
-            code => code.or(page),
+        .map(|(i, (code, page))| match (code, kinds[i]) {
+            (Some(_), Some(FileKind::Js(_))) if import_integrity => Some(Outcome::skipped()),
+            (Some(_), _) if named(i) => Some(Outcome::skipped()),
+            (Some(code), _) => Some(code),
+            (None, Some(FileKind::Html)) => page,
+            (None, _) => None,
         })
         .collect();
     serve(sources, &kinds, outcomes, &mut done);
@@ -213,32 +216,54 @@ fn kind_name(kind: FileKind) -> &'static str {
     }
 }
 
-/// The last segment of a URL's path (what an `integrity` reference is matched by: any file of
-/// that name stays as written, whatever the page's base).
-fn last_segment(url: &str) -> &str {
+/// The name of the file a URL or URL path names, percent-decoded (what an `integrity`
+/// reference is matched by: any file of that name stays as written, whatever the page's base).
+fn file_name(url: &str) -> String {
     let path = url.split(['?', '#']).next().unwrap_or(url);
-    path.rsplit('/').next().unwrap_or(path)
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let mut buf = [0; edgesite_core::MAX_PATH_LEN];
+    edgesite_core::percent_decode(name, &mut buf).map_or_else(|_| name.to_string(), str::to_string)
 }
 
-/// One page minified: whitespace unless the site's CSS (`keeps_spaces`) or the page's own text
-/// names `white-space`; its styles and scripts unless a Content-Security-Policy (the site's,
-/// `csp`, or the page's own `<meta>`) may name their hashes.
+/// Whether `text` (a page, a script) may set `white-space` itself: a `style` attribute or
+/// element, a script's `el.style.whiteSpace`.
+fn names_white_space(text: &str) -> bool {
+    text.contains("whiteSpace") || text.to_ascii_lowercase().contains("white-space")
+}
+
+/// One page surveyed ([`html::survey`]) and, unless `[optimize] html` is off, it is excluded,
+/// not UTF-8 or hydrated by a framework, minified: whitespace unless the site's CSS or scripts
+/// (`keeps_spaces`), the page's own text or a stylesheet from elsewhere may keep spaces;
+/// comments when it has no script; its styles and scripts unless a Content-Security-Policy
+/// (the site's, `csp`, or the page's own `<meta>`) may name their hashes.
 fn minify_page(file: &Found, config: &OptimizeConfig, csp: bool, keeps_spaces: bool) -> Outcome {
     let Ok(bytes) = file.source.read() else {
         return Outcome::skipped();
     };
-    let Ok(text) = std::str::from_utf8(&bytes) else {
-        return Outcome::skipped();
+    let text = String::from_utf8_lossy(&bytes);
+    let survey = html::survey(&text);
+    let mut outcome = Outcome {
+        skipped: true,
+        integrity: survey.integrity,
+        import_integrity: survey.import_integrity,
+        ..Outcome::default()
     };
-    let lower = text.to_ascii_lowercase();
-    let csp = csp || lower.contains("content-security-policy");
+    let utf8 = matches!(text, std::borrow::Cow::Borrowed(_));
+    if !config.html || config.excludes(&file.url_path) || !utf8 || survey.hydrated {
+        return outcome;
+    }
+    let csp = csp
+        || text
+            .to_ascii_lowercase()
+            .contains("content-security-policy");
     let allowed = html::Allowed {
-        whitespace: !keeps_spaces && !lower.contains("white-space"),
+        whitespace: !keeps_spaces && !names_white_space(&text) && !survey.foreign_styles,
+        comments: !survey.scripts,
         css: config.css && !csp,
         js: config.js && !csp,
     };
-    let Ok(minified) = html::minify(text, allowed) else {
-        return Outcome::skipped();
+    let Ok(minified) = html::minify(&text, allowed) else {
+        return outcome;
     };
     let warnings = minified.kept.iter().map(|kept| {
         let message = format!(
@@ -248,12 +273,10 @@ fn minify_page(file: &Found, config: &OptimizeConfig, csp: bool, keeps_spaces: b
         let warning = Warning::new(WarningKind::NotOptimized, message);
         warning.in_file(&file.source).at_line(kept.line)
     });
-    Outcome {
-        warnings: warnings.collect(),
-        bytes: smaller_enough(bytes.len(), minified.bytes.len()).then_some(minified.bytes),
-        integrity: minified.integrity,
-        skipped: false,
-    }
+    outcome.skipped = false;
+    outcome.warnings = warnings.collect();
+    outcome.bytes = smaller_enough(bytes.len(), minified.bytes.len()).then_some(minified.bytes);
+    outcome
 }
 
 /// One stylesheet or script minified.
@@ -275,13 +298,22 @@ fn minify_code(file: &Found, kind: FileKind) -> Outcome {
         FileKind::Js(kind) => js::minify(text, kind).map_err(|e| (Some(e.line), e.message)),
         FileKind::Html => return Outcome::skipped(),
     };
+    code_outcome(file, bytes.len(), minified)
+}
+
+/// What a stylesheet or script of `before` bytes became: its minified text, or why it is kept.
+fn code_outcome(
+    file: &Found,
+    before: usize,
+    minified: Result<String, (Option<usize>, String)>,
+) -> Outcome {
     let warning = |message: String| Warning::new(WarningKind::NotOptimized, message);
     let kept = |warning: Warning| Outcome {
         warnings: vec![warning],
         ..Outcome::default()
     };
     match minified {
-        Ok(min) if smaller_enough(bytes.len(), min.len()) => Outcome {
+        Ok(min) if smaller_enough(before, min.len()) => Outcome {
             bytes: Some(min.into_bytes()),
             ..Outcome::default()
         },
@@ -290,7 +322,7 @@ fn minify_code(file: &Found, kind: FileKind) -> Outcome {
                 "kept as written (minified it would be {} bytes of {}: less than \
                  {MIN_SAVING_PERCENT}% smaller)",
                 min.len(),
-                bytes.len()
+                before
             );
             kept(warning(message).in_file(&file.source))
         }
@@ -313,7 +345,7 @@ fn smaller_enough(before: usize, after: usize) -> bool {
 /// A stylesheet or script a tool made: `.min.` in its name, a source map comment (a build
 /// tool's output, whose map would no longer match), or long lines.
 fn looks_minified(path: &str, text: &str) -> bool {
-    let name = last_segment(path);
+    let name = path.rsplit('/').next().unwrap_or(path);
     if name.contains(".min.") || text.contains("sourceMappingURL=") {
         return true;
     }
@@ -321,14 +353,19 @@ fn looks_minified(path: &str, text: &str) -> bool {
     text.len() > MINIFIED_MIN_BYTES && text.len() / lines > MINIFIED_LINE_BYTES
 }
 
-/// Whether any stylesheet of the site could keep spaces in text outside `<pre>` and
-/// `<textarea>` (`white-space: pre`, `pre-wrap`, `break-spaces`, or `white-space-collapse`
-/// keeping spaces, on any other element): then no page's whitespace is collapsed. Read from
-/// each stylesheet as minified (lightningcss's printing: one form per rule), or from its text
-/// when it was not (any mention of `white-space` counts).
-fn css_keeps_spaces(files: &[Found], code: &[Option<Outcome>]) -> bool {
+/// Whether any stylesheet or script of the site could keep spaces in text outside `<pre>` and
+/// `<textarea>` (`white-space: pre`, `pre-wrap`, `break-spaces`, a `var()`, or
+/// `white-space-collapse` keeping spaces, on any other element; a script that names
+/// `whiteSpace` or `white-space`): then no page's whitespace is collapsed. Read from each
+/// stylesheet as minified (lightningcss's printing: one form per rule), or from its text when
+/// it cannot be (any mention of `white-space` counts).
+fn site_keeps_spaces(files: &[Found], code: &[Option<Outcome>]) -> bool {
     files.iter().zip(code).any(|(file, outcome)| {
-        if kind_of(&file.url_path) != Some(FileKind::Css) {
+        let kind = kind_of(&file.url_path);
+        if let (Some(FileKind::Js(_)), Ok(bytes)) = (kind, file.source.read()) {
+            return names_white_space(&String::from_utf8_lossy(&bytes));
+        }
+        if kind != Some(FileKind::Css) {
             return false;
         }
         if let Some(bytes) = outcome.as_ref().and_then(|o| o.bytes.as_deref()) {
@@ -339,7 +376,7 @@ fn css_keeps_spaces(files: &[Found], code: &[Option<Outcome>]) -> bool {
             let text = String::from_utf8_lossy(&bytes);
             match css::minify(&text) {
                 Ok(printed) => css::keeps_spaces(&printed),
-                Err(_) => text.to_ascii_lowercase().contains("white-space"),
+                Err(_) => names_white_space(&text),
             }
         })
     })
