@@ -101,14 +101,26 @@ const KEEP_TEXT: &str = "pre, textarea, listing, plaintext, xmp, script, style, 
                          code, kbd, samp, .mermaid";
 
 /// Comment texts frameworks hydrate from: React's `$`, `/$`, `$?`, `$!` and empty text
-/// separators, Vue's and Svelte's `[` and `]`, Lit's `?lit$`, Knockout's `ko`, Qwik's `q:`,
-/// Angular's `ngh`.
+/// separators, Vue's and Svelte's `[`, `]`, `[!` and `v-if`, Solid's `#` and `/`, Vue's
+/// teleports; Lit's `?lit$`, Knockout's `ko`, Qwik's `q:` and Angular's `ngh` by prefix.
+/// (Internet Explorer's `[if ...]` is not one.)
 fn hydration_comment(text: &str) -> bool {
     let t = text.trim();
-    t.is_empty()
-        || [
-            "$", "/$", "[", "]", "?lit$", "lit-part", "ko ", "/ko", "q:", "ngh", "teleport",
-        ]
+    matches!(
+        t,
+        "" | "$"
+            | "/$"
+            | "$?"
+            | "$!"
+            | "["
+            | "]"
+            | "[!"
+            | "v-if"
+            | "#"
+            | "/"
+            | "teleport start"
+            | "teleport end"
+    ) || ["?lit$", "lit-part", "ko ", "/ko", "q:", "ngh"]
         .iter()
         .any(|marker| t.starts_with(marker))
 }
@@ -492,6 +504,7 @@ mod tests {
             assert!(survey(hydrated).hydrated, "{hydrated}");
         }
         assert!(!survey("<p>a<!-- a note -->b</p>").hydrated);
+        assert!(!survey("<!--[if lt IE 9]><script src=x.js></script><![endif]-->").hydrated);
         let foreign = "<link rel=\"preload stylesheet\" href=https://cdn.example/x.css>";
         assert!(survey(foreign).foreign_styles);
         assert!(!survey("<link rel=stylesheet href=/x.css>").foreign_styles);
