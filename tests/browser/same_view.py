@@ -62,6 +62,9 @@ def view(driver, base, page, viewport):
     fresh_tab(driver)
     cdp(driver, "Emulation.setDeviceMetricsOverride",
         {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile})
+    # A phone's overlay scrollbars fade out on a timer: on a loaded machine a capture caught
+    # one (two rows of a scrolling box, once on each side): not what a build changes.
+    cdp(driver, "Emulation.setScrollbarsHidden", {"hidden": True})
     driver.call("POST", f"/session/{driver.session}/se/log", {"type": "browser"})
     driver.navigate(base + page)
     text = driver.call("POST", f"/session/{driver.session}/execute/async",
