@@ -29,6 +29,23 @@ fn file<'m>(manifest: &'m Manifest, path: &str) -> &'m Asset {
     manifest.files.iter().find(|f| f.path == path).unwrap()
 }
 
+/// `file:line` of each warning of `kind`.
+fn places(manifest: &Manifest, kind: WarningKind) -> Vec<String> {
+    let place = |w: &edgesite_sitegen::warning::Warning| {
+        format!(
+            "{}:{}",
+            w.file.as_deref().unwrap_or(""),
+            w.line.unwrap_or(0)
+        )
+    };
+    manifest
+        .warnings
+        .iter()
+        .filter(|w| w.kind == kind)
+        .map(place)
+        .collect()
+}
+
 /// What the build serves for `path`.
 fn served(manifest: &Manifest, path: &str) -> String {
     let file = file(manifest, path);
@@ -229,18 +246,7 @@ fn what_the_minifiers_cannot_read_is_kept_and_named_by_file_and_line() {
     assert_eq!(served(&manifest, "/bad.js"), "var a = 1;\nvar b = ;\n");
     let page = served(&manifest, "/page.html");
     assert!(page.contains("<p>one</p>\n\n<script>\n  var ok = 1;\n  var = 2;\n</script>"));
-    let warnings: Vec<String> = manifest
-        .warnings
-        .iter()
-        .filter(|w| w.kind == WarningKind::NotOptimized)
-        .map(|w| {
-            format!(
-                "{}:{}",
-                w.file.as_deref().unwrap_or(""),
-                w.line.unwrap_or(0)
-            )
-        })
-        .collect();
+    let warnings: Vec<String> = places(&manifest, WarningKind::NotOptimized);
     let names = |suffix: &str| warnings.iter().any(|w| w.ends_with(suffix));
     assert!(
         names("bad.css:3") && names("bad.js:2") && names("page.html:5"),
@@ -374,18 +380,7 @@ fn a_broken_link_in_a_minified_file_is_named_by_the_authors_line() {
         7,
         "minified"
     );
-    let broken: Vec<String> = manifest
-        .warnings
-        .iter()
-        .filter(|w| w.kind == WarningKind::BrokenLink)
-        .map(|w| {
-            format!(
-                "{}:{}",
-                w.file.as_deref().unwrap_or(""),
-                w.line.unwrap_or(0)
-            )
-        })
-        .collect();
+    let broken: Vec<String> = places(&manifest, WarningKind::BrokenLink);
     assert!(
         broken.iter().any(|w| w.ends_with("links.css:6")),
         "{broken:?}"
