@@ -36,6 +36,16 @@ pub(crate) struct NotParsed {
     pub(crate) message: String,
 }
 
+impl NotParsed {
+    /// About the stylesheet as a whole (no line).
+    fn whole(message: String) -> NotParsed {
+        NotParsed {
+            line: None,
+            message,
+        }
+    }
+}
+
 /// `text` minified: its rules as the browser reads them, printed without what it does not
 /// need (comments, whitespace, redundant values), in syntax the baseline browsers read
 /// ([`targets`]). A parse error (lightningcss's error recovery off: a stylesheet it would
@@ -43,38 +53,24 @@ pub(crate) struct NotParsed {
 pub(crate) fn minify(text: &str) -> Result<String, NotParsed> {
     let (openers, depth) = (guard::css_openers(text), guard::css_depth(text));
     if openers > guard::MAX_CSS_OPENERS {
-        return Err(NotParsed {
-            line: None,
-            message: format!(
-                "{openers} brackets, past the {} the minifier is given",
-                guard::MAX_CSS_OPENERS
-            ),
-        });
+        return Err(NotParsed::whole(format!(
+            "{openers} brackets, past the {} the minifier is given",
+            guard::MAX_CSS_OPENERS
+        )));
     }
     if let Some(number) = too_precise(text) {
-        return Err(NotParsed {
-            line: None,
-            message: format!(
-                "{number} has more digits than lightningcss keeps (it stores numbers as 32-bit \
-                 floats and prints 6 significant digits)"
-            ),
-        });
+        return Err(NotParsed::whole(format!(
+            "{number} has more digits than lightningcss keeps (it stores numbers as 32-bit \
+             floats and prints 6 significant digits)"
+        )));
     }
     if depth > guard::MAX_CSS_DEPTH {
-        return Err(NotParsed {
-            line: None,
-            message: format!(
-                "nested {depth} deep, past the {} the minifier is given",
-                guard::MAX_CSS_DEPTH
-            ),
-        });
+        return Err(NotParsed::whole(format!(
+            "nested {depth} deep, past the {} the minifier is given",
+            guard::MAX_CSS_DEPTH
+        )));
     }
-    guard::isolated(|| print(text)).unwrap_or_else(|message| {
-        Err(NotParsed {
-            line: None,
-            message,
-        })
-    })
+    guard::isolated(|| print(text)).unwrap_or_else(|message| Err(NotParsed::whole(message)))
 }
 
 /// The first number in `text` with more than 6 significant digits (`33.33333333%`,
@@ -130,10 +126,9 @@ fn print(text: &str) -> Result<String, NotParsed> {
         targets,
         ..PrinterOptions::default()
     };
-    let printed = sheet.to_css(printer).map_err(|e| NotParsed {
-        line: None,
-        message: e.kind.to_string(),
-    })?;
+    let printed = sheet
+        .to_css(printer)
+        .map_err(|e| NotParsed::whole(e.kind.to_string()))?;
     Ok(printed.code)
 }
 

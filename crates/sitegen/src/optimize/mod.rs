@@ -228,7 +228,15 @@ fn file_name(url: &str) -> String {
 /// Whether `text` (a page, a script) may set `white-space` itself: a `style` attribute or
 /// element, a script's `el.style.whiteSpace`.
 fn names_white_space(text: &str) -> bool {
-    text.contains("whiteSpace") || text.to_ascii_lowercase().contains("white-space")
+    text.contains("whiteSpace") || contains_ignoring_case(text, "white-space")
+}
+
+/// Whether `text` holds `needle` (lower-case ASCII) in any case, without a lower-case copy of
+/// `text` (a page is searched for two such words).
+fn contains_ignoring_case(text: &str, needle: &str) -> bool {
+    text.as_bytes()
+        .windows(needle.len())
+        .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
 }
 
 /// One page surveyed ([`html::survey`]) and, unless `[optimize] html` is off, it is excluded,
@@ -252,10 +260,7 @@ fn minify_page(file: &Found, config: &OptimizeConfig, csp: bool, keeps_spaces: b
     if !config.html || config.excludes(&file.url_path) || !utf8 || survey.hydrated {
         return outcome;
     }
-    let csp = csp
-        || text
-            .to_ascii_lowercase()
-            .contains("content-security-policy");
+    let csp = csp || contains_ignoring_case(&text, "content-security-policy");
     let allowed = html::Allowed {
         whitespace: !keeps_spaces && !names_white_space(&text) && !survey.foreign_styles,
         comments: !survey.scripts,
