@@ -14,7 +14,7 @@
 //! Content-Security-Policy (checked by the caller), or whose `<meta http-equiv>` sets one.
 
 use super::scan::css_file_refs;
-use super::{html, url, Hint, Rewrite, Scanned};
+use super::{html, positions, url, Hint, Rewrite, Scanned};
 use crate::mime;
 use crate::resolve::Resolved;
 use crate::sources::Found;
@@ -38,11 +38,7 @@ pub(super) fn inline_all(
     if limit == 0 {
         return Vec::new();
     }
-    let position: HashMap<usize, usize> = scanned
-        .iter()
-        .enumerate()
-        .map(|(i, f)| (f.index, i))
-        .collect();
+    let position: HashMap<usize, usize> = positions(scanned);
     let page_text = |file: &Scanned| -> String {
         match &rewrites[file.index] {
             Some(rewrite) => String::from_utf8_lossy(&rewrite.bytes).into_owned(),

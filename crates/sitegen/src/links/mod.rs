@@ -212,6 +212,15 @@ pub(crate) fn pass(
     Ok(outcome)
 }
 
+/// By file index: each scanned file's position in `scanned`.
+fn positions(scanned: &[Scanned]) -> HashMap<usize, usize> {
+    scanned
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.index, i))
+        .collect()
+}
+
 /// Puts small render-blocking stylesheets inline ([`inline`]) in the pages' rewrites; the files
 /// each page now holds inline, by page.
 fn inline_stylesheets(

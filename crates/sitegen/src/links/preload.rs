@@ -7,7 +7,7 @@
 
 use super::rewrite::{with_fingerprint, Hashes};
 use super::sheet::{self, Element, FontRule, Sheet};
-use super::{url, Hint, Rewrite, Scanned, MAX_PRELOADS};
+use super::{positions, url, Hint, Rewrite, Scanned, MAX_PRELOADS};
 use crate::mime;
 use crate::resolve::Resolved;
 use crate::sources::Found;
@@ -143,14 +143,9 @@ impl<'a> Styles<'a> {
                 (served.len() == file.refs.len()).then(|| (sheet::read(&file.text), served))
             })
             .collect();
-        let position = scanned
-            .iter()
-            .enumerate()
-            .map(|(i, f)| (f.index, i))
-            .collect();
         Styles {
             scanned,
-            position,
+            position: positions(scanned),
             sheets,
             urls,
         }

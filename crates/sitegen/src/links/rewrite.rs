@@ -2,7 +2,7 @@
 //! the files it references ([`super::graph`]), the bytes outside the changed values kept.
 
 use super::scan::css_file_refs;
-use super::{graph, html, Links, Ref, Rewrite, Role, Scanned};
+use super::{graph, html, positions, Links, Ref, Rewrite, Role, Scanned};
 use crate::cache::Policy;
 use crate::config::FingerprintMode;
 use crate::images::Images;
@@ -59,11 +59,7 @@ pub(super) fn rewrite_in_order(
     if hashes.policy.fingerprint.mode == FingerprintMode::Off {
         return;
     }
-    let position: HashMap<usize, usize> = scanned
-        .iter()
-        .enumerate()
-        .map(|(i, f)| (f.index, i))
-        .collect();
+    let position: HashMap<usize, usize> = positions(scanned);
     // Files some page loads with `integrity`: their bytes stay as they are.
     let frozen: Vec<usize> = scanned
         .iter()

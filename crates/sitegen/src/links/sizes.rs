@@ -13,7 +13,7 @@
 //! a `<picture>` is left too (its sources may have another shape). The views layer's
 //! `same_view.py` checks that pages look the same to the pixel with this off and on.
 
-use super::{html, Rewrite, Scanned};
+use super::{html, positions, Rewrite, Scanned};
 use crate::images::Images;
 use crate::mime;
 use crate::resolve::Resolved;
@@ -35,11 +35,7 @@ pub(super) fn size_all(
     images: &Images,
     rewrites: &[Option<Rewrite>],
 ) -> Vec<Sized> {
-    let position: HashMap<usize, usize> = scanned
-        .iter()
-        .enumerate()
-        .map(|(i, f)| (f.index, i))
-        .collect();
+    let position: HashMap<usize, usize> = positions(scanned);
     let is_css = |index: usize| mime::content_type(&found[index].url_path).starts_with("text/css");
     // Each stylesheet read once, whatever the number of pages that use it: (mentions a width,
     // sets `img { height: auto }`).
