@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # `make corpus`: the first view's work (issue 34) proven on real sites: each documentation site
 # of the corpus (Debian packages, installed when missing) is served twice by the native twin
-# (examples/serve_site), with `[optimize]`, `[links] preload`, `inline_css_bytes` and
-# `size_images` off and with the defaults, and tests/browser/same_view.py loads PAGES pages of
+# (examples/serve_site), with the first view's work off (scripts/lib.sh's first_view_off) and
+# with the defaults, and tests/browser/same_view.py loads PAGES pages of
 # each (default 12: the root and pages spread over the site's sorted list) at two viewports,
 # requiring byte-identical screenshots, the same innerText and the same console (`--control`:
 # each page is loaded from the off server twice, and a check on which those two loads disagree,
 # the page's own race with a worker, a timer or an unreachable host, is counted as unstable,
-# not compared). Per site: the pages checked, those that differed (screenshots in
-# target/corpus/NAME-diff), those unstable, and the bytes the optimize stage saved per kind
-# (the build report's `optimize:` line).
+# not compared); then bench/lcp_rule.py measures the likely-LCP rule (`[links]
+# prioritize_images`) on the same pages against the LCP element Chromium reports. Per site: the
+# pages checked, those that differed (screenshots in target/corpus/NAME-diff), those unstable,
+# the bytes the optimize stage saved per kind (the build report's `optimize:` line), and the
+# rule's hits, misses and lazy images (any in a first screen fails the run).
 #
 #   python       Sphinx, the Python docs' own theme (python3.11-doc)
 #   sphinx       Sphinx, its sphinx13 theme (sphinx-doc)
@@ -46,9 +48,8 @@ cargo build -q --release -p edgesite-sitegen --example compile
 # encoders' top levels (the bytes a browser decodes are the same), image variants (the image
 # stage still reads each image's size).
 common='[compression]\nbrotli_quality = 5\nzstd_level = 3\n[images]\nformats = []\nlossless = false\n'
-printf "$common"'[links]\nbroken = "ignore"\npreload = false\ninline_css_bytes = 0\nsize_images = false\n[optimize]\nhtml = false\ncss = false\njs = false\n' \
-  >"$WORK/off.toml"
-printf "$common"'[links]\nbroken = "ignore"\n' >"$WORK/on.toml"
+printf "$common"'[links]\nbroken = "ignore"\npreload = true\n' >"$WORK/on.toml"
+first_view_off "$WORK/on.toml" >"$WORK/off.toml"
 
 summary=()
 failed=0
@@ -85,9 +86,13 @@ for name in $SITES; do
   fi
   grep -E 'DIFFERS|FAIL|UNSTABLE' <<<"$out" || true
   unstable=$(grep -c 'UNSTABLE' <<<"$out" || true)
+  # The likely-LCP rule against the LCP element Chromium reports (bench/lcp_rule.py).
+  lcp=$(python3 bench/lcp_rule.py "http://127.0.0.1:$off" "http://127.0.0.1:$on" "${pages[@]}" \
+    2>&1) || failed=1
+  grep -E 'LAZY-BAD|not compared' <<<"$lcp" || true
   stop_server "$name-off"
   stop_server "$name-on"
-  summary+=("$name: ${#pages[@]} pages x 2 viewports, $differing views differ, $unstable unstable by themselves; $report")
+  summary+=("$name: ${#pages[@]} pages x 2 viewports, $differing views differ, $unstable unstable by themselves; $report; LCP rule: $(tail -n 1 <<<"$lcp")")
 done
 echo "== corpus, $(date -u +%F), $(nproc) cores"
 printf '%s\n' "${summary[@]}"

@@ -9,9 +9,9 @@
 # in one run:
 #   edgesite           edgesite-native (examples/serve_site, release build: the site compiled
 #                      when it starts, as a build would compile it)
-#   edgesite-off       the same with the first view's work off (`[links] preload = false`,
-#                      `inline_css_bytes = 0`, `size_images = false`, `[optimize]` off: what
-#                      it buys)
+#   edgesite-off       the same with the first view's work off (scripts/lib.sh's
+#                      first_view_off: no preload hints, stylesheets inline, images sized or
+#                      prioritised, nothing minified: what it buys)
 #   edgesite-nospec    the same with `[links] speculation = "off"` (what the rules buy)
 #   edgesite-prerender the same with `[links] speculation = "prerender"` (opt-in)
 #   nginx              nginx 1.22 (Debian) with a common production configuration: gzip on for
@@ -46,12 +46,9 @@ python3 bench/gensite.py "$WORK/docs" --pages "$PAGES" --page-kb 20 --images 40 
   --style docs >/dev/null
 printf '[links]\nspeculation = "off"\n' >"$WORK/nospec.toml"
 printf '[links]\nspeculation = "prerender"\n' >"$WORK/prerender.toml"
-# The first view's work off (issue 34): no preload hints, no stylesheet inline, no image sized,
-# nothing minified; the rest of edgesite.toml as it is.
-{ sed 's/^preload = true/preload = false\ninline_css_bytes = 0\nsize_images = false/' edgesite.toml &&
-  printf '[optimize]\nhtml = false\ncss = false\njs = false\n'; } >"$WORK/off.toml"
-grep -q '^size_images = false' "$WORK/off.toml" ||
-  { echo "edgesite.toml has no 'preload = true' line to turn off"; exit 1; }
+# The first view's work off (issue 34, scripts/lib.sh's first_view_off); the rest of
+# edgesite.toml as it is.
+first_view_off edgesite.toml >"$WORK/off.toml"
 
 # nginx for every site at once: one server block per port.
 nginx_conf() { # port root [port root]...

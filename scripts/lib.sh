@@ -257,3 +257,17 @@ TOML
     wrangler_sections "$ROOT/build/assets" "$bucket"
   } >"$1"
 }
+
+# A config with the first view's work (issue 34) off: `[links] preload`, `inline_css_bytes`,
+# `size_images`, `prioritize_images` and `[optimize]`. From CONFIG, whose `[links]` must hold a
+# `preload = true` line (replaced by the lines that turn them off), or alone. On stdout.
+first_view_off() { # [config]
+  local links='preload = false\ninline_css_bytes = 0\nsize_images = false\nprioritize_images = false'
+  if [ -n "${1:-}" ]; then
+    grep -q '^preload = true$' "$1" || { echo "$1 has no 'preload = true' line to turn off" >&2; return 1; }
+    sed "s/^preload = true\$/$links/" "$1"
+  else
+    printf "[links]\n$links\n"
+  fi
+  printf '[optimize]\nhtml = false\ncss = false\njs = false\n'
+}

@@ -435,9 +435,10 @@ repeat_views() {
   port=$(free_port)
   # Page A, page B, page A again, and B, A, B: the second view must make exactly one request
   # (its document's 304), on the demo (the native and workerd layers' servers) and on a generated
-  # docs-style site whose generator does not fingerprint; one Chromium session for all of them.
+  # docs-style site whose generator does not fingerprint (pages of 20 KB: their last images are
+  # far enough down to be made lazy); one Chromium session for all of them.
   { native_server && workerd_server &&
-    python3 bench/gensite.py "$site" --pages 24 --page-kb 8 --images 6 --image-kb 4 --style docs &&
+    python3 bench/gensite.py "$site" --pages 24 --page-kb 20 --images 6 --image-kb 4 --style docs &&
     serve_folder "$port" --site "$site" &&
     step "views: repeat views (demo on native and workerd, generated docs site)" \
       python3 tests/browser/repeat_views.py --both-ways --expect-requests 1 \
@@ -454,25 +455,23 @@ repeat_views() {
   # The first view (issue 34): what the docs-style site's stylesheets fetch late (an import, a
   # font, the body's background) is named in each page's first response, and Chromium requests
   # every hinted URL once and uses it.
-  step "views: preloads_in_browser.py (generated docs site)" \
+  # The demo's /photos names its likely LCP image (`[links] prioritize_images`), negotiated by
+  # Accept: the preload's request must be the one the `<img>` takes, on native and workerd.
+  step "views: preloads_in_browser.py (generated docs site, the demo's photos)" \
     python3 tests/browser/preloads_in_browser.py "http://127.0.0.1:$port" /docs/page-0001 \
-    "http://127.0.0.1:$port" / || rc=1
+    "http://127.0.0.1:$port" / "http://127.0.0.1:$NATIVE_PORT" /photos \
+    "http://127.0.0.1:${WORKERD_PORTS[0]}" /photos || rc=1
   # Nothing a visitor sees changes (issue 34): the same site with the first view's work off
-  # (`[links] preload = false`, `inline_css_bytes = 0`, `size_images = false`, `[optimize]`
-  # off) and on, pixel-identical screenshots at two viewports, the same text and console: the
-  # docs-style site (its hints, its images sized, its files minified) and the demo (its
-  # stylesheets inline and minified). bench/corpus.sh runs the same check over real sites.
+  # (lib.sh's first_view_off: no preload hints, stylesheets inline, images sized or
+  # prioritised, nothing minified) and on, pixel-identical screenshots at two viewports, the
+  # same text and console: the docs-style site (its hints, its images sized and made lazy, its
+  # files minified) and the demo (its stylesheets inline and minified, its photo prioritised).
+  # bench/corpus.sh runs the same check over real sites.
   local off_port on_port off_config demo_off
   off_port=$(free_port)
   off_config=$(mktemp)
   demo_off=$(mktemp)
-  local optimize_off='[optimize]\nhtml = false\ncss = false\njs = false\n'
-  # shellcheck disable=SC2059
-  printf "[links]\npreload = false\ninline_css_bytes = 0\nsize_images = false\n$optimize_off" \
-    >"$off_config"
-  # shellcheck disable=SC2059
-  { sed 's/^preload = true/preload = false\ninline_css_bytes = 0\nsize_images = false/' \
-    edgesite.toml && printf "$optimize_off"; } >"$demo_off"
+  first_view_off >"$off_config"
   { step "start: serve_site (the docs site, first view work off)" start_server serve-site-off \
       120 "$off_port" target/test-bin/serve_site --listen "127.0.0.1:$off_port" --site "$site" \
       --config "$off_config" &&
@@ -483,8 +482,7 @@ repeat_views() {
   stop_server serve-site
   off_port=$(free_port)
   on_port=$(free_port)
-  { { grep -q '^inline_css_bytes = 0' "$demo_off" ||
-      { echo "edgesite.toml has no 'preload = true' line to turn off"; false; }; } &&
+  { first_view_off edgesite.toml >"$demo_off" &&
     step "start: serve_site (the demo, first view work off)" start_server serve-site-off 120 \
       "$off_port" target/test-bin/serve_site --listen "127.0.0.1:$off_port" --site public \
       --config "$demo_off" &&

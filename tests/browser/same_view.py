@@ -6,7 +6,8 @@ the same site served twice, an optimisation off and on, loaded in headless Chrom
 
 For each page and each of two viewports (a desktop's 1280x900 and a phone's 390x844, device
 scale 1), from a new tab with an empty cache, each server's page is loaded and left to settle:
-the load event, `document.fonts.ready`, every image decoded, 300 ms without a DOM mutation (at
+the load event, every lazy image asked for (as a visitor scrolling through the page would),
+`document.fonts.ready`, every image decoded, 300 ms without a DOM mutation (at
 most 5 s), two animation frames. Then the whole page is captured (DevTools
 Page.captureScreenshot beyond the viewport, PNG, in strips of 8,192 pixels for a long page)
 with its `document.body.innerText` and the console's messages (their text: each server's own
@@ -47,7 +48,11 @@ const quiet = () => new Promise((resolve) => {
   timer = setTimeout(end, 300);
   setTimeout(end, 5000);
 });
+// A lazy image loads as a visitor scrolls to it: asked for now, so that the capture shows the
+// whole page as a visitor who scrolls through it sees it (both servers' pages alike).
+const eager = () => document.querySelectorAll("img[loading=lazy]").forEach((i) => { i.loading = "eager"; });
 loaded
+  .then(eager)
   .then(() => document.fonts.ready)
   .then(() => Promise.all([...document.images].map((i) => i.decode().catch(() => null))))
   .then(quiet)

@@ -736,3 +736,133 @@ fn unsized_images_get_their_size_where_css_cannot_squeeze_them() {
     assert_eq!(m.stats.links.sized_images, 0);
     assert!(!served(&m, "/index.html").contains("height="));
 }
+
+/// A grey PNG of `width` x `height` pixels.
+fn png(width: u32, height: u32) -> Vec<u8> {
+    use std::io::Write;
+    let chunk = |out: &mut Vec<u8>, kind: &[u8], data: &[u8]| {
+        out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+        let mut crc = flate2::Crc::new();
+        crc.update(kind);
+        crc.update(data);
+        out.extend_from_slice(kind);
+        out.extend_from_slice(data);
+        out.extend_from_slice(&crc.sum().to_be_bytes());
+    };
+    let mut header = Vec::new();
+    header.extend_from_slice(&width.to_be_bytes());
+    header.extend_from_slice(&height.to_be_bytes());
+    header.extend_from_slice(&[8, 0, 0, 0, 0]);
+    let mut rows = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
+    for _ in 0..height {
+        rows.write_all(&[0]).unwrap();
+        rows.write_all(&vec![128; width as usize]).unwrap();
+    }
+    let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
+    chunk(&mut out, b"IHDR", &header);
+    chunk(&mut out, b"IDAT", &rows.finish().unwrap());
+    chunk(&mut out, b"IEND", b"");
+    out
+}
+
+/// Issue 34, item 2: the page's first large image near the top gets `fetchpriority="high"`
+/// and a preload hint (with its `srcset` and `sizes`), images far down with a size
+/// `loading="lazy" decoding="async"`; text in a `<nav>` is not above the content; the
+/// author's `fetchpriority` and `loading` stand; `prioritize_images = false` changes nothing.
+#[test]
+fn the_likely_lcp_image_gets_priority_and_images_far_down_wait() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |path: &str, bytes: &[u8]| write_in(dir.path(), path, bytes);
+    let page = |body: &str| {
+        format!("<!doctype html><html><head><title>t</title></head><body>{body}</body></html>")
+    };
+    let pages_of_text = format!("<p>{}</p>", "All work and no play. ".repeat(1000));
+    write("img/photo.png", &png(640, 400));
+    write("img/logo.png", &PNG_3X2);
+    let logo = "<img src=/img/logo.png width=120 height=32>";
+    write(
+        "index.html",
+        page(&format!(
+            "{logo}<h1>Photos</h1><p>A photo.</p><img src=\"/img/photo.png\" alt=p>\
+             {pages_of_text}<img src=\"/img/photo.png\" alt=far>\
+             <img src=\"/img/photo.png\" loading=eager alt=eager>\
+             <img src=\"/img/photo.png\" decoding=sync alt=sync>"
+        ))
+        .as_bytes(),
+    );
+    write(
+        "srcset.html",
+        page(&format!(
+            "<nav>{pages_of_text}</nav><img src=\"/img/photo.png\" width=640 height=400 \
+             srcset=\"/img/photo.png 1x, /img/photo.png?x=1&amp;y=2 2x\" sizes=\"(min-width: 40em) 50vw, 100vw\">"
+        ))
+        .as_bytes(),
+    );
+    write(
+        "author.html",
+        page(&format!(
+            "<img src=/img/logo.png fetchpriority=low><img src=\"/img/photo.png\">\
+             {pages_of_text}<img src=\"/img/photo.png\" loading=eager>"
+        ))
+        .as_bytes(),
+    );
+    write(
+        "late.html",
+        page(&format!("{pages_of_text}<img src=\"/img/photo.png\">")).as_bytes(),
+    );
+    let m = compile(dir.path(), &options()).unwrap();
+    let src = format!("/img/photo.png?v={}", v(&m, "/img/photo.png"));
+    let logo_src = format!("/img/logo.png?v={}", v(&m, "/img/logo.png"));
+    let served_logo = format!("<img src={logo_src} width=120 height=32>");
+    assert_eq!(
+        served(&m, "/index.html"),
+        page(&format!(
+            "{served_logo}<h1>Photos</h1><p>A photo.</p>\
+             <img src=\"{src}\" alt=p width=\"640\" height=\"400\" fetchpriority=\"high\">\
+             {pages_of_text}<img src=\"{src}\" alt=far width=\"640\" height=\"400\" loading=\"lazy\" decoding=\"async\">\
+             <img src=\"{src}\" loading=eager alt=eager width=\"640\" height=\"400\">\
+             <img src=\"{src}\" decoding=sync alt=sync width=\"640\" height=\"400\" loading=\"lazy\">"
+        ))
+    );
+    assert_eq!(
+        link_field(&m, "/index.html"),
+        format!("<{src}>; rel=preload; as=image; fetchpriority=high")
+    );
+    // The nav's text is beside the content: the image is the first screen's.
+    let srcset = served(&m, "/srcset.html");
+    assert!(srcset.contains("sizes=\"(min-width: 40em) 50vw, 100vw\" fetchpriority=\"high\">"));
+    assert!(!srcset.contains("lazy"));
+    assert_eq!(
+        link_field(&m, "/srcset.html"),
+        format!(
+            "<{src}>; rel=preload; as=image; fetchpriority=high; imagesrcset=\"{src} 1x, \
+             /img/photo.png?x=1&y=2&v={} 2x\"; imagesizes=\"(min-width: 40em) 50vw, 100vw\"",
+            v(&m, "/img/photo.png")
+        )
+    );
+    // The author chose: nothing changes (the images are only sized).
+    let author = served(&m, "/author.html");
+    assert!(!author.contains("fetchpriority=\"high\"") && !author.contains("lazy"));
+    assert_eq!(link_field(&m, "/author.html"), "");
+    // The first large image, after pages of text: not the first screen's, and it may wait.
+    let late = served(&m, "/late.html");
+    assert!(!late.contains("fetchpriority") && late.contains("loading=\"lazy\""));
+    assert_eq!(link_field(&m, "/late.html"), "");
+    assert_eq!(
+        (m.stats.links.lcp_images, m.stats.links.lazy_images),
+        (2, 3)
+    );
+
+    let mut off = options();
+    off.config.links.prioritize_images = false;
+    let m = compile(dir.path(), &off).unwrap();
+    assert_eq!(
+        (m.stats.links.lcp_images, m.stats.links.lazy_images),
+        (0, 0)
+    );
+    for page in ["/index.html", "/srcset.html"] {
+        let served = served(&m, page);
+        assert!(!served.contains("fetchpriority=\"high\"") && !served.contains("lazy"));
+        assert_eq!(link_field(&m, page), "");
+    }
+}

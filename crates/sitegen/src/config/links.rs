@@ -34,6 +34,12 @@ pub struct LinksConfig {
     /// page sets a width, or a stylesheet sets `img { height: auto }`.
     #[serde(default = "default_true")]
     pub size_images: bool,
+    /// A page's likely Largest Contentful Paint image (its first large image, near the top)
+    /// gets `fetchpriority="high"` and a preload hint, and images far below the first screen
+    /// with a size get `loading="lazy" decoding="async"` (default `true`); the author's own
+    /// `fetchpriority` and `loading` always stand.
+    #[serde(default = "default_true")]
+    pub prioritize_images: bool,
     /// Speculation Rules (WICG nav-speculation): what the browser may do with a link to one of
     /// the site's pages before the click, announced by a `Speculation-Rules` field on every HTML
     /// response: `prefetch` (default: the document only, no script runs), `prerender`, or `off`.
@@ -64,6 +70,7 @@ impl Default for LinksConfig {
             preload: true,
             inline_css_bytes: default_inline_css_bytes(),
             size_images: true,
+            prioritize_images: true,
             speculation: SpeculationAction::default(),
             speculation_eagerness: Eagerness::default(),
             speculation_exclude: Vec::new(),

@@ -5,10 +5,13 @@
 use super::css;
 use super::url::srcset;
 use super::{Hint, Ref, Role};
+use lol_html::doc_text;
+use lol_html::html_content::TextType;
 use lol_html::html_content::{Element, TextChunk};
 use lol_html::{element, text, HtmlRewriter, Settings};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::ops::Range;
+use std::rc::Rc;
 
 /// What a page refers to.
 #[derive(Debug, Default)]
@@ -19,19 +22,46 @@ pub(crate) struct Page {
     pub base: Option<String>,
     /// The render-blocking stylesheets' `<link>`s, in document order.
     pub style_links: Vec<StyleLink>,
-    /// The `<img>` elements with neither `width` nor `height`, a `src` and no `srcset`, in
-    /// document order.
-    pub unsized_images: Vec<UnsizedImage>,
+    /// The `<img>` elements, in document order.
+    pub images: Vec<Image>,
     /// Whether CSS in the page itself (a `<style>` element, a `style` attribute) sets a width.
     pub styles_width: bool,
 }
 
-/// An `<img>` with neither `width` nor `height`, a `src` and no `srcset`: where its start tag
-/// is, and the reference its `src` made (an index in [`Page::refs`]).
-#[derive(Debug, Clone)]
-pub(crate) struct UnsizedImage {
+/// An `<img>`: where its start tag is, the reference its `src` made (an index in
+/// [`Page::refs`]), and what the first view's steps ([`super::sizes`], [`super::priority`])
+/// read of it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Image {
     pub tag: Range<usize>,
-    pub reference: usize,
+    pub reference: Option<usize>,
+    /// Its `width` and `height` attributes, when they are dimensions (HTML's rules for
+    /// parsing non-negative integers: the leading digits).
+    pub width: Option<u32>,
+    pub height: Option<u32>,
+    /// It has a `width` or a `height` attribute, whatever its value.
+    pub sized: bool,
+    /// Its `srcset` and `sizes`, character references decoded.
+    pub srcset: Option<String>,
+    pub sizes: Option<String>,
+    /// The author set `loading`, `decoding`, `fetchpriority`, `hidden`.
+    pub loading: bool,
+    pub decoding: bool,
+    pub fetchpriority: bool,
+    pub hidden: bool,
+    /// In a `<picture>` (its sources may be another file, of another shape).
+    pub in_picture: bool,
+    /// Characters of the page's text before it, each run of whitespace one, not counting
+    /// text that is not laid out above it: in `<nav>`, `<aside>`, `<details>`, `<select>`,
+    /// `<template>`, `hidden` elements and navigation, complementary and menu roles.
+    pub text_before: usize,
+}
+
+impl Image {
+    /// An `<img>` of a `src` with neither `width` nor `height` and no `srcset`.
+    pub(crate) fn is_unsized(&self) -> bool {
+        self.reference.is_some() && !self.sized && self.srcset.is_none()
+    }
 }
 
 /// A render-blocking `<link rel=stylesheet>`: where its start tag is, the reference its `href`
@@ -51,6 +81,12 @@ struct Scan {
     page: Page,
     in_head: bool,
     style: Option<(usize, String)>,
+    /// Text characters seen so far ([`Image::text_before`]).
+    text: usize,
+    /// How many open elements hide their text from the count, and how many `<picture>`s are
+    /// open (each closed by its end tag's handler, which must own what it changes).
+    out_of_flow: Rc<Cell<usize>>,
+    pictures: Rc<Cell<usize>>,
 }
 
 /// Scans `html` (UTF-8).
@@ -69,6 +105,10 @@ pub(crate) fn scan(html: &str) -> Result<Page, String> {
         }))
         .append_element_content_handler(text!("style", |chunk| {
             style_text(chunk, &mut state.borrow_mut());
+            Ok(())
+        }))
+        .append_document_content_handler(doc_text!(|chunk| {
+            count_text(chunk, &mut state.borrow_mut());
             Ok(())
         }))
         .with_strict(false);
@@ -105,6 +145,7 @@ fn element_refs(el: &mut Element<'_, '_>, scan: &mut Scan) {
     if scan.in_head && !HEAD_ELEMENTS.contains(&tag.as_str()) {
         scan.in_head = false;
     }
+    track_open(el, scan);
     let integrity = el.has_attribute("integrity");
     let mut add = |name: &str, role: Role, hint: Option<Hint>| {
         if let Some((span, raw)) = value_of(el, name) {
@@ -148,7 +189,7 @@ fn element_refs(el: &mut Element<'_, '_>, scan: &mut Scan) {
     }
 }
 
-/// An `<img>`'s references, and whether it is an [`UnsizedImage`].
+/// An `<img>`'s references, and its [`Image`].
 fn img_refs(el: &Element<'_, '_>, scan: &mut Scan, integrity: bool) {
     let reference = scan.page.refs.len();
     if let Some((span, raw)) = value_of(el, "src") {
@@ -161,14 +202,74 @@ fn img_refs(el: &Element<'_, '_>, scan: &mut Scan, integrity: bool) {
             integrity,
         );
     }
-    let sized = el.has_attribute("width") || el.has_attribute("height");
-    if scan.page.refs.len() > reference && !sized && !el.has_attribute("srcset") {
-        scan.page.unsized_images.push(UnsizedImage {
-            tag: el.source_location().bytes(),
-            reference,
-        });
-    }
+    let dimension = |name: &str| {
+        let value = el.get_attribute(name)?;
+        let digits: String = value
+            .trim_start_matches(|c: char| c.is_ascii_whitespace())
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        digits.parse().ok()
+    };
+    let decoded = |name: &str| el.get_attribute(name).map(|v| decode_entities(&v));
+    scan.page.images.push(Image {
+        tag: el.source_location().bytes(),
+        reference: (scan.page.refs.len() > reference).then_some(reference),
+        width: dimension("width"),
+        height: dimension("height"),
+        sized: el.has_attribute("width") || el.has_attribute("height"),
+        srcset: decoded("srcset"),
+        sizes: decoded("sizes"),
+        loading: el.has_attribute("loading"),
+        decoding: el.has_attribute("decoding"),
+        fetchpriority: el.has_attribute("fetchpriority"),
+        hidden: el.has_attribute("hidden"),
+        in_picture: scan.pictures.get() > 0,
+        text_before: scan.text,
+    });
     srcset_refs(el, &mut scan.page.refs);
+}
+
+/// Elements whose text is not laid out in the page's flow above what follows them (a sidebar,
+/// a menu, a closed disclosure, a template), and `<picture>`s, counted while they are open.
+fn track_open(el: &mut Element<'_, '_>, scan: &Scan) {
+    const OUT_OF_FLOW: [&str; 6] = ["nav", "aside", "details", "select", "template", "dialog"];
+    const ROLES: [&str; 5] = ["navigation", "complementary", "menu", "dialog", "search"];
+    let tag = el.tag_name();
+    let counter = if tag == "picture" {
+        &scan.pictures
+    } else if OUT_OF_FLOW.contains(&tag.as_str())
+        || el.has_attribute("hidden")
+        || el
+            .get_attribute("role")
+            .is_some_and(|r| ROLES.contains(&r.trim().to_ascii_lowercase().as_str()))
+    {
+        &scan.out_of_flow
+    } else {
+        return;
+    };
+    // An element written without its end tag (`<nav>` left open) stays counted: its text is
+    // never counted, which only makes images look nearer the top.
+    if let Some(handlers) = el.end_tag_handlers() {
+        counter.set(counter.get() + 1);
+        let counter = Rc::clone(counter);
+        handlers.push(Box::new(move |_| {
+            counter.set(counter.get().saturating_sub(1));
+            Ok(())
+        }));
+    }
+}
+
+/// Counts the characters of text in the flow ([`Image::text_before`]): only text content
+/// (not scripts, styles, titles or text areas), a run of whitespace as one.
+fn count_text(chunk: &TextChunk<'_>, scan: &mut Scan) {
+    if chunk.text_type() != TextType::Data || scan.out_of_flow.get() > 0 || scan.in_head {
+        return;
+    }
+    let text = chunk.as_str();
+    let words: usize = text.split_ascii_whitespace().map(str::len).sum();
+    let gaps = text.split_ascii_whitespace().count();
+    scan.text += words + gaps;
 }
 
 /// A `<link>`'s reference, and for a render-blocking stylesheet its [`StyleLink`].
@@ -405,6 +506,34 @@ fn push(
         integrity,
         amp: true,
     });
+}
+
+/// `page` with each edit's text (attributes, such as `width="1" height="2"`) added at the end
+/// of the start tag at its span (the edits in document order); `None` if a span is not a
+/// start tag of the page.
+pub(crate) fn with_attributes(page: &str, edits: &[(Range<usize>, String)]) -> Option<String> {
+    let extra: usize = edits.iter().map(|(_, text)| text.len() + 1).sum();
+    let (mut out, mut at) = (String::with_capacity(page.len() + extra), 0);
+    for (tag, text) in edits {
+        let source = page.get(tag.clone())?;
+        if !source.starts_with('<') || !source.ends_with('>') || tag.start < at {
+            return None;
+        }
+        // Before the `>` that ends the start tag, or the `/>` of a self-closing one (`/` after
+        // a space or a quote: in `src=a.png/>` it is the value's last character).
+        let self_closing = source.strip_suffix("/>").is_some_and(|rest| {
+            rest.ends_with(|c: char| c.is_ascii_whitespace() || c == '"' || c == '\'')
+        });
+        let end = tag.end - if self_closing { 2 } else { 1 };
+        out.push_str(page.get(at..end)?);
+        if !out.ends_with(|c: char| c.is_ascii_whitespace()) {
+            out.push(' ');
+        }
+        out.push_str(text);
+        at = end;
+    }
+    out.push_str(page.get(at..)?);
+    Some(out)
 }
 
 /// The character references URLs hold in practice (`&amp;`, quotes, `&#NN;`, `&#xNN;`); an

@@ -13,10 +13,12 @@
 //!    dependency order ([`graph`]); references inside a cycle keep their text (a warning says
 //!    which). Bytes outside the changed values stay as they were.
 //!    Then a page whose only render-blocking resources are small stylesheets gets them inline
-//!    ([`inline`]), and an `<img>` of the site's without a size gets the image's ([`sizes`]).
+//!    ([`inline`]), an `<img>` of the site's without a size gets the image's ([`sizes`]), and
+//!    the likely LCP image gets `fetchpriority="high"`, images far down `loading="lazy"`
+//!    ([`priority`]).
 //! 4. **Preload** ([`preload`](mod@preload)): each page's render-blocking stylesheets, synchronous head
 //!    scripts and preloaded fonts become one `Link` field (RFC 8288) of `rel=preload` hints,
-//!    with what those stylesheets make a browser fetch late ([`sheet`]): their `@import`s, the
+//!    with the likely LCP image and what those stylesheets make a browser fetch late ([`sheet`]): their `@import`s, the
 //!    fonts of the body text and headings, the page's background image.
 //! 5. **Navigate** ([`rewrite`]): a link to a page that the site reaches only through permanent
 //!    redirects (a clean URL's or a folder's canonical 308, a `_redirects` 301) names the page's
@@ -34,6 +36,7 @@ mod graph;
 mod html;
 mod inline;
 mod preload;
+mod priority;
 mod resolve;
 mod rewrite;
 mod scan;
@@ -138,8 +141,8 @@ struct Scanned {
     refs: Vec<Ref>,
     /// A page's render-blocking stylesheet links.
     style_links: Vec<html::StyleLink>,
-    /// A page's `<img>` elements without a size.
-    unsized_images: Vec<html::UnsizedImage>,
+    /// A page's `<img>` elements.
+    images: Vec<html::Image>,
     /// Whether CSS in the page itself sets a width.
     styles_width: bool,
     /// Where each reference leads (`None`: not local, or relative to another site's base).
@@ -194,12 +197,18 @@ pub(crate) fn pass(
     if links.size_images {
         size_images(found, &scanned, images, &mut outcome);
     }
+    let image_hints = if links.prioritize_images {
+        prioritise_images(&scanned, images, &mut hashes, &mut outcome)
+    } else {
+        HashMap::new()
+    };
     if links.preload {
         let styles = Styles::new(found, &scanned, &urls, &outcome.rewrites);
         for file in &scanned {
             let inline = inlined.get(&file.index).map_or(&[][..], Vec::as_slice);
+            let image = image_hints.get(&file.index).map(String::as_str);
             outcome.preload[file.index] =
-                preload(file, &mut hashes, &outcome.rewrites, &styles, inline);
+                preload(file, &mut hashes, &outcome.rewrites, &styles, inline, image);
         }
     }
     outcome.stats.preload_hints = outcome
@@ -250,6 +259,27 @@ fn size_images(
         rewrite_page(outcome, &scanned[made.at], made.bytes);
         outcome.stats.sized_images += made.images;
     }
+}
+
+/// Gives the pages' likely LCP images priority and their far images laziness ([`priority`]) in
+/// the pages' rewrites; the LCP images' `Link` hints, by page.
+fn prioritise_images(
+    scanned: &[Scanned],
+    images: &Images,
+    hashes: &mut Hashes<'_>,
+    outcome: &mut Links,
+) -> HashMap<usize, String> {
+    let mut hints = HashMap::new();
+    for made in priority::prioritise_all(scanned, images, hashes, &outcome.rewrites) {
+        let page = &scanned[made.at];
+        rewrite_page(outcome, page, made.bytes);
+        outcome.stats.lcp_images += usize::from(made.hero);
+        outcome.stats.lazy_images += made.lazy;
+        if let Some(hint) = made.hint {
+            hints.insert(page.index, hint);
+        }
+    }
+    hints
 }
 
 /// Serves `bytes` for `page`: a later step's change of its rewrite, or its first.

@@ -26,14 +26,16 @@ impl Hint {
 }
 
 /// A page's `Link` field of preload hints: its render-blocking references that lead to
-/// files, in document order, each at the URL the page now names (with its `v`), then what its
-/// stylesheets fetch late ([`Styles::late`]), at most [`MAX_PRELOADS`] in all.
+/// files, in document order, each at the URL the page now names (with its `v`), then its
+/// likely LCP image's (`image`: [`super::priority`]), then what its stylesheets fetch late
+/// ([`Styles::late`]), at most [`MAX_PRELOADS`] in all.
 pub(super) fn preload(
     file: &Scanned,
     hashes: &mut Hashes<'_>,
     rewrites: &[Option<Rewrite>],
     styles: &Styles<'_>,
     inlined: &[usize],
+    image: Option<&str>,
 ) -> Option<String> {
     let mut own = own_hints(file, hashes, rewrites, inlined);
     let mut late: Vec<(String, Hint)> = Vec::new();
@@ -45,23 +47,30 @@ pub(super) fn preload(
     // Past the cap, the page's own scripts give way, the last first: a browser's preload
     // scanner finds them in the first bytes of the page anyway, where each late hint saves a
     // round trip.
-    while own.len() + late.len() > MAX_PRELOADS {
+    while own.len() + usize::from(image.is_some()) + late.len() > MAX_PRELOADS {
         let Some(last_script) = own.iter().rposition(|(_, hint)| *hint == Hint::Script) else {
             break;
         };
         own.remove(last_script);
     }
+    let format =
+        |(url, hint): (String, Hint)| format!("<{}>{}", field_url(&url), hint.link_params());
+    let own = own.into_iter().map(format);
+    let late = late.into_iter().map(format);
     let mut hints: Vec<String> = Vec::new();
-    for (url, hint) in own.into_iter().chain(late) {
-        // RFC 8288 §3: a URI reference between `<` and `>`; what a page may write otherwise
-        // (non-ASCII, spaces) is percent-encoded, so the field passes the field check.
-        let url = crate::uri::encoded(&url, |b| b.is_ascii_graphic() && !b"<>\"".contains(&b));
-        let hint = format!("<{url}>{}", hint.link_params());
+    for hint in own.chain(image.map(str::to_string)).chain(late) {
         if hints.len() < MAX_PRELOADS && !hints.contains(&hint) {
             hints.push(hint);
         }
     }
     (!hints.is_empty()).then(|| hints.join(", "))
+}
+
+/// A URL as a `Link` field carries it: RFC 8288 §3, a URI reference between `<` and `>`; what
+/// a page may write otherwise (non-ASCII, spaces) is percent-encoded, so the field passes the
+/// field check.
+pub(super) fn field_url(url: &str) -> String {
+    crate::uri::encoded(url, |b| b.is_ascii_graphic() && !b"<>\"".contains(&b))
 }
 
 /// The page's render-blocking references that lead to files, in document order, each once, at
@@ -74,36 +83,43 @@ fn own_hints(
 ) -> Vec<(String, Hint)> {
     let mut own: Vec<(String, Hint)> = Vec::new();
     for (reference, resolved) in file.refs.iter().zip(&file.resolved) {
-        let (
-            Some(hint),
-            Some((
-                target,
-                Resolved::File {
-                    index,
-                    redirected_to,
-                    ..
-                },
-            )),
-        ) = (reference.hint, resolved)
-        else {
+        let (Some(hint), Some(resolved)) = (reference.hint, resolved) else {
             continue;
         };
-        if inlined.contains(index) {
+        let Some((index, url)) = served_url(reference, resolved, hashes, rewrites) else {
             continue;
-        }
-        let url = redirected_to.as_deref().unwrap_or(target);
-        // The URL the page asks for: with `v` only where the reference was rewritten.
-        let url = match hashes.of(*index, rewrites) {
-            Some(v) if reference.verbatim => {
-                with_fingerprint(url, None, &v, false).unwrap_or_else(|| url.to_string())
-            }
-            _ => url.to_string(),
         };
-        if !own.contains(&(url.clone(), hint)) {
+        if !inlined.contains(&index) && !own.contains(&(url.clone(), hint)) {
             own.push((url, hint));
         }
     }
     own
+}
+
+/// The file a reference leads to and the URL the page now asks for it at: where it leads
+/// (past a redirect), with `v` only where the reference was rewritten.
+pub(super) fn served_url(
+    reference: &super::Ref,
+    (target, resolved): &(String, Resolved),
+    hashes: &mut Hashes<'_>,
+    rewrites: &[Option<Rewrite>],
+) -> Option<(usize, String)> {
+    let Resolved::File {
+        index,
+        redirected_to,
+        ..
+    } = resolved
+    else {
+        return None;
+    };
+    let url = redirected_to.as_deref().unwrap_or(target);
+    let url = match hashes.of(*index, rewrites) {
+        Some(v) if reference.verbatim => {
+            with_fingerprint(url, None, &v, false).unwrap_or_else(|| url.to_string())
+        }
+        _ => url.to_string(),
+    };
+    Some((*index, url))
 }
 
 /// The site's stylesheets as the pass read and rewrote them.

@@ -78,7 +78,7 @@ pub(super) fn scan_file(index: usize, file: &Found) -> ScanResult {
         base: page.base,
         refs: page.refs,
         style_links: page.style_links,
-        unsized_images: page.unsized_images,
+        images: page.images,
         styles_width: page.styles_width,
         resolved: Vec::new(),
     })))

@@ -19,6 +19,7 @@ use crate::mime;
 use crate::resolve::Resolved;
 use crate::sources::Found;
 use std::collections::{HashMap, HashSet};
+use std::ops::Range;
 
 /// A page whose images got their size (its position in the scanned files): its new bytes, and
 /// how many.
@@ -42,13 +43,14 @@ pub(super) fn size_all(
     let mut read: HashMap<usize, (bool, bool)> = HashMap::new();
     let mut out = Vec::new();
     for (at, page) in scanned.iter().enumerate() {
-        if page.unsized_images.is_empty() {
+        if !page.images.iter().any(html::Image::is_unsized) {
             continue;
         }
         let sizes: Vec<Option<(u32, u32)>> = page
-            .unsized_images
+            .images
             .iter()
-            .map(|image| match page.resolved.get(image.reference)? {
+            .filter(|image| image.is_unsized())
+            .map(|image| match page.resolved.get(image.reference?)? {
                 Some((
                     _,
                     Resolved::File {
@@ -126,42 +128,24 @@ fn css_allows(
 /// for (in the order of the page's unsized images), and how many; `None` if the page's images
 /// are not those, or none was sized.
 fn with_sizes(page: &str, sizes: &[Option<(u32, u32)>]) -> Option<(Vec<u8>, usize)> {
-    let images = html::scan(page).ok()?.unsized_images;
+    let scanned = html::scan(page).ok()?.images;
+    let images: Vec<&html::Image> = scanned.iter().filter(|i| i.is_unsized()).collect();
     if images.len() != sizes.len() {
         return None;
     }
-    let lower = page.to_ascii_lowercase();
-    let (mut out, mut at, mut count) = (String::with_capacity(page.len() + 64), 0, 0);
-    for (image, size) in images.iter().zip(sizes) {
-        let Some((width, height)) = size else {
-            continue;
-        };
-        // In a `<picture>` (its last opening before the tag is not closed): left as it is.
-        let before = &lower[..image.tag.start];
-        if before
-            .rfind("<picture")
-            .is_some_and(|open| before.rfind("</picture").is_none_or(|close| close < open))
-        {
-            continue;
-        }
-        let tag = page.get(image.tag.clone())?;
-        if !tag.ends_with('>') {
-            return None;
-        }
-        // Before the `>` that ends the start tag, or the `/>` of a self-closing one (`/` after
-        // a space or a quote: in `src=a.png/>` it is the value's last character).
-        let self_closing = tag.strip_suffix("/>").is_some_and(|rest| {
-            rest.ends_with(|c: char| c.is_ascii_whitespace() || c == '"' || c == '\'')
-        });
-        let end = image.tag.end - if self_closing { 2 } else { 1 };
-        out.push_str(page.get(at..end)?);
-        if !out.ends_with(|c: char| c.is_ascii_whitespace()) {
-            out.push(' ');
-        }
-        out.push_str(&format!("width=\"{width}\" height=\"{height}\""));
-        at = end;
-        count += 1;
-    }
-    out.push_str(page.get(at..)?);
-    (count > 0).then(|| (out.into_bytes(), count))
+    let edits: Vec<(Range<usize>, String)> = images
+        .iter()
+        .zip(sizes)
+        // In a `<picture>`: left as it is.
+        .filter(|(image, _)| !image.in_picture)
+        .filter_map(|(image, size)| {
+            let (width, height) = (*size)?;
+            Some((
+                image.tag.clone(),
+                format!("width=\"{width}\" height=\"{height}\""),
+            ))
+        })
+        .collect();
+    let count = edits.len();
+    (count > 0).then(|| Some((html::with_attributes(page, &edits)?.into_bytes(), count)))?
 }

@@ -100,6 +100,10 @@ pub struct LinkStats {
     pub inlined_css: usize,
     /// `<img>` elements given their image's size (`links.size_images`).
     pub sized_images: usize,
+    /// Pages whose likely LCP image got `fetchpriority="high"` (`links.prioritize_images`).
+    pub lcp_images: usize,
+    /// `<img>` elements far down their page made `loading="lazy"`.
+    pub lazy_images: usize,
     /// Wall time of the pass, in milliseconds.
     pub wall_time_ms: u64,
 }

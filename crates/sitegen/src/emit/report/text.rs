@@ -148,7 +148,7 @@ impl Manifest {
              ({} encodings computed, {} from the cache)\n\
              {} routes ({redirects} redirects, canonical URLs and fixed _redirects rules included); {} _redirects rules matched at run time\n\
              {}\n\
-             links: {} local references in {} HTML and CSS files, {} given ?v= and {} links to pages led past a redirect in {} rewritten files, {} broken, {} preload hints, {} pages with their stylesheets inline, {} images given their size; {} ms\n\
+             links: {} local references in {} HTML and CSS files, {} given ?v= and {} links to pages led past a redirect in {} rewritten files, {} broken, {} preload hints, {} pages with their stylesheets inline, {} images given their size, {} likely LCP images given priority, {} images made lazy; {} ms\n\
              deltas (RFC 9842): {} in {} files, {} bytes, against {} earlier deploys ({} computed, {} from the cache); {} files offered as dictionaries; html dictionary: {} bytes, {} pages with deltas; skew protection: {} files of earlier deploys kept ({} bytes); {} ms\n\
              build id {}\n\
              storage: {}\n\
@@ -171,6 +171,8 @@ impl Manifest {
             stats.links.preload_hints,
             stats.links.inlined_css,
             stats.links.sized_images,
+            stats.links.lcp_images,
+            stats.links.lazy_images,
             stats.links.wall_time_ms,
             d.deltas,
             d.files,
