@@ -55,72 +55,81 @@ pub(super) struct Prioritised {
     pub lazy: usize,
 }
 
-/// Every page whose images the rule changes.
+/// Every page whose images the rule changes (pages read on all cores).
 pub(super) fn prioritise_all(
     scanned: &[Scanned],
     images: &Images,
     hashes: &mut Hashes<'_>,
     rewrites: &[Option<Rewrite>],
 ) -> Vec<Prioritised> {
+    let planned = crate::parallel::map(scanned.len(), |at| {
+        prioritise(&scanned[at], images, rewrites)
+    });
     let mut out = Vec::new();
-    for (at, page) in scanned.iter().enumerate() {
-        if page.images.is_empty() {
-            continue;
-        }
-        let served_text;
-        let served = match &rewrites[page.index] {
-            Some(rewrite) => {
-                served_text = String::from_utf8_lossy(&rewrite.bytes);
-                &served_text[..]
-            }
-            None => &page.text[..],
-        };
-        // The page as served (sized, stylesheets inline): the same `<img>`s, in the same order.
-        let Ok(now) = html::scan(served) else {
+    for (at, planned) in planned.into_iter().enumerate() {
+        let Some((bytes, plan, now)) = planned else {
             continue;
         };
-        if now.images.len() != page.images.len() {
-            continue;
-        }
-        // Each image's size as shown: its attributes (as served: sized), or its file's.
-        let shown: Vec<Option<(f64, f64)>> = page
-            .images
-            .iter()
-            .zip(&now.images)
-            .map(|(was, image)| shown(image, intrinsic(page, was, images)))
-            .collect();
-        let plan = plan(&now.images, &shown);
-        if plan.hero.is_none() && plan.lazy.is_empty() {
-            continue;
-        }
-        let mut edits: Vec<(Range<usize>, String)> = Vec::new();
-        for (i, image) in now.images.iter().enumerate() {
-            if plan.hero == Some(i) {
-                edits.push((image.tag.clone(), "fetchpriority=\"high\"".into()));
-            } else if plan.lazy.contains(&i) {
-                let decoding = if image.decoding {
-                    ""
-                } else {
-                    " decoding=\"async\""
-                };
-                edits.push((image.tag.clone(), format!("loading=\"lazy\"{decoding}")));
-            }
-        }
-        let Some(bytes) = html::with_attributes(served, &edits) else {
-            continue;
-        };
+        let page = &scanned[at];
         let hint = plan
             .hero
-            .and_then(|i| hint(page, &page.images[i], &now.images[i], hashes, rewrites));
+            .and_then(|i| hint(page, &page.images[i], &now[i], hashes, rewrites));
         out.push(Prioritised {
             at,
-            bytes: bytes.into_bytes(),
+            bytes,
             hint,
             hero: plan.hero.is_some(),
             lazy: plan.lazy.len(),
         });
     }
     out
+}
+
+/// A page's new bytes, what the rule gave its images, and its images as served; `None` if it
+/// changes nothing.
+fn prioritise(
+    page: &Scanned,
+    images: &Images,
+    rewrites: &[Option<Rewrite>],
+) -> Option<(Vec<u8>, Plan, Vec<html::Image>)> {
+    if page.images.is_empty() {
+        return None;
+    }
+    let served = match &rewrites[page.index] {
+        Some(rewrite) => String::from_utf8_lossy(&rewrite.bytes),
+        None => std::borrow::Cow::Borrowed(&page.text[..]),
+    };
+    // The page as served (sized, stylesheets inline): the same `<img>`s, in the same order.
+    let now = html::scan(&served).ok()?.images;
+    if now.len() != page.images.len() {
+        return None;
+    }
+    // Each image's size as shown: its attributes (as served: sized), or its file's.
+    let shown: Vec<Option<(f64, f64)>> = page
+        .images
+        .iter()
+        .zip(&now)
+        .map(|(was, image)| shown(image, intrinsic(page, was, images)))
+        .collect();
+    let plan = plan(&now, &shown);
+    if plan.hero.is_none() && plan.lazy.is_empty() {
+        return None;
+    }
+    let mut edits: Vec<(Range<usize>, String)> = Vec::new();
+    for (i, image) in now.iter().enumerate() {
+        if plan.hero == Some(i) {
+            edits.push((image.tag.clone(), "fetchpriority=\"high\"".into()));
+        } else if plan.lazy.contains(&i) {
+            let decoding = if image.decoding {
+                ""
+            } else {
+                " decoding=\"async\""
+            };
+            edits.push((image.tag.clone(), format!("loading=\"lazy\"{decoding}")));
+        }
+    }
+    let bytes = html::with_attributes(&served, &edits)?.into_bytes();
+    Some((bytes, plan, now))
 }
 
 /// Which images of a page get what (indices in its images).

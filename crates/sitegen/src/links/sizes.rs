@@ -41,7 +41,8 @@ pub(super) fn size_all(
     // Each stylesheet read once, whatever the number of pages that use it: (mentions a width,
     // sets `img { height: auto }`).
     let mut read: HashMap<usize, (bool, bool)> = HashMap::new();
-    let mut out = Vec::new();
+    // The pages to size, and the sizes of their unsized images.
+    let mut todo = Vec::new();
     for (at, page) in scanned.iter().enumerate() {
         if !page.images.iter().any(html::Image::is_unsized) {
             continue;
@@ -68,22 +69,25 @@ pub(super) fn size_all(
         if sizes.iter().all(Option::is_none) {
             continue;
         }
-        if !css_allows(page, scanned, &position, &is_css, &mut read) {
-            continue;
-        }
-        let served = match &rewrites[page.index] {
-            Some(rewrite) => String::from_utf8_lossy(&rewrite.bytes).into_owned(),
-            None => page.text.clone(),
-        };
-        if let Some((bytes, count)) = with_sizes(&served, &sizes) {
-            out.push(Sized {
-                at,
-                bytes,
-                images: count,
-            });
+        if css_allows(page, scanned, &position, &is_css, &mut read) {
+            todo.push((at, sizes));
         }
     }
-    out
+    // The pages read again, as served, on all cores.
+    let sized = crate::parallel::map(todo.len(), |n| {
+        let (at, sizes) = &todo[n];
+        let served = match &rewrites[scanned[*at].index] {
+            Some(rewrite) => String::from_utf8_lossy(&rewrite.bytes),
+            None => std::borrow::Cow::Borrowed(&scanned[*at].text[..]),
+        };
+        let (bytes, images) = with_sizes(&served, sizes)?;
+        Some(Sized {
+            at: *at,
+            bytes,
+            images,
+        })
+    });
+    sized.into_iter().flatten().collect()
 }
 
 /// Whether the attributes cannot change how `page`'s images are laid out: no CSS that may style
