@@ -63,7 +63,7 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
     let mut sources = clock.time("sources", || sources::read(site_dir, history))?;
     let csp = !config.headers.content_security_policy.is_empty() || sets_csp(site_dir);
     let optimized = clock.time("optimize", || {
-        optimize::minify(&mut sources, &config.optimize, csp)
+        optimize::minify(&mut sources, &config.optimize, csp, cache_dir)
     });
     clock.time("dictionary", || {
         sources.add_html_dictionary(config.history.html_dictionary)

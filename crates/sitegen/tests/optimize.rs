@@ -436,3 +436,46 @@ fn a_page_a_framework_hydrates_is_served_as_written() {
         "{scripted}"
     );
 }
+
+/// A rebuild with the files unchanged reads what the stage made from the build's cache: the
+/// same bytes served, the same warnings said (a file kept with a warning is read again, so its
+/// warning is said each build), the same stats but for `cached`; a changed file is made again.
+#[test]
+fn a_rebuild_reads_the_minified_files_from_the_cache() {
+    let dir = site();
+    write(dir.path(), "bad.js", "var a = 1;\nvar b = ;\n");
+    write(
+        dir.path(),
+        "inline.html",
+        "<p>one</p>\n\n<script>\n  var = 2;\n</script>\n",
+    );
+    let cache = tempfile::tempdir().unwrap();
+    let mut with_cache = options("");
+    with_cache.cache_dir = Some(cache.path().to_path_buf());
+    let build = || compile(dir.path(), &with_cache).unwrap();
+    let (first, again) = (build(), build());
+    let uncached = compile(dir.path(), &options("")).unwrap();
+    for path in [
+        "/index.html",
+        "/style.css",
+        "/app.js",
+        "/bad.js",
+        "/inline.html",
+    ] {
+        assert_eq!(served(&again, path), served(&first, path), "{path}");
+        assert_eq!(served(&again, path), served(&uncached, path), "{path}");
+    }
+    let warned = |m: &Manifest| places(m, WarningKind::NotOptimized);
+    assert_eq!(warned(&again), warned(&first));
+    assert_eq!(warned(&again).len(), 2, "{:?}", warned(&again));
+    // index.html, style.css and app.js from the cache; bad.js and inline.html made again.
+    let stats = (&first.stats.optimize, &again.stats.optimize);
+    assert_eq!((stats.0.cached, stats.1.cached), (0, 3));
+    assert_eq!(stats.0.js.minified_bytes, stats.1.js.minified_bytes);
+    assert!(again.report().contains(" 3 from the cache; "));
+    // A file changed is made again (and is served changed).
+    write(dir.path(), "style.css", "p  {  color : blue  }\n");
+    let changed = build();
+    assert_eq!(served(&changed, "/style.css"), "p{color:#00f}");
+    assert_eq!(changed.stats.optimize.cached, 2);
+}

@@ -45,6 +45,8 @@ pub struct OptimizeStats {
     /// Whether a stylesheet of the site may keep spaces outside `<pre>`: no page's whitespace
     /// was collapsed.
     pub spaces_kept: bool,
+    /// Files (of every kind) whose minified bytes came from the build's cache.
+    pub cached: usize,
     /// Wall time of the stage, in milliseconds.
     pub wall_time_ms: u64,
 }

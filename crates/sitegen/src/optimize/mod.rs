@@ -13,6 +13,7 @@
 //! [`MIN_SAVING_PERCENT`] (a warning for a stylesheet or script; a page whose text is already
 //! tight is just counted).
 
+mod cached;
 mod css;
 mod guard;
 mod html;
@@ -23,7 +24,9 @@ use crate::hash;
 use crate::model::{OptimizeStats, Source};
 use crate::sources::{Found, Sources};
 use crate::warning::{Notes, Warning, WarningKind};
+use cached::Cache;
 use std::collections::HashSet;
+use std::path::Path;
 use std::time::Instant;
 
 /// A minified file is served only if it is at least this much smaller (in percent of the file).
@@ -75,6 +78,8 @@ struct Outcome {
     warnings: Vec<Warning>,
     integrity: Vec<String>,
     import_integrity: bool,
+    /// Its minified bytes came from the build's cache.
+    cached: bool,
 }
 
 impl Outcome {
@@ -91,9 +96,15 @@ impl Outcome {
 /// Minifies the site's own files of `sources` as `config` says (never a `<style>` or
 /// `<script>` in a page when `csp`: the site sends a Content-Security-Policy, whose hashes
 /// name their bytes). A file that cannot be read or minified is served as written (the encode
-/// stage reports one that cannot be read).
-pub(crate) fn minify(sources: &mut Sources, config: &OptimizeConfig, csp: bool) -> Optimized {
+/// stage reports one that cannot be read). What is made is kept in `cache_dir` ([`cached`]).
+pub(crate) fn minify(
+    sources: &mut Sources,
+    config: &OptimizeConfig,
+    csp: bool,
+    cache_dir: Option<&Path>,
+) -> Optimized {
     let started = Instant::now();
+    let cache = Cache::new(cache_dir);
     let mut done = Optimized::default();
     let own = sources.own.min(sources.files.len());
     let files = &sources.files[..own];
@@ -108,13 +119,13 @@ pub(crate) fn minify(sources: &mut Sources, config: &OptimizeConfig, csp: bool) 
     let code = crate::parallel::map(own, |i| match kinds[i]? {
         FileKind::Html => None,
         _ if config.excludes(&files[i].url_path) => Some(Outcome::skipped()),
-        kind => Some(minify_code(&files[i], kind)),
+        kind => Some(minify_code(&files[i], kind, &cache)),
     });
     let keeps_spaces = config.html && site_keeps_spaces(files, &code);
     // Every page, minified or not: what it loads with `integrity` stays as written.
     let pages = crate::parallel::map(own, |i| {
         let page = kind_of(&files[i].url_path) == Some(FileKind::Html);
-        page.then(|| minify_page(&files[i], config, csp, keeps_spaces))
+        page.then(|| minify_page(&files[i], (config, csp, keeps_spaces), &cache))
     });
     let integrity: HashSet<String> = pages
         .iter()
@@ -153,6 +164,7 @@ fn serve(
         let (Some(outcome), Some(kind)) = (outcome, kinds[i]) else {
             continue;
         };
+        done.stats.cached += usize::from(outcome.cached);
         let file = &mut sources.files[i];
         let before = file.source.len().unwrap_or(0);
         let stats = done.stats.of(kind_name(kind));
@@ -244,12 +256,26 @@ fn contains_ignoring_case(text: &str, needle: &str) -> bool {
 /// (`keeps_spaces`), the page's own text or a stylesheet from elsewhere may keep spaces;
 /// comments when it has no script; its styles and scripts unless a Content-Security-Policy
 /// (the site's, `csp`, or the page's own `<meta>`) may name their hashes.
-fn minify_page(file: &Found, config: &OptimizeConfig, csp: bool, keeps_spaces: bool) -> Outcome {
+fn minify_page(
+    file: &Found,
+    (config, csp, keeps_spaces): (&OptimizeConfig, bool, bool),
+    cache: &Cache,
+) -> Outcome {
     let Ok(bytes) = file.source.read() else {
         return Outcome::skipped();
     };
     let text = String::from_utf8_lossy(&bytes);
-    let survey = html::survey(&text);
+    let key: [&[u8]; 2] = [b"survey", &bytes];
+    let survey = match cache.get(&key).and_then(|b| cached::survey_of(&b)) {
+        Some(survey) => survey,
+        None => {
+            let survey = html::survey(&text);
+            if let Some(entry) = cached::survey_bytes(&survey) {
+                cache.put(&key, &entry);
+            }
+            survey
+        }
+    };
     let mut outcome = Outcome {
         skipped: true,
         integrity: survey.integrity,
@@ -267,25 +293,47 @@ fn minify_page(file: &Found, config: &OptimizeConfig, csp: bool, keeps_spaces: b
         css: config.css && !csp,
         js: config.js && !csp,
     };
-    let Ok(minified) = html::minify(&text, allowed) else {
-        return outcome;
-    };
-    let warnings = minified.kept.iter().map(|kept| {
-        let message = format!(
-            "this <{}> kept as written (the minifier cannot read it: {})",
-            kept.element, kept.message
-        );
-        let warning = Warning::new(WarningKind::NotOptimized, message);
-        warning.in_file(&file.source).at_line(kept.line)
-    });
     outcome.skipped = false;
-    outcome.warnings = warnings.collect();
-    outcome.bytes = smaller_enough(bytes.len(), minified.bytes.len()).then_some(minified.bytes);
+    let how = [
+        allowed.whitespace,
+        allowed.comments,
+        allowed.css,
+        allowed.js,
+    ]
+    .map(u8::from);
+    let key: [&[u8]; 3] = [b"html", &how, &bytes];
+    let minified = match cache.get(&key) {
+        Some(minified) => {
+            outcome.cached = true;
+            minified
+        }
+        None => {
+            let Ok(minified) = html::minify(&text, allowed) else {
+                return outcome;
+            };
+            // A page with a `<style>` or `<script>` kept as written is made again each build,
+            // and its warnings said each time.
+            if minified.kept.is_empty() {
+                cache.put(&key, &minified.bytes);
+            }
+            let warnings = minified.kept.iter().map(|kept| {
+                let message = format!(
+                    "this <{}> kept as written (the minifier cannot read it: {})",
+                    kept.element, kept.message
+                );
+                let warning = Warning::new(WarningKind::NotOptimized, message);
+                warning.in_file(&file.source).at_line(kept.line)
+            });
+            outcome.warnings = warnings.collect();
+            minified.bytes
+        }
+    };
+    outcome.bytes = smaller_enough(bytes.len(), minified.len()).then_some(minified);
     outcome
 }
 
-/// One stylesheet or script minified.
-fn minify_code(file: &Found, kind: FileKind) -> Outcome {
+/// One stylesheet or script minified (or its minified bytes from the cache).
+fn minify_code(file: &Found, kind: FileKind, cache: &Cache) -> Outcome {
     let Ok(bytes) = file.source.read() else {
         return Outcome::skipped();
     };
@@ -298,11 +346,30 @@ fn minify_code(file: &Found, kind: FileKind) -> Outcome {
     {
         return Outcome::skipped();
     }
+    let how: &[u8] = match kind {
+        FileKind::Css => b"css",
+        FileKind::Js(js::Kind::Classic) => b"js-classic",
+        FileKind::Js(js::Kind::Module) => b"js-module",
+        FileKind::Js(js::Kind::Either) => b"js-either",
+        FileKind::Html => return Outcome::skipped(),
+    };
+    let key: [&[u8]; 2] = [how, &bytes];
+    if let Some(minified) = cache.get(&key) {
+        let outcome = code_outcome(file, bytes.len(), Ok(minified));
+        return Outcome {
+            cached: true,
+            ..outcome
+        };
+    }
     let minified = match kind {
         FileKind::Css => css::minify(text).map_err(|e| (e.line, e.message)),
         FileKind::Js(kind) => js::minify(text, kind).map_err(|e| (Some(e.line), e.message)),
         FileKind::Html => return Outcome::skipped(),
     };
+    let minified = minified.map(String::into_bytes);
+    if let Ok(minified) = &minified {
+        cache.put(&key, minified);
+    }
     code_outcome(file, bytes.len(), minified)
 }
 
@@ -310,7 +377,7 @@ fn minify_code(file: &Found, kind: FileKind) -> Outcome {
 fn code_outcome(
     file: &Found,
     before: usize,
-    minified: Result<String, (Option<usize>, String)>,
+    minified: Result<Vec<u8>, (Option<usize>, String)>,
 ) -> Outcome {
     let warning = |message: String| Warning::new(WarningKind::NotOptimized, message);
     let kept = |warning: Warning| Outcome {
@@ -319,7 +386,7 @@ fn code_outcome(
     };
     match minified {
         Ok(min) if smaller_enough(before, min.len()) => Outcome {
-            bytes: Some(min.into_bytes()),
+            bytes: Some(min),
             ..Outcome::default()
         },
         Ok(min) => {

@@ -275,7 +275,11 @@ pub(super) fn optimize_line(stats: &crate::model::OptimizeStats) -> String {
     if stats.spaces_kept {
         line.push_str(" whitespace kept (a stylesheet keeps spaces outside <pre>);");
     }
-    let _ = write!(line, " {} ms", stats.wall_time_ms);
+    let _ = write!(
+        line,
+        " {} from the cache; {} ms",
+        stats.cached, stats.wall_time_ms
+    );
     line
 }
 
