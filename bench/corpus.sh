@@ -11,7 +11,10 @@
 # prioritize_images`) on the same pages against the LCP element Chromium reports. Per site: the
 # pages checked, those that differed (screenshots in target/corpus/NAME-diff), those unstable,
 # the bytes the optimize stage saved per kind (the build report's `optimize:` line), and the
-# rule's hits, misses and lazy images (any in a first screen fails the run).
+# rule's hits, misses and lazy images (any in a first screen fails the run). Then Lighthouse's
+# first view (its mobile preset, simulated Slow 4G) of the first LH_PAGES pages (default 3;
+# LIGHTHOUSE=0 skips it), edgesite beside nginx (scripts/lib.sh's start_nginx): the score, LCP
+# and issue 34's audits, also in target/corpus/lighthouse.txt.
 #
 #   python       Sphinx, the Python docs' own theme (python3.11-doc)
 #   sphinx       Sphinx, its sphinx13 theme (sphinx-doc)
@@ -30,10 +33,13 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$ROOT/scripts/lib.sh"
 cd "$ROOT"
 PAGES=${PAGES:-12}
+LIGHTHOUSE=${LIGHTHOUSE:-1}
+LH_PAGES=${LH_PAGES:-3}
 SITES=${SITES:-python sphinx gitpython mkdocs literatenav}
 WORK="$ROOT/target/corpus"
-trap 'stop_all_servers' EXIT
+trap 'stop_all_servers; [ -f "$WORK/nginx.pid" ] && kill "$(cat "$WORK/nginx.pid")" 2>/dev/null; true' EXIT
 mkdir -p "$WORK"
+rm -f "$WORK/lighthouse.txt"
 
 declare -A PACKAGE=([python]=python3.11-doc [sphinx]=sphinx-doc [gitpython]=python-git-doc
   [mkdocs]=mkdocs-doc [literatenav]=mkdocs-literate-nav-doc)
@@ -90,6 +96,20 @@ for name in $SITES; do
   lcp=$(python3 bench/lcp_rule.py "http://127.0.0.1:$off" "http://127.0.0.1:$on" "${pages[@]}" \
     2>&1) || failed=1
   grep -E 'LAZY-BAD|not compared' <<<"$lcp" || true
+  # Lighthouse's first view of LH_PAGES pages, edgesite (the defaults) beside nginx, at each
+  # page's clean URL (the one edgesite serves without a redirect; nginx's try_files serves it).
+  if [ "$LIGHTHOUSE" = 1 ]; then
+    nginx_port=$(free_port)
+    start_nginx "$WORK" "$nginx_port" "$site"
+    for page in "${pages[@]:0:$LH_PAGES}"; do
+      clean=${page%.html} && clean=${clean%/index} && clean=${clean:-/}
+      for server in "edgesite=http://127.0.0.1:$on" "nginx=http://127.0.0.1:$nginx_port"; do
+        printf 'lighthouse %-12s %-36s %-9s %s\n' "$name" "$clean" "${server%%=*}" \
+          "$(lighthouse_audits "${server#*=}$clean")"
+      done
+    done | tee -a "$WORK/lighthouse.txt"
+    kill "$(cat "$WORK/nginx.pid")"
+  fi
   stop_server "$name-off"
   stop_server "$name-on"
   summary+=("$name: ${#pages[@]} pages x 2 viewports, $differing views differ, $unstable unstable by themselves; $report; LCP rule: $(tail -n 1 <<<"$lcp")")

@@ -5,8 +5,9 @@
 # of RUNS runs, default 3). Two sites: a generated docs-style site (bench/gensite.py --style
 # docs, PAGES pages, default 200) and the demo (public/, copied as a deploy writes it: its
 # files' modification times are the deploy's, which nginx's Last-Modified carries and a
-# browser's heuristic freshness, RFC 9111 §4.2.2, is computed from). Each served, side by side
-# in one run:
+# browser's heuristic freshness, RFC 9111 §4.2.2, is computed from); pages: the docs site's
+# /docs/page-0001, the demo's /about and /photos (whose LCP is a photo). Each served, side by
+# side in one run:
 #   edgesite           edgesite-native (examples/serve_site, release build: the site compiled
 #                      when it starts, as a build would compile it)
 #   edgesite-off       the same with the first view's work off (scripts/lib.sh's
@@ -100,7 +101,7 @@ sleep 0.5
 echo "== page loads: $RUNS runs per server, presets $PRESETS, $(date -u +%F), $(nproc) cores"
 # shellcheck disable=SC2086
 python3 bench/pageload.py --runs "$RUNS" --presets "$PRESETS" --json "$WORK/pageload.json" \
-  docs /docs/page-0001 $DOCS_SERVERS :: demo /about $DEMO_SERVERS
+  docs /docs/page-0001 $DOCS_SERVERS :: demo /about $DEMO_SERVERS :: photos /photos $DEMO_SERVERS
 
 if [ "$LIGHTHOUSE" = 1 ]; then
   # Lighthouse from npm (offline once installed), pinned for the system's Node 20.
@@ -112,7 +113,8 @@ if [ "$LIGHTHOUSE" = 1 ]; then
     (cd "$LH" && PATH=/usr/bin:$PATH npm install -s --no-audit --no-fund lighthouse@12.2.3 >/dev/null)
   fi
   echo "== Lighthouse, first view (mobile preset, simulated Slow 4G): score, LCP ms | audits"
-  for pair in "docs /docs/page-0001 $DOCS_SERVERS" "demo /about $DEMO_SERVERS"; do
+  for pair in "docs /docs/page-0001 $DOCS_SERVERS" "demo /about $DEMO_SERVERS" \
+    "photos /photos $DEMO_SERVERS"; do
     # shellcheck disable=SC2086
     set -- $pair
     site=$1 page=$2

@@ -271,3 +271,46 @@ first_view_off() { # [config]
   fi
   printf '[optimize]\nhtml = false\ncss = false\njs = false\n'
 }
+
+# nginx 1.22 (Debian; installed when missing) as a common production configuration serves
+# each ROOT on its PORT: gzip on for text types, its default caching (ETag and Last-Modified,
+# no Cache-Control), `try_files $uri $uri.html $uri/` for clean URLs. DIR holds its
+# configuration, pid and error log; `kill "$(cat DIR/nginx.pid)"` stops it.
+start_nginx() { # dir port root [port root]...
+  local dir=$1
+  shift
+  if ! command -v nginx >/dev/null; then
+    echo "[nginx] installing nginx (Debian)"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nginx >/dev/null
+  fi
+  {
+    echo "pid $dir/nginx.pid; error_log $dir/nginx-error.log; daemon on; worker_processes 1;"
+    echo "events {} http { include /etc/nginx/mime.types; access_log off; sendfile on;"
+    echo "  gzip on; gzip_types text/css application/javascript text/javascript image/svg+xml application/json;"
+    while [ $# -ge 2 ]; do
+      echo "  server { listen 127.0.0.1:$1; root $2; index index.html;"
+      echo "    location / { try_files \$uri \$uri.html \$uri/ =404; } error_page 404 /404.html; }"
+      shift 2
+    done
+    echo "}"
+  } >"$dir/nginx.conf"
+  nginx -c "$dir/nginx.conf"
+  sleep 0.5
+}
+
+# Lighthouse's first view of URL (mobile preset, simulated Slow 4G; from npm, offline once
+# installed, pinned for the system's Node 20) as bench/lighthouse_audits.py's line: the
+# performance score, LCP in ms, and issue 34's audits; "failed" if it fails.
+lighthouse_audits() { # url
+  local lh="$ROOT/target/tools/lighthouse"
+  if [ ! -x "$lh/node_modules/.bin/lighthouse" ]; then
+    echo "[lighthouse] installing lighthouse 12.2.3 (npm)" >&2
+    # A package.json of its own, so that npm does not walk up to the project's.
+    mkdir -p "$lh" && echo '{"private": true}' >"$lh/package.json"
+    (cd "$lh" && PATH=/usr/bin:$PATH npm install -s --no-audit --no-fund lighthouse@12.2.3 >/dev/null)
+  fi
+  PATH=/usr/bin:$PATH "$lh/node_modules/.bin/lighthouse" "$1" --quiet \
+    --only-categories=performance --output=json --output-path=stdout \
+    --chrome-flags="--headless=new --no-sandbox --disable-gpu" 2>/dev/null |
+    python3 "$ROOT/bench/lighthouse_audits.py" || echo "failed"
+}

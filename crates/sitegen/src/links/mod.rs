@@ -18,8 +18,9 @@
 //!    ([`priority`]).
 //! 4. **Preload** ([`preload`](mod@preload)): each page's render-blocking stylesheets, synchronous head
 //!    scripts and preloaded fonts become one `Link` field (RFC 8288) of `rel=preload` hints,
-//!    with the likely LCP image and what those stylesheets make a browser fetch late ([`sheet`]): their `@import`s, the
-//!    fonts of the body text and headings, the page's background image.
+//!    with the likely LCP image and what those stylesheets make a browser fetch late
+//!    ([`sheet`]): their `@import`s, the fonts of the body text and headings, the page's
+//!    background image.
 //! 5. **Navigate** ([`rewrite`]): a link to a page that the site reaches only through permanent
 //!    redirects (a clean URL's or a folder's canonical 308, a `_redirects` 301) names the page's
 //!    URL instead: a click costs no redirect, and the speculation rules (which name pages)

@@ -20,8 +20,8 @@
 //!   390x844 phone's; images at most 800 and 358 pixels wide), is more than [`LAZY_SCREENS`]
 //!   screens down on both, and that has `width` and `height` (its box is kept while it loads:
 //!   no shift when it arrives). Never the likely LCP image, never one with the author's
-//!   `loading`. Chromium still fetches a lazy image 1,250 to 2,500 pixels before it scrolls
-//!   into view.
+//!   `loading` or `fetchpriority`. Chromium still fetches a lazy image 1,250 to 2,500 pixels
+//!   before it scrolls into view.
 //!
 //! Text in `<nav>`, `<aside>`, `<details>`, hidden elements and the like is not counted
 //! ([`super::html::Image::text_before`]): a sidebar before the content is beside it, not above.
@@ -161,6 +161,7 @@ pub(crate) fn plan(images: &[html::Image], shown: &[Option<(f64, f64)>]) -> Plan
             && top_phone > LAZY_SCREENS * 844.0
             && plan.hero != Some(i)
             && !image.loading
+            && !image.fetchpriority
             && image.width.is_some()
             && image.height.is_some();
         if lazy {
@@ -308,10 +309,13 @@ mod tests {
         let mut images: Vec<_> = (0..8).map(|_| image(0, Some(800), Some(1000))).collect();
         images.push(image(0, Some(600), Some(400)));
         assert_eq!(plan_of(&images).lazy, [8]);
-        // The author's `loading` stands.
+        // The author's `loading` and `fetchpriority` stand.
         let mut eager = image(20_000, Some(600), Some(400));
         eager.loading = true;
         assert!(plan_of(&[eager]).lazy.is_empty());
+        let mut urgent = image(20_000, Some(600), Some(400));
+        urgent.fetchpriority = true;
+        assert!(plan_of(&[urgent]).lazy.is_empty());
     }
 
     #[test]
