@@ -38,10 +38,6 @@ WORK="$ROOT/target/pageload"
 trap 'stop_all_servers; [ -f "$WORK/nginx.pid" ] && kill "$(cat "$WORK/nginx.pid")" 2>/dev/null; true' EXIT
 rm -rf "$WORK" && mkdir -p "$WORK"
 
-if ! command -v nginx >/dev/null; then
-  echo "[pageload] installing nginx (Debian)"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nginx >/dev/null
-fi
 cargo build -q --release -p edgesite-native --example serve_site
 python3 bench/gensite.py "$WORK/docs" --pages "$PAGES" --page-kb 20 --images 40 --image-kb 20 \
   --style docs >/dev/null
@@ -50,21 +46,6 @@ printf '[links]\nspeculation = "prerender"\n' >"$WORK/prerender.toml"
 # The first view's work off (issue 34, scripts/lib.sh's first_view_off); the rest of
 # edgesite.toml as it is.
 first_view_off edgesite.toml >"$WORK/off.toml"
-
-# nginx for every site at once: one server block per port.
-nginx_conf() { # port root [port root]...
-  {
-    echo "pid $WORK/nginx.pid; error_log $WORK/nginx-error.log; daemon on; worker_processes 1;"
-    echo "events {} http { include /etc/nginx/mime.types; access_log off; sendfile on;"
-    echo "  gzip on; gzip_types text/css application/javascript text/javascript image/svg+xml application/json;"
-    while [ $# -ge 2 ]; do
-      echo "  server { listen 127.0.0.1:$1; root $2; index index.html;"
-      echo "    location / { try_files \$uri \$uri.html \$uri/ =404; } error_page 404 /404.html; }"
-      shift 2
-    done
-    echo "}"
-  } >"$WORK/nginx.conf"
-}
 
 # The servers of one site, started; LAST_SERVERS: their NAME=BASE_URL words for pageload.py.
 NGINX_SITES=""
@@ -93,10 +74,9 @@ DOCS_SERVERS=$LAST_SERVERS
 cp -r "$ROOT/public" "$WORK/demo"
 serve demo "$WORK/demo"
 DEMO_SERVERS=$LAST_SERVERS
+# nginx for every site at once: one server block per port.
 # shellcheck disable=SC2086
-nginx_conf $NGINX_SITES
-nginx -c "$WORK/nginx.conf"
-sleep 0.5
+start_nginx "$WORK" $NGINX_SITES
 
 echo "== page loads: $RUNS runs per server, presets $PRESETS, $(date -u +%F), $(nproc) cores"
 # shellcheck disable=SC2086
@@ -104,14 +84,6 @@ python3 bench/pageload.py --runs "$RUNS" --presets "$PRESETS" --json "$WORK/page
   docs /docs/page-0001 $DOCS_SERVERS :: demo /about $DEMO_SERVERS :: photos /photos $DEMO_SERVERS
 
 if [ "$LIGHTHOUSE" = 1 ]; then
-  # Lighthouse from npm (offline once installed), pinned for the system's Node 20.
-  LH="$ROOT/target/tools/lighthouse"
-  if [ ! -x "$LH/node_modules/.bin/lighthouse" ]; then
-    echo "[pageload] installing lighthouse 12.2.3 (npm)"
-    # A package.json of its own, so that npm does not walk up to the project's.
-    mkdir -p "$LH" && echo '{"private": true}' >"$LH/package.json"
-    (cd "$LH" && PATH=/usr/bin:$PATH npm install -s --no-audit --no-fund lighthouse@12.2.3 >/dev/null)
-  fi
   echo "== Lighthouse, first view (mobile preset, simulated Slow 4G): score, LCP ms | audits"
   for pair in "docs /docs/page-0001 $DOCS_SERVERS" "demo /about $DEMO_SERVERS" \
     "photos /photos $DEMO_SERVERS"; do
@@ -121,11 +93,7 @@ if [ "$LIGHTHOUSE" = 1 ]; then
     shift 2
     for server in "$@"; do
       name=${server%%=*} base=${server#*=}
-      score=$(PATH=/usr/bin:$PATH "$LH/node_modules/.bin/lighthouse" "$base$page" --quiet \
-        --only-categories=performance --output=json --output-path=stdout \
-        --chrome-flags="--headless=new --no-sandbox --disable-gpu" 2>/dev/null |
-        python3 bench/lighthouse_audits.py || echo "failed")
-      printf '%-6s %-18s %s\n' "$site" "$name" "$score"
+      printf '%-6s %-18s %s\n' "$site" "$name" "$(lighthouse_audits "$base$page")"
     done
   done
 fi
