@@ -12,9 +12,10 @@
 # pages checked, those that differed (screenshots in target/corpus/NAME-diff), those unstable,
 # the bytes the optimize stage saved per kind (the build report's `optimize:` line), and the
 # rule's hits, misses and lazy images (any in a first screen fails the run). Then Lighthouse's
-# first view (its mobile preset, simulated Slow 4G) of the first LH_PAGES pages (default 3;
-# LIGHTHOUSE=0 skips it), edgesite beside nginx (scripts/lib.sh's start_nginx): the score, LCP
-# and issue 34's audits, also in target/corpus/lighthouse.txt.
+# first view (its mobile preset, simulated Slow 4G; the median of LH_RUNS runs, default 3) of
+# the first LH_PAGES pages (default 3; LIGHTHOUSE=0 skips it), edgesite beside nginx
+# (scripts/lib.sh's start_nginx): the score, LCP and issue 34's audits, also in
+# target/corpus/lighthouse.txt.
 #
 #   python       Sphinx, the Python docs' own theme (python3.11-doc)
 #   sphinx       Sphinx, its sphinx13 theme (sphinx-doc)

@@ -20,7 +20,8 @@
 #                      Cache-Control), `try_files $uri $uri.html $uri/` for clean URLs
 #   js-worker          the JS in-memory Worker under bare workerd (bench/workers/generate.mjs:
 #                      brotli, strong ETags, no Cache-Control)
-# Then Lighthouse's performance score for the first view of each, with its audits of issue 34
+# Then Lighthouse's performance score for the first view of each (the median of LH_RUNS runs,
+# default 3), with its audits of issue 34
 # (bench/lighthouse_audits.py; LIGHTHOUSE=0 skips it).
 # Figures: docs/benchmarks.md ("Page loads").
 set -euo pipefail

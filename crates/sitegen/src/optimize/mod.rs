@@ -6,7 +6,7 @@
 //! Per kind, one well-kept minifier of the field ([`css`]: lightningcss; [`js`]: oxc) and the
 //! HTML rules of [`html`], each behind the bounds of [`guard`]. A file is served as written
 //! when `[optimize] exclude` names it, when it looks minified already (`.min.` in its name,
-//! long lines, a source map comment, a name with its hash), when any page loads it with
+//! long lines, a name with its hash), when any page loads it with
 //! `integrity` (every page is surveyed for that, minified or not), when it is not UTF-8, when
 //! a framework hydrates it (a page), when its minifier cannot read it or it is past the
 //! bounds (a warning with file and line), or when minifying saves less than
@@ -414,11 +414,13 @@ fn smaller_enough(before: usize, after: usize) -> bool {
     after < before && (before - after) * 100 >= before * MIN_SAVING_PERCENT
 }
 
-/// A stylesheet or script a tool made: `.min.` in its name, a source map comment (a build
-/// tool's output, whose map would no longer match), or long lines.
+/// A stylesheet or script a tool minified: `.min.` in its name, or long lines. A source map
+/// comment alone is not that: a bundler's unminified output carries one too (Debian's
+/// `underscore.js`, 68 KB that Lighthouse flags as unminified); minified, the file loses the
+/// comment with the others (its map named positions in the unminified text).
 fn looks_minified(path: &str, text: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
-    if name.contains(".min.") || text.contains("sourceMappingURL=") {
+    if name.contains(".min.") {
         return true;
     }
     let lines = text.lines().count().max(1);
