@@ -198,10 +198,9 @@ pub(crate) fn pass(
     if links.size_images {
         size_images(found, &scanned, images, &mut outcome);
     }
-    let image_hints = if links.prioritize_images {
-        prioritise_images(&scanned, images, &mut hashes, &mut outcome)
-    } else {
-        HashMap::new()
+    let image_hints = match links.prioritize_images {
+        true => prioritise_images(&scanned, images, &mut hashes, &mut outcome),
+        false => HashMap::new(),
     };
     if links.preload {
         let styles = Styles::new(found, &scanned, &urls, &outcome.rewrites);
@@ -212,12 +211,8 @@ pub(crate) fn pass(
                 preload(file, &mut hashes, &outcome.rewrites, &styles, inline, image);
         }
     }
-    outcome.stats.preload_hints = outcome
-        .preload
-        .iter()
-        .flatten()
-        .map(|v| v.split(", <").count())
-        .sum();
+    let hints = outcome.preload.iter().flatten();
+    outcome.stats.preload_hints = hints.map(|v| v.split(", <").count()).sum();
     outcome.stats.wall_time_ms = started.elapsed().as_millis() as u64;
     Ok(outcome)
 }

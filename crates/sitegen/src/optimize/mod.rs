@@ -265,17 +265,7 @@ fn minify_page(
         return Outcome::skipped();
     };
     let text = String::from_utf8_lossy(&bytes);
-    let key: [&[u8]; 2] = [b"survey", &bytes];
-    let survey = match cache.get(&key).and_then(|b| cached::survey_of(&b)) {
-        Some(survey) => survey,
-        None => {
-            let survey = html::survey(&text);
-            if let Some(entry) = cached::survey_bytes(&survey) {
-                cache.put(&key, &entry);
-            }
-            survey
-        }
-    };
+    let survey = survey(&bytes, &text, cache);
     let mut outcome = Outcome {
         skipped: true,
         integrity: survey.integrity,
@@ -294,6 +284,25 @@ fn minify_page(
         js: config.js && !csp,
     };
     outcome.skipped = false;
+    let Some((minified, warnings, cached)) = minified_page(file, (&bytes, &text), allowed, cache)
+    else {
+        return outcome;
+    };
+    (outcome.warnings, outcome.cached) = (warnings, cached);
+    outcome.bytes = smaller_enough(bytes.len(), minified.len()).then_some(minified);
+    outcome
+}
+
+/// A page minified as `allowed` ([`html::minify`]): its bytes, a warning for each `<style>` or
+/// `<script>` kept as written, and whether the bytes came from the cache (which keeps a page
+/// only when it had no such warning, so that they are said each build); `None` if its
+/// tokenizer gave up.
+fn minified_page(
+    file: &Found,
+    (bytes, text): (&[u8], &str),
+    allowed: html::Allowed,
+    cache: &Cache,
+) -> Option<(Vec<u8>, Vec<Warning>, bool)> {
     let how = [
         allowed.whitespace,
         allowed.comments,
@@ -301,35 +310,36 @@ fn minify_page(
         allowed.js,
     ]
     .map(u8::from);
-    let key: [&[u8]; 3] = [b"html", &how, &bytes];
-    let minified = match cache.get(&key) {
-        Some(minified) => {
-            outcome.cached = true;
-            minified
-        }
-        None => {
-            let Ok(minified) = html::minify(&text, allowed) else {
-                return outcome;
-            };
-            // A page with a `<style>` or `<script>` kept as written is made again each build,
-            // and its warnings said each time.
-            if minified.kept.is_empty() {
-                cache.put(&key, &minified.bytes);
-            }
-            let warnings = minified.kept.iter().map(|kept| {
-                let message = format!(
-                    "this <{}> kept as written (the minifier cannot read it: {})",
-                    kept.element, kept.message
-                );
-                let warning = Warning::new(WarningKind::NotOptimized, message);
-                warning.in_file(&file.source).at_line(kept.line)
-            });
-            outcome.warnings = warnings.collect();
-            minified.bytes
-        }
-    };
-    outcome.bytes = smaller_enough(bytes.len(), minified.len()).then_some(minified);
-    outcome
+    let key: [&[u8]; 3] = [b"html", &how, bytes];
+    if let Some(minified) = cache.get(&key) {
+        return Some((minified, Vec::new(), true));
+    }
+    let minified = html::minify(text, allowed).ok()?;
+    if minified.kept.is_empty() {
+        cache.put(&key, &minified.bytes);
+    }
+    let warnings = minified.kept.iter().map(|kept| {
+        let message = format!(
+            "this <{}> kept as written (the minifier cannot read it: {})",
+            kept.element, kept.message
+        );
+        let warning = Warning::new(WarningKind::NotOptimized, message);
+        warning.in_file(&file.source).at_line(kept.line)
+    });
+    Some((minified.bytes, warnings.collect(), false))
+}
+
+/// A page's survey ([`html::survey`]), from the cache when it holds it.
+fn survey(bytes: &[u8], text: &str, cache: &Cache) -> html::Survey {
+    let key: [&[u8]; 2] = [b"survey", bytes];
+    if let Some(survey) = cache.get(&key).and_then(|b| cached::survey_of(&b)) {
+        return survey;
+    }
+    let survey = html::survey(text);
+    if let Some(entry) = cached::survey_bytes(&survey) {
+        cache.put(&key, &entry);
+    }
+    survey
 }
 
 /// One stylesheet or script minified (or its minified bytes from the cache).
