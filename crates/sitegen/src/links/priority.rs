@@ -28,9 +28,9 @@
 
 use super::preload::served_url;
 use super::rewrite::Hashes;
+use super::sizes::file_size;
 use super::{html, Rewrite, Scanned};
 use crate::images::Images;
-use crate::resolve::Resolved;
 use std::ops::Range;
 
 /// The least width, in CSS pixels, of an image that may be the LCP.
@@ -180,13 +180,8 @@ pub(crate) fn plan(images: &[html::Image], shown: &[Option<(f64, f64)>]) -> Plan
 /// The pixel size of the file an image of `page` shows (`was`: as the page was scanned, whose
 /// references were resolved).
 fn intrinsic(page: &Scanned, was: &html::Image, images: &Images) -> Option<(u32, u32)> {
-    match page.resolved.get(was.reference?)? {
-        Some((_, Resolved::File { index, .. })) => {
-            let (w, h) = images.of(*index)?.report.dimensions;
-            (w > 0 && h > 0).then_some((w, h))
-        }
-        _ => None,
-    }
+    let (_, resolved) = page.resolved.get(was.reference?)?.as_ref()?;
+    file_size(images, resolved)
 }
 
 /// An image's size as shown without CSS: its `width` and `height`, one of them and its file's

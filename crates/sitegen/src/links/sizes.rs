@@ -54,15 +54,11 @@ pub(super) fn size_all(
             .map(|image| match page.resolved.get(image.reference?)? {
                 Some((
                     _,
-                    Resolved::File {
-                        index,
+                    file @ Resolved::File {
                         redirected_to: None,
                         ..
                     },
-                )) => {
-                    let (w, h) = images.of(*index)?.report.dimensions;
-                    (w > 0 && h > 0).then_some((w, h))
-                }
+                )) => file_size(images, file),
                 _ => None,
             })
             .collect();
@@ -88,6 +84,16 @@ pub(super) fn size_all(
         })
     });
     sized.into_iter().flatten().collect()
+}
+
+/// The pixel size of the site's image a reference leads to, as the image stage read it (EXIF
+/// orientation applied).
+pub(super) fn file_size(images: &Images, resolved: &Resolved) -> Option<(u32, u32)> {
+    let Resolved::File { index, .. } = resolved else {
+        return None;
+    };
+    let (w, h) = images.of(*index)?.report.dimensions;
+    (w > 0 && h > 0).then_some((w, h))
 }
 
 /// Whether the attributes cannot change how `page`'s images are laid out: no CSS that may style
