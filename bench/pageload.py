@@ -16,7 +16,8 @@ from a new tab with an empty HTTP cache:
   the prefetch takes and at most DWELL seconds (the same dwell for every server), then clicks.
 
 Each view records LCP (the last `largest-contentful-paint` entry, from the navigation's start:
-for the navigation, the click), the load event (`loadEventEnd`), and the requests that reached
+for the navigation, the click), CLS (web-vitals' definition, up to the moment of reading: the
+load event and 0.6 s more), the load event (`loadEventEnd`), and the requests that reached
 the network and their bytes (DevTools `encodedDataLength`). Prints the medians, and the ratios of
 the first server to each other one, measured side by side in one run.
 """
@@ -47,6 +48,23 @@ window.__lcp = 0;
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) window.__lcp = entry.startTime;
 }).observe({type: 'largest-contentful-paint', buffered: true});
+// CLS as web-vitals counts it: layout shifts not caused by input, in session windows (shifts
+// less than 1 s apart, a window at most 5 s long); the largest window's sum.
+window.__cls = 0;
+let windowSum = 0, windowFirst = 0, windowLast = 0;
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    if (entry.hadRecentInput) continue;
+    if (windowSum && entry.startTime - windowLast < 1000 && entry.startTime - windowFirst < 5000) {
+      windowSum += entry.value;
+    } else {
+      windowSum = entry.value;
+      windowFirst = entry.startTime;
+    }
+    windowLast = entry.startTime;
+    window.__cls = Math.max(window.__cls, windowSum);
+  }
+}).observe({type: 'layout-shift', buffered: true});
 """
 # A prerendered page's times start when it was prerendered: what the visitor waited for starts
 # at its activation (the click), as web-vitals counts it.
@@ -54,7 +72,7 @@ READ = """
 const n = performance.getEntriesByType('navigation')[0];
 const from = (n && n.activationStart) || 0;
 const since = (t) => t ? Math.max(0, t - from) : null;
-return {lcp: since(window.__lcp), load: n ? since(n.loadEventEnd) : null,
+return {lcp: since(window.__lcp), cls: window.__cls || 0, load: n ? since(n.loadEventEnd) : null,
         delivery: n ? n.deliveryType : null, activated: from > 0};
 """
 
@@ -164,16 +182,19 @@ def report(site, preset, results):
     """The medians, and the first server's ratios against each other one."""
     names = list(results)
     print(f"\n{site}, {preset}: medians of {len(results[names[0]])} runs")
-    print(f"{'server':24} {'view':10} {'LCP ms':>8} {'load ms':>8} {'requests':>8} {'bytes':>9}")
+    print(f"{'server':24} {'view':10} {'LCP ms':>8} {'CLS':>6} {'load ms':>8} {'requests':>8} "
+          f"{'bytes':>9}")
     table = {}
     for name in names:
         for kind in ("first", "repeat", "navigation"):
-            row = {k: median(results[name], kind, k) for k in ("lcp", "load", "requests", "bytes")}
+            row = {k: median(results[name], kind, k)
+                   for k in ("lcp", "cls", "load", "requests", "bytes")}
             table[(name, kind)] = row
             cells = [f"{row[k]:8.0f}" if row[k] is not None else f"{'-':>8}"
                      for k in ("lcp", "load", "requests")]
+            cls = f"{row['cls']:6.3f}" if row["cls"] is not None else f"{'-':>6}"
             size = f"{row['bytes']:9.0f}" if row["bytes"] is not None else f"{'-':>9}"
-            print(f"{name:24} {kind:10} {' '.join(cells)} {size}")
+            print(f"{name:24} {kind:10} {cells[0]} {cls} {' '.join(cells[1:])} {size}")
     ours = names[0]
     for other in names[1:]:
         ratios = []
@@ -234,14 +255,16 @@ def markdown(everything):
         for kind in ("first", "repeat", "navigation"):
             rows = [e for e in everything if e["site"] == site]
             names = list(rows[0]["runs"])
-            print(f"\n{site}, {kind} view: LCP ms / load ms / requests / bytes (medians)\n")
+            print(f"\n{site}, {kind} view: LCP ms / CLS / load ms / requests / bytes (medians)\n")
             print("| server | " + " | ".join(r["preset"] for r in rows) + " |")
             print("| --- |" + " --- |" * len(rows))
             for name in names:
                 cells = []
                 for r in rows:
                     m = r["medians"][f"{name}/{kind}"]
-                    cells.append(" / ".join(cell(m[k]) for k in ("lcp", "load", "requests", "bytes")))
+                    cells.append(" / ".join(
+                        f"{m['cls']:.3f}" if k == "cls" and m[k] is not None else cell(m[k])
+                        for k in ("lcp", "cls", "load", "requests", "bytes")))
                 print(f"| {name} | " + " | ".join(cells) + " |")
 
 
