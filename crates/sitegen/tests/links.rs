@@ -662,8 +662,10 @@ const PNG_3X2: [u8; 73] = [
 ];
 
 /// Issue 34, item 2: an `<img>` of the site's without `width` and `height` gets the image's
-/// size, so the browser reserves its box; never where CSS could then squeeze it (a width
-/// without `img { height: auto }`), nor an image with a size, a `srcset`, or in a `<picture>`.
+/// size (a PNG's, an SVG's in pixels), so the browser reserves its box; with `height:auto` (or
+/// `width:auto`) in its style where CSS that may apply sets only its width (or height); never
+/// where CSS may set both, nor on a page with a stylesheet the build cannot read, nor an image
+/// with a size, a `srcset`, or in a `<picture>`.
 #[test]
 fn unsized_images_get_their_size_where_css_cannot_squeeze_them() {
     let dir = tempfile::tempdir().unwrap();
@@ -674,43 +676,65 @@ fn unsized_images_get_their_size_where_css_cannot_squeeze_them() {
         )
     };
     write("img/a.png", &PNG_3X2);
+    write(
+        "img/logo.svg",
+        b"<?xml version=\"1.0\"?>\n<svg width=\"16\" height=\"16px\" viewBox=\"0 0 16 16\" \
+          xmlns=\"http://www.w3.org/2000/svg\"><rect width=\"8\" height=\"8\"/></svg>",
+    );
+    write(
+        "img/fluid.svg",
+        b"<svg width=\"100%\" viewBox=\"0 0 4 4\" xmlns=\"http://www.w3.org/2000/svg\"></svg>",
+    );
     let images = "<img src=\"/img/a.png\" alt=a>\n<img src=\"/img/a.png\" width=\"10\">\n\
                   <img src=\"/img/a.png\" srcset=\"/img/a.png 2x\">\n\
                   <picture><source srcset=\"/img/a.png\"><img src=\"/img/a.png\"></picture>\n\
                   <IMG SRC=/img/a.png />";
     write("index.html", page("", images).as_bytes());
-    write(
-        "wide.html",
-        page(
-            "<link rel=stylesheet href=/css/wide.css>",
-            "<img src=\"/img/a.png\">",
-        )
-        .as_bytes(),
-    );
-    write(
-        "auto.html",
-        page(
-            "<link rel=stylesheet href=/css/auto.css>",
-            "<img src=\"/img/a.png\">",
-        )
-        .as_bytes(),
-    );
+    for (name, css) in [
+        ("wide", "wide.css"),
+        ("auto", "auto.css"),
+        ("max", "max.css"),
+    ] {
+        let body = "<img src=\"/img/a.png\">\n<img class=\"tall\" src=\"/img/a.png\">\n\
+                    <img src=\"/img/logo.svg\" style=\"vertical-align: middle\">\n\
+                    <img src=\"/img/fluid.svg\">";
+        let head = format!("<link rel=stylesheet href=/css/{css}>");
+        write(&format!("{name}.html"), page(&head, body).as_bytes());
+    }
     write(
         "styled.html",
         page(
-            "",
-            "<div style=\"width: 10px\"><img src=\"/img/a.png\"></div>",
+            "<style>.hero { height: 10em }</style>",
+            "<div style=\"width: 10px\"><img class=hero src=\"/img/a.png\"></div>",
         )
         .as_bytes(),
     );
-    write("css/wide.css", b"main { max-width: 40em }\n");
+    write(
+        "elsewhere.html",
+        page(
+            "<link rel=stylesheet href=https://cdn.example/site.css>",
+            "<img src=\"/img/a.png\">",
+        )
+        .as_bytes(),
+    );
+    // `main`'s width cannot reach an image; `.tall`'s height is one.
+    write(
+        "css/wide.css",
+        b"main { max-width: 40em }\n.tall { height: 5em }\n",
+    );
     write(
         "css/auto.css",
         b"main { max-width: 40em }\nimg { max-width: 100%; height: auto }\n",
     );
+    write(
+        "css/max.css",
+        b"@media (min-width: 30em) { img { max-width: 100% } }\n.tall { height: 5em }\n",
+    );
     let m = compile(dir.path(), &options()).unwrap();
     let v = v(&m, "/img/a.png");
     let src = format!("/img/a.png?v={v}");
+    let logo = format!("/img/logo.svg?v={}", self::v(&m, "/img/logo.svg"));
+    let fluid = format!("/img/fluid.svg?v={}", self::v(&m, "/img/fluid.svg"));
     assert_eq!(
         served(&m, "/index.html"),
         page(
@@ -723,18 +747,60 @@ fn unsized_images_get_their_size_where_css_cannot_squeeze_them() {
             )
         )
     );
-    assert!(
-        served(&m, "/auto.html").contains(&format!("<img src=\"{src}\" width=\"3\" height=\"2\">"))
+    let body = |sized: [&str; 3]| {
+        format!(
+            "<img src=\"{src}\"{}>\n<img class=\"tall\" src=\"{src}\"{}>\n\
+             <img src=\"{logo}\" style=\"vertical-align: middle{}>\n<img src=\"{fluid}\">",
+            sized[0], sized[1], sized[2]
+        )
+    };
+    let in_body = |path: &str| {
+        let text = served(&m, path);
+        text[text.find("<body>").unwrap() + 6..text.find("</body>").unwrap()].to_string()
+    };
+    assert_eq!(
+        in_body("/wide.html"),
+        body([
+            " width=\"3\" height=\"2\"",
+            " width=\"3\" height=\"2\" style=\"width:auto\"",
+            "\" width=\"16\" height=\"16\"",
+        ])
     );
-    for path in ["/wide.html", "/styled.html"] {
-        assert!(!served(&m, path).contains("height="), "{path}");
-    }
-    assert_eq!(m.stats.links.sized_images, 3);
+    // `img { height: auto }` applies to every image: the attributes alone keep the ratio; a
+    // width and a height (`.tall` in a stylesheet with `img { max-width }`) leave the image.
+    assert_eq!(
+        in_body("/auto.html"),
+        body([
+            " width=\"3\" height=\"2\"",
+            " width=\"3\" height=\"2\"",
+            "\" width=\"16\" height=\"16\"",
+        ])
+    );
+    assert_eq!(
+        in_body("/max.html"),
+        body([
+            " width=\"3\" height=\"2\" style=\"height:auto\"",
+            "",
+            ";height:auto\" width=\"16\" height=\"16\"",
+        ])
+    );
+    assert!(in_body("/styled.html").contains(&format!(
+        "<img class=hero src=\"{src}\" width=\"3\" height=\"2\" style=\"width:auto\">"
+    )));
+    assert!(!served(&m, "/elsewhere.html").contains("height="));
+    assert_eq!(m.stats.links.sized_images, 2 + 3 + 3 + 2 + 1);
     let mut off = options();
     off.config.links.size_images = false;
     let m = compile(dir.path(), &off).unwrap();
     assert_eq!(m.stats.links.sized_images, 0);
     assert!(!served(&m, "/index.html").contains("height="));
+    // A Content-Security-Policy may forbid `style` attributes: only the images that need none.
+    let mut with_csp = options();
+    with_csp.config.headers.content_security_policy = "default-src 'self'".into();
+    let m = compile(dir.path(), &with_csp).unwrap();
+    assert!(!served(&m, "/max.html").contains("height="));
+    assert!(!served(&m, "/wide.html").contains("style=\"width:auto\""));
+    assert_eq!(m.stats.links.sized_images, 2 + 2 + 3);
 }
 
 /// A grey PNG of `width` x `height` pixels.

@@ -5,8 +5,8 @@ use super::key::{first_invalid_glob, Key};
 use serde::Deserialize;
 
 /// `[optimize]`: minification of the site's HTML, CSS and JavaScript at build, each kind on or
-/// off. Every default is on: the visual check over the corpus (docs/first-view.md) found no
-/// page that looked or read otherwise with all three on.
+/// off. Every default is on: the visual check over the corpus (docs/benchmarks.md, "The
+/// corpus") found no page that looked or read otherwise with all three on.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct OptimizeConfig {

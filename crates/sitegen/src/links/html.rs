@@ -2,7 +2,9 @@
 //! value's exact byte span in the source): the attributes that load a subresource, those that
 //! navigate, `<base href>`, and the CSS in `<style>` elements and `style` attributes.
 
+use super::boxes::{BoxRule, Names, Sets};
 use super::css;
+use super::sheet;
 use super::url::srcset;
 use super::{Hint, Ref, Role};
 use lol_html::doc_text;
@@ -24,8 +26,8 @@ pub(crate) struct Page {
     pub style_links: Vec<StyleLink>,
     /// The `<img>` elements, in document order.
     pub images: Vec<Image>,
-    /// Whether CSS in the page itself (a `<style>` element, a `style` attribute) sets a width.
-    pub styles_width: bool,
+    /// The rules of its `<style>` elements that may set an `<img>`'s box.
+    pub box_rules: Vec<BoxRule>,
 }
 
 /// An `<img>`: where its start tag is, the reference its `src` made (an index in
@@ -51,6 +53,11 @@ pub(crate) struct Image {
     pub hidden: bool,
     /// In a `<picture>` (its sources may be another file, of another shape).
     pub in_picture: bool,
+    /// Its id and classes, and what its `style` attribute sets of its box.
+    pub names: Names,
+    pub own: Sets,
+    /// It has a `style` attribute: where its value ends in the source (`None`: no value).
+    pub style_end: Option<Option<usize>>,
     /// Characters of the page's text before it, each run of whitespace one, not counting
     /// text that is not laid out above it: in `<nav>`, `<aside>`, `<details>`, `<select>`,
     /// `<template>`, `hidden` elements and navigation, complementary and menu roles.
@@ -184,7 +191,6 @@ fn element_refs(el: &mut Element<'_, '_>, scan: &mut Scan) {
         _ => {}
     }
     if let Some((span, raw)) = value_of(el, "style") {
-        scan.page.styles_width |= raw.to_ascii_lowercase().contains("width");
         css_refs(span.start, &raw, &mut scan.page.refs, true);
     }
 }
@@ -212,6 +218,8 @@ fn img_refs(el: &Element<'_, '_>, scan: &mut Scan, integrity: bool) {
         digits.parse().ok()
     };
     let decoded = |name: &str| el.get_attribute(name).map(|v| decode_entities(&v));
+    let style = decoded("style").map(|text| sheet::style_attribute(&text));
+    let own = style.iter().flatten();
     scan.page.images.push(Image {
         tag: el.source_location().bytes(),
         reference: (scan.page.refs.len() > reference).then_some(reference),
@@ -225,6 +233,14 @@ fn img_refs(el: &Element<'_, '_>, scan: &mut Scan, integrity: bool) {
         fetchpriority: el.has_attribute("fetchpriority"),
         hidden: el.has_attribute("hidden"),
         in_picture: scan.pictures.get() > 0,
+        names: Names::of(
+            decoded("id").as_deref().map(str::trim),
+            decoded("class").as_deref(),
+        ),
+        own: super::boxes::sets(own.map(|(name, value)| (name.as_str(), value.as_str()))),
+        style_end: el
+            .has_attribute("style")
+            .then(|| value_of(el, "style").map(|(span, _)| span.end)),
         text_before: scan.text,
     });
     srcset_refs(el, &mut scan.page.refs);
@@ -451,7 +467,7 @@ fn style_text(chunk: &mut TextChunk<'_>, scan: &mut Scan) {
 
 fn flush_style(scan: &mut Scan) {
     if let Some((at, text)) = scan.style.take() {
-        scan.page.styles_width |= text.to_ascii_lowercase().contains("width");
+        scan.page.box_rules.extend(sheet::read(&text).boxes);
         css_refs(at, &text, &mut scan.page.refs, false);
     }
 }
@@ -512,25 +528,44 @@ fn push(
 /// of the start tag at its span (the edits in document order); `None` if a span is not a
 /// start tag of the page.
 pub(crate) fn with_attributes(page: &str, edits: &[(Range<usize>, String)]) -> Option<String> {
-    let extra: usize = edits.iter().map(|(_, text)| text.len() + 1).sum();
+    let inserts: Option<Vec<(usize, String)>> = edits
+        .iter()
+        .map(|(tag, text)| attributes_end(page, tag).map(|end| (end, text.clone())))
+        .collect();
+    with_inserted(page, &inserts?)
+}
+
+/// Where attributes can be added to the start tag at `tag`: before the `>` that ends it, or
+/// the `/>` of a self-closing one (`/` after a space or a quote: in `src=a.png/>` it is the
+/// value's last character). `None` if `tag` is not a start tag of the page.
+pub(crate) fn attributes_end(page: &str, tag: &Range<usize>) -> Option<usize> {
+    let source = page.get(tag.clone())?;
+    if !source.starts_with('<') || !source.ends_with('>') {
+        return None;
+    }
+    let self_closing = source.strip_suffix("/>").is_some_and(|rest| {
+        rest.ends_with(|c: char| c.is_ascii_whitespace() || c == '"' || c == '\'')
+    });
+    Some(tag.end - if self_closing { 2 } else { 1 })
+}
+
+/// `page` with each text inserted at its position (the positions in ascending order), a text
+/// that starts a name (an attribute) after a space; `None` if a position is out of order or
+/// not in the page.
+pub(crate) fn with_inserted(page: &str, inserts: &[(usize, String)]) -> Option<String> {
+    let extra: usize = inserts.iter().map(|(_, text)| text.len() + 1).sum();
     let (mut out, mut at) = (String::with_capacity(page.len() + extra), 0);
-    for (tag, text) in edits {
-        let source = page.get(tag.clone())?;
-        if !source.starts_with('<') || !source.ends_with('>') || tag.start < at {
+    for (position, text) in inserts {
+        if *position < at {
             return None;
         }
-        // Before the `>` that ends the start tag, or the `/>` of a self-closing one (`/` after
-        // a space or a quote: in `src=a.png/>` it is the value's last character).
-        let self_closing = source.strip_suffix("/>").is_some_and(|rest| {
-            rest.ends_with(|c: char| c.is_ascii_whitespace() || c == '"' || c == '\'')
-        });
-        let end = tag.end - if self_closing { 2 } else { 1 };
-        out.push_str(page.get(at..end)?);
-        if !out.ends_with(|c: char| c.is_ascii_whitespace()) {
+        out.push_str(page.get(at..*position)?);
+        let name = text.starts_with(|c: char| c.is_ascii_alphabetic());
+        if name && !out.ends_with(|c: char| c.is_ascii_whitespace()) {
             out.push(' ');
         }
         out.push_str(text);
-        at = end;
+        at = *position;
     }
     out.push_str(page.get(at..)?);
     Some(out)

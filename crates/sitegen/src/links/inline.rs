@@ -85,10 +85,7 @@ fn sheets_of(
 ) -> Option<Vec<usize>> {
     // A `<base href>` moves what relative URLs mean; a policy in a `<meta http-equiv>` may
     // forbid inline styles.
-    let lower = page.text.to_ascii_lowercase();
-    if page.base.is_some()
-        || (lower.contains("http-equiv") && lower.contains("content-security-policy"))
-    {
+    if page.base.is_some() || sets_policy(page) {
         return None;
     }
     let blocking = page
@@ -161,4 +158,11 @@ fn replaced(page: &str, texts: &[String]) -> Option<Vec<u8>> {
     }
     out.push_str(page.get(at..)?);
     Some(out.into_bytes())
+}
+
+/// Whether the page may set a Content-Security-Policy of its own (a `<meta http-equiv>`),
+/// which may forbid inline styles and `style` attributes.
+pub(super) fn sets_policy(page: &Scanned) -> bool {
+    let lower = page.text.to_ascii_lowercase();
+    lower.contains("http-equiv") && lower.contains("content-security-policy")
 }

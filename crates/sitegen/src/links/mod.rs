@@ -32,6 +32,7 @@
 //! `integrity` (their bytes must stay), and files already named by their hash or excluded by
 //! `[fingerprint] exclude`.
 
+mod boxes;
 mod css;
 mod graph;
 mod html;
@@ -144,8 +145,8 @@ struct Scanned {
     style_links: Vec<html::StyleLink>,
     /// A page's `<img>` elements.
     images: Vec<html::Image>,
-    /// Whether CSS in the page itself sets a width.
-    styles_width: bool,
+    /// The rules of a page's `<style>` elements that may set an `<img>`'s box.
+    box_rules: Vec<boxes::BoxRule>,
     /// Where each reference leads (`None`: not local, or relative to another site's base).
     resolved: Vec<Option<(String, Resolved)>>,
 }
@@ -196,7 +197,7 @@ pub(crate) fn pass(
     let limit = if csp { 0 } else { links.inline_css_bytes };
     let inlined = inline_stylesheets(found, &scanned, limit, &mut outcome);
     if links.size_images {
-        size_images(found, &scanned, images, &mut outcome);
+        size_images(found, &scanned, images, csp, &mut outcome);
     }
     let image_hints = match links.prioritize_images {
         true => prioritise_images(&scanned, images, &mut hashes, &mut outcome),
@@ -249,9 +250,10 @@ fn size_images(
     found: &[crate::sources::Found],
     scanned: &[Scanned],
     images: &Images,
+    csp: bool,
     outcome: &mut Links,
 ) {
-    for made in sizes::size_all(found, scanned, images, &outcome.rewrites) {
+    for made in sizes::size_all(found, scanned, images, csp, &outcome.rewrites) {
         rewrite_page(outcome, &scanned[made.at], made.bytes);
         outcome.stats.sized_images += made.images;
     }

@@ -341,7 +341,7 @@ impl<'a> Styles<'a> {
             faces: Vec::new(),
             fonts: Vec::new(),
             backgrounds: Vec::new(),
-            img_height_auto: false,
+            boxes: Vec::new(),
             font_overridden: Vec::new(),
             background_overridden: Vec::new(),
         };

@@ -79,7 +79,7 @@ pub(super) fn scan_file(index: usize, file: &Found) -> ScanResult {
         refs: page.refs,
         style_links: page.style_links,
         images: page.images,
-        styles_width: page.styles_width,
+        box_rules: page.box_rules,
         resolved: Vec::new(),
     })))
 }

@@ -9,6 +9,7 @@
 //! find. A URL is named by where its text starts in the stylesheet, the key of the reference
 //! the scan found there ([`super::Ref::span`]).
 
+use super::boxes::BoxRule;
 use super::css;
 use cssparser::{Parser, ParserInput, Token};
 
@@ -77,8 +78,8 @@ pub(super) struct Sheet {
     pub faces: Vec<Face>,
     pub fonts: Vec<FontRule>,
     pub backgrounds: Vec<Background>,
-    /// A top-level rule for `img` sets `height: auto`.
-    pub img_height_auto: bool,
+    /// The rules that may set an `<img>`'s box, wherever they are.
+    pub boxes: Vec<BoxRule>,
     /// Elements whose font a rule may set otherwise than the top-level rules say: a rule in a
     /// conditional block (`@media`, `@supports`, a layer...) or with a compound selector
     /// (`body.dark`, `.hero h1`). No font hint follows for them.
@@ -165,7 +166,9 @@ fn nested_rules(block: &mut Parser<'_, '_>, text: &str, sheet: &mut Sheet, depth
                 let _ = block.parse_nested_block(
                     |inner| -> Result<(), cssparser::ParseError<'_, ()>> {
                         if !at_rule {
-                            overrides(&text[start..at], &declarations(inner), sheet, true);
+                            let declarations = declarations(inner);
+                            boxes(&text[start..at], &declarations, sheet, false);
+                            overrides(&text[start..at], &declarations, sheet, true);
                         } else if depth < MAX_NESTING {
                             nested_rules(inner, text, sheet, depth + 1);
                         } else {
@@ -326,11 +329,7 @@ fn style_rule(prelude: &str, declarations: &[Declaration<'_>], sheet: &mut Sheet
         .map(|s| s.trim().to_ascii_lowercase())
         .collect();
     overrides(prelude, declarations, sheet, false);
-    if selectors.iter().any(|s| s == "img") {
-        sheet.img_height_auto |= declarations
-            .iter()
-            .any(|d| d.name == "height" && d.value.eq_ignore_ascii_case("auto"));
-    }
+    boxes(prelude, declarations, sheet, true);
     let elements: Vec<Element> = selectors.iter().filter_map(|s| Element::of(s)).collect();
     if elements.is_empty() {
         return;
@@ -371,6 +370,23 @@ fn style_rule(prelude: &str, declarations: &[Declaration<'_>], sheet: &mut Sheet
             sheet.backgrounds.push(Background { element, url });
         }
     }
+}
+
+/// A rule that may set an `<img>`'s box, kept ([`super::boxes`]).
+fn boxes(prelude: &str, declarations: &[Declaration<'_>], sheet: &mut Sheet, top_level: bool) {
+    let pairs = declarations.iter().map(|d| (d.name.as_str(), d.value));
+    sheet.boxes.extend(BoxRule::of(prelude, pairs, top_level));
+}
+
+/// The declarations of a `style` attribute, as `(name, value)` (names lower-case, values
+/// without `!important`).
+pub(super) fn style_attribute(text: &str) -> Vec<(String, String)> {
+    let mut input = ParserInput::new(text);
+    let mut parser = Parser::new(&mut input);
+    declarations(&mut parser)
+        .into_iter()
+        .map(|d| (d.name, d.value.to_string()))
+        .collect()
 }
 
 /// Where the URL of an `@import` statement starts, if it applies on every screen: one with a

@@ -6,7 +6,7 @@
 //! tables call "layout" (between `<li>`s, around `<div>`s) with no option to keep it, and CSS
 //! can make those inline: on the Python documentation (Debian's `python3.11-doc`), the
 //! breadcrumbs "Python » 3.11.2 Documentation » Search" lost their spaces
-//! (docs/first-view.md, "The corpus"). Here a run of whitespace only becomes a shorter run that
+//! (docs/benchmarks.md, "The corpus"). Here a run of whitespace only becomes a shorter run that
 //! CSS renders the same way (CSS Text 3 §4.1): one space, or its line breaks without the spaces
 //! around them, so `white-space: normal`, `nowrap` and `pre-line` lay the text out as before.
 //! Text whose spaces count (`<pre>`, `<textarea>`, `<listing>`, scripts, styles, SVG and
