@@ -15,7 +15,12 @@ use std::path::Path;
 fn compiled() -> edgesite_sitegen::Manifest {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let config = Config::load(&root.join("edgesite.toml")).expect("the demo's edgesite.toml");
-    let mut options = Options::from_config(config.clone(), std::time::SystemTime::now());
+    // The build's Last-Modified, as build.rs takes it: the Markdown twins hold it in their bytes.
+    let epoch = std::env::var("SOURCE_DATE_EPOCH").ok();
+    let epoch = epoch.as_deref().or(option_env!("SOURCE_DATE_EPOCH"));
+    let site = Path::new(edgesite::SITE_DIR);
+    let last_modified = edgesite_sitegen::last_modified(epoch, site).expect("a Last-Modified");
+    let mut options = Options::from_config(config.clone(), last_modified);
     let history = history_override().unwrap_or_else(|| config.history.dir.clone());
     options.history_dir = Some(root.join(history));
     compile(Path::new(edgesite::SITE_DIR), &options).expect("the embedded site compiles")

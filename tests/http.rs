@@ -516,9 +516,66 @@ fn pages_name_their_subresources_by_version_and_hold_their_small_stylesheet_inli
     );
     // Links between pages stay as written.
     assert!(html.contains("href=\"/guide/\""));
-    assert_eq!(about.header("link"), None);
-    // The index has no external stylesheet: no hint.
-    assert_eq!(get("/").header("link"), None);
+    // No preload hint (its stylesheet is inline): its one Link names its Markdown twin.
+    assert_eq!(
+        about.header("link"),
+        Some("</about.md>; rel=\"alternate\"; type=\"text/markdown\"")
+    );
+    // The index has no external stylesheet: no hint, its twin's alone.
+    assert_eq!(
+        get("/").header("link"),
+        Some("</index.md>; rel=\"alternate\"; type=\"text/markdown\"")
+    );
+}
+
+/// Issue 35: every page's Markdown twin at its URL with `.md`, named by the page's `Link`, as
+/// `text/markdown` with its own strong ETag (304 for it, 412 for the page's), its
+/// `x-markdown-tokens` the one of its front matter; `/llms.txt` links every twin; a browser's
+/// navigation of the page still gets the page.
+#[test]
+fn every_page_has_a_markdown_twin_that_llms_txt_lists() {
+    let llms = get("/llms.txt");
+    assert_eq!(llms.status, 200);
+    assert_eq!(
+        llms.header("content-type"),
+        Some("text/plain; charset=utf-8")
+    );
+    let llms = String::from_utf8(llms.body).unwrap();
+    assert!(llms.starts_with("# "), "{llms}");
+    for (page, twin) in [
+        ("/", "/index.md"),
+        ("/about", "/about.md"),
+        ("/guide/", "/guide/index.md"),
+    ] {
+        let html = get(page);
+        assert_eq!(html.status, 200, "{page}");
+        assert!(html
+            .header("content-type")
+            .unwrap()
+            .starts_with("text/html"));
+        let link = format!("<{twin}>; rel=\"alternate\"; type=\"text/markdown\"");
+        assert!(html.header("link").unwrap_or("").contains(&link), "{page}");
+        assert!(llms.contains(&format!("]({twin})")), "{twin} in llms.txt");
+        let reply = get(twin);
+        assert_eq!(reply.status, 200, "{twin}");
+        assert_eq!(
+            reply.header("content-type"),
+            Some("text/markdown; charset=utf-8")
+        );
+        let etag = reply.header("etag").unwrap().to_string();
+        assert!(etag.starts_with('"') && Some(etag.as_str()) != html.header("etag"));
+        let body = String::from_utf8(reply.body.clone()).unwrap();
+        let tokens = reply.header("x-markdown-tokens").unwrap();
+        assert!(body.starts_with("---\ntitle: "), "{body}");
+        assert!(
+            body.contains(&format!("\ntokens: {tokens}\n---\n")),
+            "{body}"
+        );
+        let again = request("GET", twin, &[("if-none-match", &etag)]);
+        assert_eq!(again.status, 304, "{twin}");
+        let stale = request("GET", twin, &[("if-match", html.header("etag").unwrap())]);
+        assert_eq!(stale.status, 412, "{twin}");
+    }
 }
 
 #[test]

@@ -16,9 +16,12 @@ mod parallel;
 mod progress;
 mod resolve;
 mod rule;
+mod selector;
 mod uri;
+mod url;
 pub mod warning;
 // The stages, in order (`compile` below).
+mod agents;
 pub mod delta;
 mod emit;
 mod encode;
@@ -72,19 +75,20 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
         routing::route(site_dir, &config.site, config.compat.pages_limits, &sources)
     })?;
     let speculation = clock.time("speculation", || {
-        speculation::announce(&sources, &routing, &config.links, policy)
+        speculation::add(&mut sources, &mut routing, &config.links, policy)
     });
-    if let Some(rules) = &speculation {
-        let index = sources.add_made(SPECULATION_RULES_PATH, rules.bytes.clone());
-        routing.add_file(SPECULATION_RULES_PATH, index);
-    }
+    let modified = options.last_modified;
+    let agents = clock.time("agents", || {
+        agents::make(&mut sources, &mut routing, config, modified)
+    })?;
     let images = clock.time("images", || {
         images::make(&sources, &config.images, cache_dir)
     })?;
     let links = clock.time("links", || {
         links::pass(&sources, &images, &routing, &config.links, policy, csp)
     })?;
-    let settings = encode::Settings::new(config, policy, cache_dir);
+    let mut settings = encode::Settings::new(config, policy, cache_dir);
+    settings.file_fields = agents.fields;
     let assets = clock.time("encode", || {
         encode::assets(&sources, &images, &links, &settings)
     })?;
@@ -96,6 +100,7 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
         fields::apply(assets, site_dir, &routing, field, config)
     })?;
     assets.stats.optimize = optimized.stats;
+    assets.stats.agents = agents.stats;
     (assets.stats.stages, assets.stats.wall_time_ms) = clock.stop();
     // What every stage noticed, in stage order (routing and assets go on to emit).
     let (routed, stored) = (take(&mut routing.notes), take(&mut assets.notes));
@@ -103,14 +108,15 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
         sources.notes,
         optimized.notes,
         routed,
+        agents.notes,
         images.notes,
         links.notes,
         stored,
     ];
     let notes = Notes::gather(notes);
-    let last_modified = options.last_modified;
-    let manifest = emit::manifest(site_dir, config, last_modified, routing, assets, notes);
-    Ok(manifest)
+    Ok(emit::manifest(
+        site_dir, config, modified, routing, assets, notes,
+    ))
 }
 
 /// Whether the site's `_headers` sets a Content-Security-Policy for any path (then no

@@ -36,6 +36,20 @@ pub(crate) struct Speculation {
     pub(crate) field: String,
 }
 
+/// The site's rules ([`announce`]), added as a file of the site at [`SPECULATION_RULES_PATH`]
+/// with its route.
+pub(crate) fn add(
+    sources: &mut Sources,
+    routing: &mut Routing,
+    links: &LinksConfig,
+    policy: Policy<'_>,
+) -> Option<Speculation> {
+    let rules = announce(sources, routing, links, policy)?;
+    let index = sources.add_made(SPECULATION_RULES_PATH, rules.bytes.clone());
+    routing.add_file(SPECULATION_RULES_PATH, index);
+    Some(rules)
+}
+
 /// The site's rules: `None` when `[links] speculation = "off"`, when the site has fewer than
 /// two pages to speculate on, or when the site has its own file at [`SPECULATION_RULES_PATH`]
 /// (served as it is, unannounced).
@@ -89,7 +103,31 @@ fn pages(sources: &Sources, routing: &Routing, links: &LinksConfig) -> Vec<Strin
             .chain(&links.speculation_exclude)
             .any(|glob| crate::glob::matches(glob, path))
     };
-    let candidates: Vec<(String, usize)> = routing
+    site_pages(sources, routing, &excluded)
+        .into_iter()
+        .map(|page| page.target)
+        .collect()
+}
+
+/// A page of the site ([`site_pages`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SitePage {
+    /// Its URL path, as routes hold it, and as a request target (percent-encoded).
+    pub path: String,
+    pub target: String,
+    /// Its file.
+    pub index: usize,
+}
+
+/// The site's own pages at their canonical URLs: each HTML file of the site (not a 404 page)
+/// with the request target that serves it without a redirect, unless `excluded` says so of
+/// that URL path; sorted by path.
+pub(crate) fn site_pages(
+    sources: &Sources,
+    routing: &Routing,
+    excluded: &dyn Fn(&str) -> bool,
+) -> Vec<SitePage> {
+    let candidates: Vec<SitePage> = routing
         .routes
         .iter()
         .filter_map(|route| match route.target {
@@ -102,21 +140,24 @@ fn pages(sources: &Sources, routing: &Routing, links: &LinksConfig) -> Vec<Strin
                 && !file.ends_with("/404.html")
                 && !excluded(&route.path)
         })
-        .map(|(route, i)| (crate::uri::encoded(&route.path, is_path_char), i))
+        .map(|(route, index)| SitePage {
+            path: route.path.clone(),
+            target: crate::uri::encoded(&route.path, is_path_char),
+            index,
+        })
         .collect();
     let assets = indexed_assets(sources.files.len());
     routing.with_core_site(&assets, |site| {
         candidates
             .into_iter()
-            .filter(|(target, i)| {
-                resolve::resolve(site, target, true)
+            .filter(|page| {
+                resolve::resolve(site, &page.target, true)
                     == Resolved::File {
-                        index: *i,
+                        index: page.index,
                         redirected_to: None,
                         permanent: true,
                     }
             })
-            .map(|(target, _)| target)
             .collect()
     })
 }

@@ -35,6 +35,8 @@ pub enum WarningKind {
     VariantsLeftOut,
     /// The bundle, or a file, past 80% of its limit.
     NearBudget,
+    /// A page without a Markdown twin, or an llms.txt not made, and why (`[agents]`).
+    AgentsSkipped,
 }
 
 impl WarningKind {
@@ -51,6 +53,7 @@ impl WarningKind {
             WarningKind::UnusedHeaderRule => "unused_header_rule",
             WarningKind::VariantsLeftOut => "variants_left_out",
             WarningKind::NearBudget => "near_budget",
+            WarningKind::AgentsSkipped => "agents_skipped",
         }
     }
 
@@ -61,6 +64,7 @@ impl WarningKind {
             WarningKind::ImageNotRead => Some("images"),
             WarningKind::NearBudget => Some("budget"),
             WarningKind::NotOptimized => Some("optimize"),
+            WarningKind::AgentsSkipped => Some("agents"),
             _ => None,
         }
     }

@@ -66,8 +66,12 @@ fn the_walk_is_sorted_and_skips_dotfiles_but_keeps_well_known() {
             "/docs/page.html",
             "/hello.txt",
             "/index.html",
-            // Generated: the speculation rules of its pages (speculation.rs).
+            // Generated: the speculation rules of its pages (speculation.rs), the Markdown
+            // twin of the one page with text in its main content, and llms.txt (agents/).
             "/_edgesite/speculation-rules.json",
+            "/index.md",
+            "/llms.txt",
+            "/llms-full.txt",
         ]
     );
 }
@@ -369,8 +373,10 @@ fn a_rebuild_after_touching_one_file_encodes_only_that_file() {
     options.cache_dir = Some(cache.path().to_path_buf());
     // Light settings keep the test fast; the cache does not depend on them.
     options.config.compression.brotli_quality = 5;
-    // The site's files alone (not the speculation rules, a file of the build's own).
+    // The site's files alone (not the speculation rules nor the Markdown twins, files of the
+    // build's own).
     options.config.links.speculation = SpeculationAction::Off;
+    options.config.agents.enabled = Some(false);
     let cold = compile(site.path(), &options).unwrap();
     assert_eq!(
         (cold.stats.encodings.encoded, cold.stats.encodings.cached),
@@ -558,6 +564,7 @@ fn the_html_report_is_self_contained_and_says_what_the_manifest_and_report_say()
             "dictionary",
             "routing",
             "speculation",
+            "agents",
             "images",
             "links",
             "encode",
@@ -835,6 +842,7 @@ fn external_bodies_are_packed_into_blobs_once() {
     fs::write(site.path().join("c.txt"), "tiny").unwrap();
     let mut options = options();
     options.config.links.speculation = SpeculationAction::Off;
+    options.config.agents.enabled = Some(false);
     let manifest = compile(site.path(), &options).unwrap();
     let out = tempfile::tempdir().unwrap();
     manifest

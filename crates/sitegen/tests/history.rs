@@ -269,10 +269,13 @@ fn the_html_dictionary_is_trained_served_announced_and_each_page_gets_deltas_aga
         .iter()
         .filter(|f| f.content_type.starts_with("text/html"))
     {
+        // After the page's Markdown twin (agents/), the dictionary.
+        let twin = page.path.replace(".html", ".md");
         assert_eq!(
             field(page, "link"),
             Some(format!(
-                "</_edgesite/html.dict?v={}>; rel=\"compression-dictionary\"",
+                "<{twin}>; rel=\"alternate\"; type=\"text/markdown\", \
+                 </_edgesite/html.dict?v={}>; rel=\"compression-dictionary\"",
                 dictionary.fingerprint
             ))
         );

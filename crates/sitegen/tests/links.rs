@@ -25,9 +25,11 @@ use std::time::{Duration, UNIX_EPOCH};
 const SITE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/links");
 
 /// The files as written (`[optimize]` off: these tests check the link pass's rewrites byte by
-/// byte against them; tests/optimize.rs checks the two stages together).
+/// byte against them; tests/optimize.rs checks the two stages together), and no Markdown
+/// twins (their `Link: rel=alternate` would join the pass's fields; tests/agents.rs).
 fn options() -> Options {
     let mut options = Options::new(UNIX_EPOCH + Duration::from_secs(1_700_000_000));
+    options.config.agents.enabled = Some(false);
     options.config.optimize.html = false;
     options.config.optimize.css = false;
     options.config.optimize.js = false;

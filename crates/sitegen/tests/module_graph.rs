@@ -18,11 +18,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// The stages, in the order `compile` runs them.
-const STAGES: [&str; 11] = [
+const STAGES: [&str; 12] = [
     "sources",
     "optimize",
     "routing",
     "speculation",
+    "agents",
     "images",
     "links",
     "encode",

@@ -30,8 +30,9 @@ pub struct LinksConfig {
     #[serde(default = "default_inline_css_bytes")]
     pub inline_css_bytes: u64,
     /// An `<img>` of the site's images with neither `width` nor `height` gets both, the
-    /// image's size (default `true`): no layout shift when it arrives. Only where no CSS of the
-    /// page sets a width, or a stylesheet sets `img { height: auto }`.
+    /// image's size (default `true`): no layout shift when it arrives. With `height:auto` (or
+    /// `width:auto`) in its style where CSS that may apply to it sets its width only (or its
+    /// height only); never where CSS may set both (`links/boxes.rs`).
     #[serde(default = "default_true")]
     pub size_images: bool,
     /// A page's likely Largest Contentful Paint image (its first large image, near the top)

@@ -4,6 +4,7 @@
 //! key, so an unknown key, a value of the wrong type or out of range is a build error that names
 //! the file and line. docs/configuration.md lists every key.
 
+mod agents;
 mod budget;
 mod cache;
 mod compat;
@@ -20,6 +21,7 @@ mod storage;
 #[cfg(test)]
 mod tests;
 
+pub use agents::AgentsConfig;
 pub use budget::BudgetConfig;
 pub use cache::{CacheConfig, CacheRule};
 pub use compat::CompatConfig;
@@ -78,6 +80,9 @@ pub struct Config {
     /// `[storage]`
     #[serde(default)]
     pub storage: StorageConfig,
+    /// `[agents]`
+    #[serde(default)]
+    pub agents: AgentsConfig,
 }
 
 fn default_true() -> bool {
@@ -150,5 +155,6 @@ impl Config {
             .or_else(|| self.history.first_invalid())
             .or_else(|| self.images.first_invalid())
             .or_else(|| self.storage.first_invalid())
+            .or_else(|| self.agents.first_invalid())
     }
 }

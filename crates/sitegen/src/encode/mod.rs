@@ -35,6 +35,8 @@ pub(crate) struct Settings<'a> {
     pub(crate) bundle_only: bool,
     pub(crate) policy: Policy<'a>,
     pub(crate) fields: Vec<(String, String)>,
+    /// More fields of some files, by file index (the agents stage's).
+    pub(crate) file_fields: Vec<Vec<(String, String)>>,
     pub(crate) cache_dir: Option<&'a Path>,
 }
 
@@ -53,6 +55,7 @@ impl<'a> Settings<'a> {
                 && config.storage.assets.is_empty(),
             policy,
             fields: config.default_fields(),
+            file_fields: Vec::new(),
             cache_dir,
         }
     }
@@ -177,6 +180,7 @@ fn encode_all(
         let link = Link {
             rewrite: links.rewrites.get(i).and_then(Option::as_ref),
             preload: links.preload.get(i).and_then(Option::as_deref),
+            more: settings.file_fields.get(i).map_or(&[], Vec::as_slice),
         };
         let result = encode_one(found[i].clone(), settings, link, images.of(i));
         if let Ok((compiled, _)) = &result {
@@ -227,6 +231,18 @@ fn collect(
 struct Link<'a> {
     rewrite: Option<&'a Rewrite>,
     preload: Option<&'a str>,
+    /// The file's fields from the agents stage.
+    more: &'a [(String, String)],
+}
+
+/// A file's first fields: the configured ones, a page's preload hints, the agents stage's.
+fn first_fields(settings: &Settings<'_>, link: Link<'_>) -> Vec<(String, String)> {
+    let mut fields = settings.fields.clone();
+    if let Some(preload) = link.preload {
+        fields.push(("link".to_string(), preload.to_string()));
+    }
+    fields.extend(link.more.iter().cloned());
+    fields
 }
 
 /// Reads (or takes the link pass's rewrite or the image stage's re-encode of), hashes and
@@ -264,10 +280,6 @@ fn encode_one(
     let content_type = mime::content_type(&found.url_path);
     let (cache_control, cache_reason, fingerprint) =
         caching(&found, &bytes, &identity, image, settings.policy)?;
-    let mut fields = settings.fields.clone();
-    if let Some(preload) = link.preload {
-        fields.push(("link".to_string(), preload.to_string()));
-    }
     let asset = Asset {
         variants: image.map_or_else(Vec::new, variants),
         image: image.map(|made| made.report.clone()),
@@ -280,7 +292,7 @@ fn encode_one(
         content_type,
         cache_control,
         cache_reason,
-        fields,
+        fields: first_fields(settings, link),
         size: identity.size,
         etag: identity.etag,
         sha256: identity.sha256,

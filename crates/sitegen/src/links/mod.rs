@@ -44,7 +44,6 @@ mod rewrite;
 mod scan;
 mod sheet;
 mod sizes;
-mod url;
 
 pub(crate) use rewrite::fuzz_check;
 
@@ -57,6 +56,7 @@ use crate::resolve::Resolved;
 use crate::routing::Routing;
 use crate::rule::indexed_assets;
 use crate::sources::Sources;
+use crate::url;
 use crate::warning::Notes;
 use preload::{preload, Styles};
 use resolve::{page_urls, report_broken, resolve_all};

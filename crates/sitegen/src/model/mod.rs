@@ -20,8 +20,8 @@ pub use route::{
 };
 pub use source::Source;
 pub use stats::{
-    BuildStats, DeltaStats, EncodeCounts, ImageStats, Kept, LinkStats, MinifyStats, OptimizeStats,
-    StoreChoice,
+    AgentStats, BuildStats, DeltaStats, EncodeCounts, ImageStats, Kept, LinkStats, MinifyStats,
+    OptimizeStats, StoreChoice, TwinFigures,
 };
 
 use crate::config::{BudgetConfig, Config, StorageConfig};

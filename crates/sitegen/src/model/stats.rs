@@ -18,6 +18,8 @@ pub struct BuildStats {
     pub deltas: DeltaStats,
     /// What the image stage made.
     pub images: ImageStats,
+    /// What the agents stage made.
+    pub agents: AgentStats,
     /// Wall time of the compile, in milliseconds.
     pub wall_time_ms: u64,
     /// Wall time of each stage, in milliseconds, in the order they ran.
@@ -183,4 +185,45 @@ impl Default for StoreChoice {
             reason: String::new(),
         }
     }
+}
+
+/// What the agents stage made (`[agents]`): Markdown twins and llms.txt.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct AgentStats {
+    /// Pages given a twin.
+    pub twins: usize,
+    /// Pages without one, and why (the site's own file at the twin's URL, which a build note
+    /// also names; no main content; no text in it).
+    pub skipped: Vec<(String, String)>,
+    /// The pages' HTML bytes.
+    pub html_bytes: u64,
+    /// Their twins' bytes (front matter included).
+    pub markdown_bytes: u64,
+    /// The token estimate (characters / 4) of the pages' HTML.
+    pub html_tokens: u64,
+    /// The same of their twins' bodies.
+    pub markdown_tokens: u64,
+    /// Each twin's figures, in the pages' order.
+    pub pages: Vec<TwinFigures>,
+    /// The llms.txt files made (`/llms.txt`, `/llms-full.txt`).
+    pub llms: Vec<String>,
+    /// The twins in `/llms-full.txt`.
+    pub full_pages: usize,
+    /// Wall time of the stage, in milliseconds.
+    pub wall_time_ms: u64,
+}
+
+/// One page and its twin: where, bytes and token estimates.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct TwinFigures {
+    /// The page's URL path.
+    pub path: String,
+    /// The page's HTML bytes, and its twin's (front matter included).
+    pub html_bytes: u64,
+    /// Its twin's bytes.
+    pub markdown_bytes: u64,
+    /// The token estimates of the page's HTML and of the twin's body.
+    pub html_tokens: u64,
+    /// The twin's.
+    pub markdown_tokens: u64,
 }

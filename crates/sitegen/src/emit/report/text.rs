@@ -148,6 +148,7 @@ impl Manifest {
              ({} encodings computed, {} from the cache)\n\
              {} routes ({redirects} redirects, canonical URLs and fixed _redirects rules included); {} _redirects rules matched at run time\n\
              {}\n\
+             {}\n\
              links: {} local references in {} HTML and CSS files, {} given ?v= and {} links to pages led past a redirect in {} rewritten files, {} broken, {} preload hints, {} pages with their stylesheets inline, {} images given their size, {} likely LCP images given priority, {} images made lazy; {} ms\n\
              deltas (RFC 9842): {} in {} files, {} bytes, against {} earlier deploys ({} computed, {} from the cache); {} files offered as dictionaries; html dictionary: {} bytes, {} pages with deltas; skew protection: {} files of earlier deploys kept ({} bytes); {} ms\n\
              build id {}\n\
@@ -162,6 +163,7 @@ impl Manifest {
             self.routes.len(),
             self.rules.len(),
             optimize_line(&stats.optimize),
+            agents_line(&stats.agents),
             stats.links.references,
             stats.links.files,
             stats.links.fingerprinted,
@@ -251,6 +253,58 @@ fn row(file: &Asset) -> String {
 }
 
 /// The optimize stage's line: per kind, the files minified and the bytes before and after.
+/// The agents stage's line: twins, their bytes and tokens against the pages', llms.txt.
+pub(super) fn agents_line(stats: &crate::model::AgentStats) -> String {
+    let mut line = format!(
+        "agents: {} Markdown twins, {} pages without ({}); HTML {} -> Markdown {} bytes, \
+         tokens (estimated) {} -> {} ({}% fewer);",
+        stats.twins,
+        stats.skipped.len(),
+        skipped_reasons(&stats.skipped),
+        stats.html_bytes,
+        stats.markdown_bytes,
+        stats.html_tokens,
+        stats.markdown_tokens,
+        percent_saved(stats.html_tokens, stats.markdown_tokens),
+    );
+    let mut fewer: Vec<u64> = (stats.pages.iter())
+        .map(|p| percent_saved(p.html_tokens, p.markdown_tokens))
+        .collect();
+    fewer.sort_unstable();
+    if let (Some(least), Some(most)) = (fewer.first(), fewer.last()) {
+        let median = fewer[fewer.len() / 2];
+        let _ = write!(
+            line,
+            " per page {median}% fewer (median; {least}% to {most}%);"
+        );
+    }
+    for path in &stats.llms {
+        line.push(' ');
+        line.push_str(path);
+    }
+    if !stats.llms.is_empty() {
+        let _ = write!(line, " ({} twins in the full one);", stats.full_pages);
+    }
+    let _ = write!(line, " {} ms", stats.wall_time_ms);
+    line
+}
+
+/// How many pages were left without a twin for each reason: `2 no text in its main content`.
+fn skipped_reasons(skipped: &[(String, String)]) -> String {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for (_, why) in skipped {
+        match counts.iter_mut().find(|(w, _)| *w == why.as_str()) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((why, 1)),
+        }
+    }
+    let parts: Vec<String> = counts.iter().map(|(why, n)| format!("{n} {why}")).collect();
+    match parts.is_empty() {
+        true => "none".to_string(),
+        false => parts.join(", "),
+    }
+}
+
 pub(super) fn optimize_line(stats: &crate::model::OptimizeStats) -> String {
     let kinds = [
         ("HTML", &stats.html),

@@ -1,0 +1,274 @@
+//! The agents stage (`[agents]`, issue 35): pages for agents, made at build.
+//!
+//! - **A Markdown twin of every page** ([`markdown`]): each of the site's own HTML pages at
+//!   its canonical URL (not a 404 page, an `[agents] exclude` or `[links] ignore` path, nor a
+//!   redirect), as the optimize stage left it, converted from its main content, with a YAML
+//!   front matter (title, URL, description, last modified, token estimate). Served at the
+//!   page's URL with `.md` appended (`/guide/install.md`; a folder's page `/guide/index.md`),
+//!   as `text/markdown; charset=utf-8` with `x-markdown-tokens` (the body's estimate) and the
+//!   configured `Content-Signal`; the page itself gets `Link: <...md>; rel="alternate";
+//!   type="text/markdown"`. A twin is a file the build made: encoded, precompressed and given
+//!   its strong ETag like any other, never scanned by the link pass nor named by the
+//!   speculation rules (they read the site's own files only).
+//! - **`/llms.txt`** (the llms.txt convention: the site's title, its description, then a
+//!   Markdown link to every twin with the page's description, grouped by top folder) and
+//!   **`/llms-full.txt`** (the twins, concatenated in that order up to `[agents] full_bytes`) —
+//!   unless the site has its own file at either path, which wins (a build note says so).
+//!
+//! A twin's links and images name the site's own URLs from its root (`/docs/next`): relative
+//! ones resolved against the page's URL, then through edgesite-core's answer over the routes,
+//! so a link to `next.html` that the site redirects to `/docs/next` names the latter.
+
+mod llms;
+mod markdown;
+
+use crate::config::{AgentsConfig, Config};
+use crate::error::Error;
+use crate::model::{AgentStats, TwinFigures};
+use crate::resolve::{self, Resolved};
+use crate::routing::Routing;
+use crate::rule::indexed_assets;
+use crate::selector::Selector;
+use crate::sources::Sources;
+use crate::speculation::{site_pages, SitePage};
+use crate::url;
+use crate::warning::{Notes, Warning, WarningKind};
+use std::sync::Arc;
+use std::time::{Instant, SystemTime};
+
+/// Where llms.txt and llms-full.txt are served.
+pub(crate) const LLMS_PATH: &str = "/llms.txt";
+pub(crate) const LLMS_FULL_PATH: &str = "/llms-full.txt";
+
+/// What the stage made: the fields of the files it concerns (by file index: a page's
+/// `Link`, a twin's `x-markdown-tokens` and `Content-Signal`), its figures and its notes.
+#[derive(Debug, Default)]
+pub(crate) struct Agents {
+    pub fields: Vec<Vec<(String, String)>>,
+    pub stats: AgentStats,
+    pub notes: Notes,
+    /// The twins made, in the pages' order (llms.txt's entries).
+    twins: Vec<llms::Entry>,
+}
+
+/// One page's twin, made.
+struct Made {
+    page: SitePage,
+    url: String,
+    title: String,
+    description: Option<String>,
+    document: String,
+    tokens: usize,
+    html_bytes: usize,
+    html_tokens: usize,
+}
+
+/// Makes the twins and llms.txt of the site (as `[agents]` says), adds them to `sources` and
+/// `routing`.
+///
+/// # Errors
+/// A page that cannot be read.
+pub(crate) fn make(
+    sources: &mut Sources,
+    routing: &mut Routing,
+    config: &Config,
+    last_modified: SystemTime,
+) -> Result<Agents, Error> {
+    let (links, config) = (&config.links, &config.agents);
+    let started = Instant::now();
+    let mut agents = Agents::default();
+    let excluded = |path: &str| {
+        config.excludes(path) || links.ignore.iter().any(|g| crate::glob::matches(g, path))
+    };
+    let pages = site_pages(sources, routing, &excluded);
+    if !config.enabled.unwrap_or(pages.len() > 1) {
+        return Ok(agents);
+    }
+    // Refused when the configuration was read (`AgentsConfig::first_invalid`).
+    let selector = (config.content.as_deref()).and_then(|text| Selector::parse(text).ok());
+    let (todo, skipped): (Vec<SitePage>, Vec<SitePage>) = pages
+        .into_iter()
+        .partition(|page| !is_routed(routing, &twin_path(&page.path)));
+    for page in skipped {
+        let twin = twin_path(&page.path);
+        let why = format!("the site's own {twin} is served there");
+        agents.warn(format!("{} has no Markdown twin: {why}", page.path));
+        agents.skip(&page.path, why);
+    }
+    let made = convert_all(sources, routing, &todo, selector.as_ref(), last_modified)?;
+    agents.fields = vec![Vec::new(); sources.files.len()];
+    for result in made {
+        match result {
+            Ok(made) => agents.add_twin(sources, routing, made, config),
+            Err((path, why)) => agents.skip(&path, why.to_string()),
+        }
+    }
+    agents.add_llms(sources, routing, config);
+    agents.stats.wall_time_ms = started.elapsed().as_millis() as u64;
+    Ok(agents)
+}
+
+/// The URL path of the twin of the page at `path`.
+fn twin_path(path: &str) -> String {
+    match path.ends_with('/') {
+        true => format!("{path}index.md"),
+        false => format!("{path}.md"),
+    }
+}
+
+/// Whether the site serves something at `path` already.
+fn is_routed(routing: &Routing, path: &str) -> bool {
+    (routing
+        .routes
+        .binary_search_by(|r| r.path.as_str().cmp(path)))
+    .is_ok()
+}
+
+/// A page's twin, or its path and why it has none.
+type Converted = Result<Made, (String, &'static str)>;
+
+/// Each page converted, on all cores: its twin, or its path and why it has none.
+fn convert_all(
+    sources: &Sources,
+    routing: &Routing,
+    pages: &[SitePage],
+    selector: Option<&Selector>,
+    last_modified: SystemTime,
+) -> Result<Vec<Converted>, Error> {
+    let assets = indexed_assets(sources.files.len());
+    let modified = httpdate::fmt_http_date(last_modified);
+    routing.with_core_site(&assets, |site| {
+        let results = crate::parallel::map(pages.len(), |i| {
+            let page = &pages[i];
+            let bytes = match sources.files[page.index].source.read() {
+                Ok(bytes) => bytes,
+                Err(e) => return Some(Err(e)),
+            };
+            let html = String::from_utf8_lossy(&bytes);
+            let mut link = |url: &str| canonical(site, &page.target, url);
+            let Some(twin) = markdown::convert(&html, selector, &mut link) else {
+                let why = "no main content, or nested too deep to convert";
+                return Some(Ok(Err((page.path.clone(), why))));
+            };
+            if twin.body.trim().is_empty() {
+                return Some(Ok(Err((page.path.clone(), "no text in its main content"))));
+            }
+            let tokens = markdown::tokens(&twin.body);
+            let document = front_matter(&twin, &page.target, &modified, tokens) + &twin.body + "\n";
+            Some(Ok(Ok(Made {
+                url: twin_path(&page.target),
+                page: page.clone(),
+                title: twin.title,
+                description: twin.description,
+                document,
+                tokens,
+                html_bytes: bytes.len(),
+                html_tokens: markdown::tokens(&html),
+            })))
+        });
+        results.into_iter().flatten().collect()
+    })
+}
+
+/// The URL a twin names for `reference` on the page at `page` (a request target): another
+/// site's and a fragment alone as written; one of this site's from its root, where the site
+/// answers it (past its permanent redirects), its fragment kept.
+fn canonical(site: &edgesite_core::Site<'_>, page: &str, reference: &str) -> Option<String> {
+    if !url::is_local(reference) || reference.starts_with('#') {
+        return None;
+    }
+    let (path, query, fragment) = url::split(reference);
+    let mut target = url::as_target(&url::resolve(page, path));
+    if let Some(query) = query {
+        target.push('?');
+        target.push_str(&url::as_target(query));
+    }
+    let mut out = match resolve::resolve(site, &target, true) {
+        Resolved::File {
+            redirected_to: Some(to),
+            permanent: true,
+            ..
+        } => to,
+        _ => target,
+    };
+    if let Some(fragment) = fragment {
+        out.push('#');
+        out.push_str(fragment);
+    }
+    Some(out)
+}
+
+/// The twin's YAML front matter (strings as JSON strings, which YAML 1.2 reads as they are).
+fn front_matter(twin: &markdown::Twin, url: &str, modified: &str, tokens: usize) -> String {
+    let quoted = |s: &str| serde_json::to_string(s).expect("a string serializes");
+    let mut out = format!(
+        "---\ntitle: {}\nurl: {}\n",
+        quoted(&twin.title),
+        quoted(url)
+    );
+    if let Some(description) = &twin.description {
+        out.push_str(&format!("description: {}\n", quoted(description)));
+    }
+    out.push_str(&format!(
+        "last_modified: {}\ntokens: {tokens}\n---\n\n",
+        quoted(modified)
+    ));
+    out
+}
+
+impl Agents {
+    /// A build note (the author's file wins over the build's).
+    fn warn(&mut self, message: String) {
+        let warning = Warning::new(WarningKind::AgentsSkipped, message);
+        self.notes.warnings.push(warning);
+    }
+
+    /// A page without a twin, and why (the report lists them).
+    fn skip(&mut self, path: &str, why: String) {
+        self.stats.skipped.push((path.to_string(), why));
+    }
+
+    /// Adds a twin as a file of the site, its fields and its page's `Link`.
+    fn add_twin(
+        &mut self,
+        sources: &mut Sources,
+        routing: &mut Routing,
+        made: Made,
+        config: &AgentsConfig,
+    ) {
+        let bytes: Arc<[u8]> = made.document.as_bytes().into();
+        let path = twin_path(&made.page.path);
+        let index = sources.add_made(&path, bytes);
+        routing.add_file(&path, index);
+        let mut fields = vec![("x-markdown-tokens".to_string(), made.tokens.to_string())];
+        if !config.content_signal.is_empty() {
+            fields.push(("content-signal".to_string(), config.content_signal.clone()));
+        }
+        self.fields.resize(sources.files.len(), Vec::new());
+        self.fields[index] = fields;
+        self.fields[made.page.index].push((
+            "link".to_string(),
+            format!("<{}>; rel=\"alternate\"; type=\"text/markdown\"", made.url),
+        ));
+        let figures = TwinFigures {
+            path: made.page.path.clone(),
+            html_bytes: made.html_bytes as u64,
+            markdown_bytes: made.document.len() as u64,
+            html_tokens: made.html_tokens as u64,
+            markdown_tokens: made.tokens as u64,
+        };
+        self.stats.twins += 1;
+        self.stats.html_bytes += figures.html_bytes;
+        self.stats.markdown_bytes += figures.markdown_bytes;
+        self.stats.html_tokens += figures.html_tokens;
+        self.stats.markdown_tokens += figures.markdown_tokens;
+        self.stats.pages.push(figures);
+        self.twins.push(llms::Entry {
+            path: made.page.path,
+            twin: made.url,
+            title: made.title,
+            description: made.description,
+            document: made.document,
+        });
+    }
+}
