@@ -527,6 +527,25 @@ fn the_html_report_is_self_contained_and_says_what_the_manifest_and_report_say()
     }
     let bundle = manifest.bundle_bytes();
     assert_eq!(figure(&html, "bundle-bytes"), bundle);
+    // The Markdown twins, as the stats and report.txt count them (one page has text).
+    let agents = &manifest.stats.agents;
+    assert_eq!(figure(&html, "twins"), 1);
+    assert_eq!(figure(&html, "twins-skipped"), agents.skipped.len() as u64);
+    assert_eq!(
+        figure(&html, "twins-markdown-tokens"),
+        agents.markdown_tokens
+    );
+    assert!(report.contains(&format!(
+        "agents: 1 Markdown twins, {} pages without",
+        agents.skipped.len()
+    )));
+    assert!(
+        html.contains("<tr><td><code>/</code></td>"),
+        "the root's twin's row"
+    );
+    for (path, why) in &agents.skipped {
+        assert!(html.contains(&format!("<li><code>{path}</code>: {why}</li>")));
+    }
     assert!(report.contains(&format!("bundle estimate {bundle} bytes")));
     assert_eq!(figure(&html, "files"), manifest.files.len() as u64);
     let stored: Vec<u64> = manifest.files.iter().map(|f| f.stored_bytes()).collect();

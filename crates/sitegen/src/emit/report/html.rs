@@ -44,6 +44,7 @@ impl Manifest {
         out.push_str(&self.cache_section());
         out.push_str(&self.optimize_section());
         out.push_str(&self.links_section());
+        out.push_str(&self.agents_section());
         out.push_str(&self.deltas_section());
         out.push_str(&self.warnings_section());
         out.push_str(&self.stages_section());
@@ -362,6 +363,55 @@ impl Manifest {
             );
         }
         out.push_str("</tbody></table></section>\n");
+        out
+    }
+
+    /// The Markdown twins: totals, each page's bytes and tokens against its twin's (the most
+    /// tokens first), the pages without one and why.
+    fn agents_section(&self) -> String {
+        let a = &self.stats.agents;
+        let mut out = format!(
+            "<section id=\"agents\"><h2>Pages for agents</h2>\n<p>{} Markdown twins, {} pages \
+             without; HTML {} bytes, Markdown {} bytes; tokens (estimated: characters / 4) {} in \
+             the HTML, {} in the twins; {} (<code>/llms-full.txt</code>: {} twins).</p>\n\
+             <table class=\"sortable\" id=\"twins\"><thead><tr><th>page</th><th>HTML bytes</th>\
+             <th>Markdown bytes</th><th>HTML tokens</th><th>Markdown tokens</th></tr></thead>\
+             <tbody>\n",
+            n("twins", a.twins as u64),
+            n("twins-skipped", a.skipped.len() as u64),
+            n("twins-html-bytes", a.html_bytes),
+            n("twins-markdown-bytes", a.markdown_bytes),
+            n("twins-html-tokens", a.html_tokens),
+            n("twins-markdown-tokens", a.markdown_tokens),
+            match a.llms.is_empty() {
+                true => "no llms.txt made".to_string(),
+                false => a
+                    .llms
+                    .iter()
+                    .map(|p| format!("<code>{}</code>", esc(p)))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            },
+            a.full_pages,
+        );
+        let mut pages: Vec<&crate::model::TwinFigures> = a.pages.iter().collect();
+        pages.sort_by(|x, y| y.html_tokens.cmp(&x.html_tokens).then(x.path.cmp(&y.path)));
+        for page in pages.iter().take(MAX_ROWS) {
+            let _ = writeln!(
+                out,
+                "<tr><td><code>{}</code></td>{}{}{}{}</tr>",
+                esc(&page.path),
+                td(page.html_bytes),
+                td(page.markdown_bytes),
+                td(page.html_tokens),
+                td(page.markdown_tokens),
+            );
+        }
+        out.push_str("</tbody></table>\n<ul id=\"without-twins\">");
+        for (path, why) in a.skipped.iter().take(MAX_ROWS) {
+            let _ = write!(out, "<li><code>{}</code>: {}</li>", esc(path), esc(why));
+        }
+        out.push_str("</ul></section>\n");
         out
     }
 
