@@ -805,6 +805,58 @@ fn unsized_images_get_their_size_where_css_cannot_squeeze_them() {
     assert_eq!(m.stats.links.sized_images, 2 + 2 + 3);
 }
 
+/// Issue 34, item 2, what the sizing reads of CSS: an `img { height: auto }` only in a print
+/// stylesheet does not make `height:auto` sure (the screen's `max-width` still gets it in the
+/// style); a comment before a rule does not hide it; a rule with a nested rule, a flex item's
+/// rule, and a stylesheet importing another site's leave the image as written.
+#[test]
+fn sizing_reads_media_comments_nesting_flex_and_imports() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |path: &str, bytes: &[u8]| write_in(dir.path(), path, bytes);
+    write("img/a.png", &PNG_3X2);
+    let page = |links: &str| {
+        format!(
+            "<!doctype html><html><head><title>t</title>{links}</head><body>\
+             <img src=\"/img/a.png\"></body></html>"
+        )
+    };
+    write(
+        "css/screen.css",
+        b"/* don't let images overflow */\nimg { max-width: 100% }\n",
+    );
+    write("css/print.css", b"img { height: auto }\n");
+    write("css/nested.css", b"main { & img { width: 10em } }\n");
+    write("css/flex.css", b"img { flex: 1 }\n");
+    write(
+        "css/remote.css",
+        b"@import url(https://cdn.example/x.css);\nmain { color: red }\n",
+    );
+    let link = |href: &str, media: &str| format!("<link rel=stylesheet href={href}{media}>");
+    let pages = [
+        (
+            "print",
+            link("/css/screen.css", "") + &link("/css/print.css", " media=print"),
+        ),
+        ("nested", link("/css/nested.css", "")),
+        ("flex", link("/css/flex.css", "")),
+        ("remote", link("/css/remote.css", "")),
+    ];
+    for (name, links) in &pages {
+        write(&format!("{name}.html"), page(links).as_bytes());
+    }
+    let m = compile(dir.path(), &options()).unwrap();
+    let v = v(&m, "/img/a.png");
+    assert!(served(&m, "/print.html").contains(&format!(
+        "<img src=\"/img/a.png?v={v}\" width=\"3\" height=\"2\" style=\"height:auto\">"
+    )));
+    for name in ["nested", "flex", "remote"] {
+        assert!(
+            !served(&m, &format!("/{name}.html")).contains("height="),
+            "{name}"
+        );
+    }
+}
+
 /// A grey PNG of `width` x `height` pixels.
 fn png(width: u32, height: u32) -> Vec<u8> {
     use std::io::Write;

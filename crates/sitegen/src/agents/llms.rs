@@ -77,7 +77,8 @@ pub(super) fn full(entries: &[Entry], cap: u64) -> (String, usize) {
     let mut count = 0;
     for (_, pages) in sections(entries) {
         for entry in pages {
-            if (out.len() + entry.document.len() + 1) as u64 > cap {
+            let separator = usize::from(!out.is_empty());
+            if (out.len() + separator + entry.document.len()) as u64 > cap {
                 return (out, count);
             }
             if !out.is_empty() {
@@ -114,6 +115,7 @@ impl Agents {
         let (full, pages) = full(&self.twins, config.full_bytes);
         let made = [(LLMS_PATH, index(&self.twins)), (LLMS_FULL_PATH, full)];
         for (path, text) in made {
+            let full = path == LLMS_FULL_PATH;
             if super::is_routed(routing, path) {
                 self.warn(format!(
                     "{path}: the site's own file is served, not the one the build would make"
@@ -123,8 +125,10 @@ impl Agents {
             let index = sources.add_made(path, Arc::from(text.into_bytes()));
             routing.add_file(path, index);
             self.stats.llms.push(path.to_string());
+            if full {
+                self.stats.full_pages = pages;
+            }
         }
-        self.stats.full_pages = pages;
     }
 }
 
@@ -163,7 +167,7 @@ mod tests {
         assert!(text.starts_with("---\ntitle: Home [site]") && text.ends_with("# A\n"));
         // Whole twins only, up to the cap.
         let one = entries[0].document.len() as u64;
-        assert_eq!(full(&entries, one + 1).1, 1);
+        assert_eq!(full(&entries, one).1, 1);
         assert_eq!(full(&entries, one - 1), (String::new(), 0));
     }
 }

@@ -75,16 +75,20 @@ fn parse_work(html: &str) -> u64 {
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
             .map(|c| c.to_ascii_lowercase())
             .collect();
-        if name.is_empty() || VOID.contains(&name.as_str()) || IMPLIED.contains(&name.as_str()) {
+        if name.is_empty() || VOID.contains(&name.as_str()) {
             continue;
         }
-        if end {
+        // Every end tag, and the start of an element whose end the parser implies, checks the
+        // open elements (an implied one is never counted open: it closes its like).
+        if end || IMPLIED.contains(&name.as_str()) {
             work += open;
-            open = open.saturating_sub(1);
+            if end && !IMPLIED.contains(&name.as_str()) {
+                open = open.saturating_sub(1);
+            }
         } else if RAW.contains(&name.as_str()) {
-            let close = format!("</{name}");
-            let lower = rest.to_ascii_lowercase();
-            at += lower.find(&close).unwrap_or(rest.len());
+            // Open until its end tag, which the loop reads next.
+            open += 1;
+            at += raw_text_end(&bytes[at..], name.as_bytes());
         } else {
             open += 1;
         }
@@ -92,17 +96,31 @@ fn parse_work(html: &str) -> u64 {
     work
 }
 
-/// How deep the tree under `root` is, counted without recursion.
+/// Where the raw text starting at `text` ends: its `</name`, compared without case, found in
+/// one pass (the end of `text` if there is none).
+fn raw_text_end(text: &[u8], name: &[u8]) -> usize {
+    let mut at = 0;
+    while let Some(found) = memchr::memchr(b'<', &text[at..]) {
+        at += found;
+        let close = text.get(at + 1..at + 2 + name.len());
+        if close.is_some_and(|c| c[0] == b'/' && c[1..].eq_ignore_ascii_case(name)) {
+            return at;
+        }
+        at += 1;
+    }
+    text.len()
+}
+
+/// How deeply elements nest under `root`, counted without recursion.
 fn depth(root: &Handle) -> usize {
     let (mut deepest, mut stack) = (0, vec![(root.clone(), 0)]);
     while let Some((node, level)) = stack.pop() {
         deepest = deepest.max(level);
-        stack.extend(
-            node.children
-                .borrow()
-                .iter()
-                .map(|c| (c.clone(), level + 1)),
-        );
+        let children = node.children.borrow();
+        let elements = children
+            .iter()
+            .filter(|c| matches!(c.data, NodeData::Element { .. }));
+        stack.extend(elements.map(|c| (c.clone(), level + 1)));
     }
     deepest
 }
@@ -134,6 +152,13 @@ pub(crate) fn convert(
     if depth(&document) > MAX_DEPTH {
         return None;
     }
+    // A `<base href>` moves what relative URLs mean: its page's links stay as written.
+    let based = find(&document, &|n| is_element(n, "base")).is_some();
+    let mut as_written = |_: &str| None;
+    let link: &mut dyn FnMut(&str) -> Option<String> = match based {
+        true => &mut as_written,
+        false => link,
+    };
     let title = title(&document);
     let description = meta_description(&document);
     let main = main_content(&document, selector)?;
@@ -330,13 +355,20 @@ fn count(node: &Handle) -> (usize, usize) {
     totals
 }
 
-/// The document's `<title>`, else its first `<h1>`, whitespace collapsed.
+/// The document's `<title>` (HTML's, not an SVG's), else its first `<h1>`, whitespace
+/// collapsed.
 fn title(document: &Handle) -> String {
-    let found = find(document, &|n| is_element(n, "title"))
-        .or_else(|| find(document, &|n| is_element(n, "h1")));
-    found
-        .map(|n| text_of(&n).split_whitespace().collect::<Vec<_>>().join(" "))
-        .unwrap_or_default()
+    let collapsed = |n: Handle| text_of(&n).split_whitespace().collect::<Vec<_>>().join(" ");
+    let html_title = |n: &Handle| matches!(&n.data, NodeData::Element { name, .. } if name.ns == ns!(html) && &*name.local == "title");
+    let title = find(document, &html_title)
+        .map(collapsed)
+        .unwrap_or_default();
+    match title.is_empty() {
+        true => find(document, &|n| is_element(n, "h1"))
+            .map(collapsed)
+            .unwrap_or_default(),
+        false => title,
+    }
 }
 
 /// `<meta name="description" content="...">`.
@@ -428,9 +460,13 @@ print(os.name)</pre></div></div>
     #[test]
     fn parse_work_sums_the_open_elements_at_each_end_tag() {
         assert_eq!(parse_work("<div><div></div></div>"), 2 + 1);
-        // Void and implied elements, raw text, comments: not counted.
-        let skipped = "<p>a<br><li>b<img src=x><script>if (a<b) '<div>'</script><!-- <div> -->";
-        assert_eq!(parse_work(&format!("<div>{skipped}</div>")), 1);
+        // Void elements, raw text, comments: not counted; an implied element's start and end
+        // check the open ones, and it is never counted open.
+        let skipped = "<p>a<br><li>b<img src=x><SCRIPT>if (a<b) '<div>'</script><!-- <div> -->";
+        assert_eq!(parse_work(&format!("<div>{skipped}</div>")), 1 + 1 + 2 + 1);
+        // End tags of implied elements under deep nesting cost what they walk.
+        let deep_ends = format!("{}{}", "<div>".repeat(5_000), "</p>".repeat(20_000));
+        assert!(parse_work(&deep_ends) > MAX_PARSE_WORK);
         // Unclosed elements stay open for every later end tag.
         assert_eq!(parse_work("<span><span><div></div><div></div>"), 3 + 3);
         let nested = |n: usize| format!("{}{}", "<div>".repeat(n), "</div>".repeat(n));

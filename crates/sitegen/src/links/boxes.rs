@@ -101,6 +101,19 @@ pub(crate) enum Sizing {
 }
 
 impl BoxRule {
+    /// A rule this cannot read (one with nested rules): it may set anything of any image.
+    pub(crate) fn unknown() -> BoxRule {
+        BoxRule {
+            subjects: vec![Subject::any()],
+            sets: Sets {
+                width: true,
+                height: true,
+                ..Sets::default()
+            },
+            every_image: false,
+        }
+    }
+
     /// The rule with `prelude` (its selector list) and declarations (`(name, value)`, names
     /// lower-case, `!important` removed), if it sets something of a box and may match an
     /// `<img>`. `top_level`: not inside a conditional or layer block.
@@ -113,7 +126,8 @@ impl BoxRule {
         if sets == Sets::default() {
             return None;
         }
-        let selectors: Vec<String> = selector_list(prelude)
+        let prelude = without_comments(prelude);
+        let selectors: Vec<String> = selector_list(&prelude)
             .into_iter()
             .map(|s| s.trim().to_ascii_lowercase())
             .collect();
@@ -134,18 +148,18 @@ impl BoxRule {
 }
 
 /// How an image with `names` and the declarations of its own `style` attribute (`own`) can be
-/// given its size, under `rules` (every rule of the CSS that may style its page); `None`: it
-/// is left as it is.
+/// given its size, under `rules` (every rule of the CSS that may style its page, each with
+/// whether its stylesheet surely applies); `None`: it is left as it is.
 pub(crate) fn sizing<'r>(
-    rules: impl IntoIterator<Item = &'r BoxRule>,
+    rules: impl IntoIterator<Item = (&'r BoxRule, bool)>,
     names: &Names,
     own: Sets,
 ) -> Option<Sizing> {
     let (mut may, mut always) = (own, own);
-    for rule in rules {
+    for (rule, sure) in rules {
         if rule.may_match(names) {
             may |= rule.sets;
-            if rule.every_image {
+            if sure && rule.every_image {
                 always |= rule.sets;
             }
         }
@@ -183,6 +197,12 @@ pub(crate) fn sets<'a>(declarations: impl IntoIterator<Item = (&'a str, &'a str)
             "max-width" | "max-inline-size" => sets.width |= v != "none",
             "max-height" | "max-block-size" => sets.height |= v != "none",
             "aspect-ratio" => sets.ratio |= v != "auto",
+            // A flex item's size, or its stretch, is the container's to decide.
+            "flex" | "flex-basis" | "flex-grow" | "flex-shrink" | "align-self" | "justify-self"
+            | "place-self" => {
+                sets.width = true;
+                sets.height = true;
+            }
             "contain" => sets.ratio |= v.contains("size") || v.contains("strict"),
             // `all` resets every property, to what another origin or the parent may say.
             "all" => {
@@ -286,7 +306,7 @@ fn simple_selectors(mut rest: &str) -> Option<Subject> {
                 let name = &rest[1..end];
                 // `::before`, and the pseudo-elements CSS 2 wrote with one colon.
                 if name.is_empty()
-                    || matches!(name, "before" | "after" | "first-line" | "first-letter")
+                    || matches!(name, "after" | "first-letter" | "before" | "first-line")
                 {
                     return None;
                 }
@@ -301,6 +321,25 @@ fn simple_selectors(mut rest: &str) -> Option<Subject> {
     Some(subject)
 }
 
+/// `text` without its CSS comments (`/* ... */`; one left open runs to the end).
+fn without_comments(text: &str) -> String {
+    let (mut out, mut rest) = (String::with_capacity(text.len()), text);
+    while let Some(start) = rest.find("/*") {
+        out.push_str(&rest[..start]);
+        out.push(' ');
+        rest = rest[start + 2..]
+            .find("*/")
+            .map_or("", |end| &rest[start + 2 + end + 2..]);
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A double or a single quote.
+fn is_quote(c: char) -> bool {
+    matches!(c, '"' | '\'')
+}
+
 /// The selectors of a list: split at its commas outside brackets, parentheses and strings.
 fn selector_list(prelude: &str) -> Vec<&str> {
     let (mut out, mut depth, mut start, mut quote) = (Vec::new(), 0usize, 0, None);
@@ -308,7 +347,7 @@ fn selector_list(prelude: &str) -> Vec<&str> {
         match (quote, c) {
             (Some(q), _) if c == q => quote = None,
             (Some(_), _) => {}
-            (None, '"' | '\'') => quote = Some(c),
+            (None, q) if is_quote(q) => quote = Some(c),
             (None, '(' | '[') => depth += 1,
             (None, ')' | ']') => depth = depth.saturating_sub(1),
             (None, ',') if depth == 0 => {
@@ -330,7 +369,7 @@ fn last_compound_start(selector: &str) -> usize {
         match (quote, c) {
             (Some(q), _) if c == q => quote = None,
             (Some(_), _) => {}
-            (None, '"' | '\'') => quote = Some(c),
+            (None, q) if is_quote(q) => quote = Some(c),
             (None, '(' | '[') => depth += 1,
             (None, ')' | ']') => depth = depth.saturating_sub(1),
             (None, ' ' | '\t' | '\n' | '\r' | '\x0c' | '>' | '+' | '~') if depth == 0 => {
@@ -349,7 +388,7 @@ fn closing(text: &str, open: char, close: char) -> Option<usize> {
         match (quote, c) {
             (Some(q), _) if c == q => quote = None,
             (Some(_), _) => {}
-            (None, '"' | '\'') => quote = Some(c),
+            (None, q) if is_quote(q) => quote = Some(c),
             (None, _) if c == open => depth += 1,
             (None, _) if c == close => {
                 depth -= 1;
@@ -422,7 +461,11 @@ mod tests {
         let image = names(None, Some("photo"));
         let size = |css: &[(&str, &[(&str, &str)])], own: &[(&str, &str)]| {
             let rules: Vec<BoxRule> = css.iter().filter_map(|(p, d)| rule(p, d)).collect();
-            sizing(&rules, &image, sets(own.iter().copied()))
+            sizing(
+                rules.iter().map(|r| (r, true)),
+                &image,
+                sets(own.iter().copied()),
+            )
         };
         assert_eq!(size(&[], &[]), Some(Sizing::Attributes));
         assert_eq!(

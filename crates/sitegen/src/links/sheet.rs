@@ -131,7 +131,7 @@ pub(super) fn read(text: &str) -> Sheet {
                 let _ = parser.parse_nested_block(
                     |block| -> Result<(), cssparser::ParseError<'_, ()>> {
                         match keyword.as_deref() {
-                            None => style_rule(&text[start..at], &declarations(block), &mut sheet),
+                            None => top_level_rule(block, &text[start..at], &mut sheet),
                             Some("font-face") => sheet.faces.extend(face(&declarations(block))),
                             Some(_) => nested_rules(block, text, &mut sheet, 1),
                         }
@@ -166,7 +166,10 @@ fn nested_rules(block: &mut Parser<'_, '_>, text: &str, sheet: &mut Sheet, depth
                 let _ = block.parse_nested_block(
                     |inner| -> Result<(), cssparser::ParseError<'_, ()>> {
                         if !at_rule {
-                            let declarations = declarations(inner);
+                            let (declarations, nested) = rule_block(inner);
+                            if nested {
+                                sheet.boxes.push(BoxRule::unknown());
+                            }
                             boxes(&text[start..at], &declarations, sheet, false);
                             overrides(&text[start..at], &declarations, sheet, true);
                         } else if depth < MAX_NESTING {
@@ -370,6 +373,26 @@ fn style_rule(prelude: &str, declarations: &[Declaration<'_>], sheet: &mut Sheet
             sheet.backgrounds.push(Background { element, url });
         }
     }
+}
+
+/// A style rule at the top level: its [`style_rule`], and a [`BoxRule::unknown`] if its block
+/// holds a nested rule.
+fn top_level_rule(block: &mut Parser<'_, '_>, prelude: &str, sheet: &mut Sheet) {
+    let (declarations, nested) = rule_block(block);
+    if nested {
+        sheet.boxes.push(BoxRule::unknown());
+    }
+    style_rule(prelude, &declarations, sheet);
+}
+
+/// A style rule's declarations, and whether its block holds a nested rule (CSS Nesting: what
+/// that sets and of which element is not read here, and a nested rule hides the declarations
+/// after it from [`declarations`]).
+fn rule_block<'i>(block: &mut Parser<'i, '_>) -> (Vec<Declaration<'i>>, bool) {
+    let start = block.position();
+    let declarations = declarations(block);
+    let nested = block.slice_from(start).contains('{');
+    (declarations, nested)
 }
 
 /// A rule that may set an `<img>`'s box, kept ([`super::boxes`]).

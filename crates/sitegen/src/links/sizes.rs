@@ -101,9 +101,25 @@ impl Reader<'_> {
                 .entry(index)
                 .or_insert_with(|| super::sheet::read(text).boxes);
         }
+        // Only a render-blocking stylesheet linked for every medium surely applies; the rest
+        // (imported, for some media, the page's own `<style>`, whose `media` is not read) may.
+        let certain: Vec<usize> = (page.style_links.iter())
+            .filter(|link| {
+                link.media
+                    .as_deref()
+                    .is_none_or(|m| m.trim().eq_ignore_ascii_case("all"))
+            })
+            .filter_map(|link| match page.resolved.get(link.reference)? {
+                Some((_, Resolved::File { index, .. })) => Some(*index),
+                _ => None,
+            })
+            .collect();
         let styles_allowed = !self.csp && !super::inline::sets_policy(page);
-        let rules: Vec<&BoxRule> = (page.box_rules.iter())
-            .chain(styles.iter().flat_map(|index| &self.sheets[index]))
+        let rules: Vec<(&BoxRule, bool)> = (page.box_rules.iter().map(|rule| (rule, false)))
+            .chain(styles.iter().flat_map(|index| {
+                let sure = certain.contains(index);
+                self.sheets[index].iter().map(move |rule| (rule, sure))
+            }))
             .collect();
         let plans: Vec<Option<Plan>> = unsized_images()
             .zip(sizes)
@@ -173,8 +189,9 @@ fn svg_size(file: &Found) -> Option<(u32, u32)> {
 }
 
 /// The stylesheets that may style `page` (those it references and those they import, each
-/// once, by file index); `None` when one of them cannot be read: another site's, or a file the
-/// pass did not read (not UTF-8).
+/// once, by file index); `None` when one of them cannot be read: another site's (a stylesheet
+/// link of the page, or an `@import` of a stylesheet that references another site), or a file
+/// the pass did not read (not UTF-8).
 fn stylesheets(
     found: &[Found],
     page: &Scanned,
@@ -182,9 +199,12 @@ fn stylesheets(
     position: &HashMap<usize, usize>,
 ) -> Option<Vec<usize>> {
     let is_css = |index: usize| mime::content_type(&found[index].url_path).starts_with("text/css");
-    // A render-blocking stylesheet that does not lead to one of the site's files.
-    let local = |link: &html::StyleLink| matches!(page.resolved.get(link.reference), Some(Some((_, Resolved::File { index, .. }))) if is_css(*index));
-    if !page.style_links.iter().all(local) {
+    // A stylesheet link that does not lead to one of the site's stylesheets.
+    let elsewhere = (page.refs.iter().zip(&page.resolved)).any(|(reference, resolved)| {
+        reference.hint == Some(super::Hint::Style)
+            && !matches!(resolved, Some((_, Resolved::File { index, .. })) if is_css(*index))
+    });
+    if elsewhere {
         return None;
     }
     let (mut seen, mut queue) = (Vec::new(), vec![page]);
@@ -197,7 +217,13 @@ fn stylesheets(
                 continue;
             }
             seen.push(*index);
-            queue.push(&scanned[*position.get(index)?]);
+            let sheet = &scanned[*position.get(index)?];
+            // An `@import` may name another site's stylesheet, which no reference resolves.
+            let imports = sheet.text.to_ascii_lowercase().contains("@import");
+            if imports && sheet.resolved.iter().any(Option::is_none) {
+                return None;
+            }
+            queue.push(sheet);
         }
     }
     Some(seen)

@@ -252,7 +252,6 @@ fn row(file: &Asset) -> String {
     out
 }
 
-/// The optimize stage's line: per kind, the files minified and the bytes before and after.
 /// The agents stage's line: twins, their bytes and tokens against the pages', llms.txt.
 pub(super) fn agents_line(stats: &crate::model::AgentStats) -> String {
     let mut line = format!(
@@ -305,6 +304,7 @@ fn skipped_reasons(skipped: &[(String, String)]) -> String {
     }
 }
 
+/// The optimize stage's line: per kind, the files minified and the bytes before and after.
 pub(super) fn optimize_line(stats: &crate::model::OptimizeStats) -> String {
     let kinds = [
         ("HTML", &stats.html),
