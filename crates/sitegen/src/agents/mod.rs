@@ -80,17 +80,16 @@ pub(crate) fn make(
     let excluded = |path: &str| {
         config.excludes(path) || links.ignore.iter().any(|g| crate::glob::matches(g, path))
     };
-    let pages = site_pages(sources, routing, &excluded);
+    let mut pages = site_pages(sources, routing, &excluded);
+    // A page served at two URLs without a redirect (a folder's index with `clean_urls` off):
+    // one twin, at the first (the folder's).
+    let mut seen = std::collections::HashSet::new();
+    pages.retain(|page| seen.insert(page.index));
     if !config.enabled.unwrap_or(pages.len() > 1) {
         return Ok(agents);
     }
     // Refused when the configuration was read (`AgentsConfig::first_invalid`).
     let selector = (config.content.as_deref()).and_then(|text| Selector::parse(text).ok());
-    // A page served at two URLs without a redirect (a folder's index with `clean_urls` off):
-    // one twin, at the first (the folder's).
-    let mut pages = pages;
-    let mut seen = std::collections::HashSet::new();
-    pages.retain(|page| seen.insert(page.index));
     let (todo, skipped): (Vec<SitePage>, Vec<SitePage>) = pages
         .into_iter()
         .partition(|page| !is_routed(routing, &twin_path(&page.path)));
