@@ -127,7 +127,7 @@ impl BoxRule {
             return None;
         }
         let prelude = without_comments(prelude);
-        let selectors: Vec<String> = selector_list(&prelude)
+        let selectors: Vec<String> = super::css::split_top_level(&prelude)
             .into_iter()
             .map(|s| s.trim().to_ascii_lowercase())
             .collect();
@@ -340,45 +340,13 @@ fn is_quote(c: char) -> bool {
     matches!(c, '"' | '\'')
 }
 
-/// The selectors of a list: split at its commas outside brackets, parentheses and strings.
-fn selector_list(prelude: &str) -> Vec<&str> {
-    let (mut out, mut depth, mut start, mut quote) = (Vec::new(), 0usize, 0, None);
-    for (i, c) in prelude.char_indices() {
-        match (quote, c) {
-            (Some(q), _) if c == q => quote = None,
-            (Some(_), _) => {}
-            (None, q) if is_quote(q) => quote = Some(c),
-            (None, '(' | '[') => depth += 1,
-            (None, ')' | ']') => depth = depth.saturating_sub(1),
-            (None, ',') if depth == 0 => {
-                out.push(&prelude[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    out.push(&prelude[start..]);
-    out
-}
-
 /// Where the last compound of a complex selector starts: after its last combinator outside
 /// brackets, parentheses and strings.
 fn last_compound_start(selector: &str) -> usize {
-    let (mut depth, mut start, mut quote) = (0usize, 0, None);
-    for (i, c) in selector.char_indices() {
-        match (quote, c) {
-            (Some(q), _) if c == q => quote = None,
-            (Some(_), _) => {}
-            (None, q) if is_quote(q) => quote = Some(c),
-            (None, '(' | '[') => depth += 1,
-            (None, ')' | ']') => depth = depth.saturating_sub(1),
-            (None, ' ' | '\t' | '\n' | '\r' | '\x0c' | '>' | '+' | '~') if depth == 0 => {
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    start
+    let combinator = |c| matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0c' | '>' | '+' | '~');
+    super::css::top_level(selector, combinator)
+        .last()
+        .map_or(0, |at| at + 1)
 }
 
 /// The position after the bracket that closes the one `text` starts with; `None` if none does.

@@ -105,6 +105,36 @@ fn quoted(at: usize, raw: &str, url: &str) -> CssUrl {
     }
 }
 
+/// Where in `text` the characters `wanted` accepts stand outside strings, parentheses and
+/// brackets (a selector's or a value's own level).
+pub(super) fn top_level(text: &str, wanted: impl Fn(char) -> bool) -> Vec<usize> {
+    let (mut out, mut depth, mut quote) = (Vec::new(), 0usize, None);
+    for (i, c) in text.char_indices() {
+        match (quote, c) {
+            (Some(q), _) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '(' | '[') => depth += 1,
+            (None, ')' | ']') => depth = depth.saturating_sub(1),
+            (None, _) if depth == 0 && wanted(c) => out.push(i),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// `text` split at its top-level commas ([`top_level`]).
+pub(super) fn split_top_level(text: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut from = 0;
+    for comma in top_level(text, |c| c == ',') {
+        parts.push(&text[from..comma]);
+        from = comma + 1;
+    }
+    parts.push(&text[from..]);
+    parts
+}
+
 fn is_css_space(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0c')
 }

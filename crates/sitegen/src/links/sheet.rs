@@ -584,7 +584,7 @@ fn source(value: &str) -> Option<usize> {
     ];
     const NOT_READ: [&str; 2] = ["embedded-opentype", "svg"];
     let mut at = 0;
-    for part in split_top_level(value) {
+    for part in css::split_top_level(value) {
         let start = at + (part.len() - part.trim_start().len());
         at += part.len() + 1;
         let lower = part.trim().to_ascii_lowercase();
@@ -612,27 +612,6 @@ fn source(value: &str) -> Option<usize> {
         }
     }
     None
-}
-
-/// `value` split at the commas outside parentheses and quotes.
-fn split_top_level(value: &str) -> Vec<&str> {
-    let (mut parts, mut depth, mut quote, mut from) = (Vec::new(), 0u32, None, 0);
-    for (i, c) in value.char_indices() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), _) => {}
-            (None, '"' | '\'') => quote = Some(c),
-            (None, '(') => depth += 1,
-            (None, ')') => depth = depth.saturating_sub(1),
-            (None, ',') if depth == 0 => {
-                parts.push(&value[from..i]);
-                from = i + 1;
-            }
-            _ => {}
-        }
-    }
-    parts.push(&value[from..]);
-    parts
 }
 
 /// Whether a `unicode-range` list covers `c` (ranges `U+0-7F`, single points, `U+4??`).
