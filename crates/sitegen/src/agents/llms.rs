@@ -3,6 +3,7 @@
 //! section per top folder of the site's URLs ("Pages" for the pages at its root, first), each
 //! page a link to its twin with the page's description; llms-full.txt is the twins themselves.
 
+use super::markdown::one_line;
 use super::{Agents, LLMS_FULL_PATH, LLMS_PATH};
 use crate::config::AgentsConfig;
 use crate::routing::Routing;
@@ -91,11 +92,6 @@ pub(super) fn full(entries: &[Entry], cap: u64) -> (String, usize) {
     (out, count)
 }
 
-/// `text` on one line, whitespace collapsed.
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
 /// `text` as a Markdown link's text: brackets escaped.
 fn link_text(text: &str) -> String {
     one_line(text).replace('[', "\\[").replace(']', "\\]")
@@ -116,7 +112,7 @@ impl Agents {
         let made = [(LLMS_PATH, index(&self.twins)), (LLMS_FULL_PATH, full)];
         for (path, text) in made {
             let full = path == LLMS_FULL_PATH;
-            if super::is_routed(routing, path) {
+            if routing.routes_path(path) {
                 self.warn(format!(
                     "{path}: the site's own file is served, not the one the build would make"
                 ));

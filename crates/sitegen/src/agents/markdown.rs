@@ -358,7 +358,7 @@ fn count(node: &Handle) -> (usize, usize) {
 /// The document's `<title>` (HTML's, not an SVG's), else its first `<h1>`, whitespace
 /// collapsed.
 fn title(document: &Handle) -> String {
-    let collapsed = |n: Handle| text_of(&n).split_whitespace().collect::<Vec<_>>().join(" ");
+    let collapsed = |n: Handle| one_line(&text_of(&n));
     let html_title = |n: &Handle| matches!(&n.data, NodeData::Element { name, .. } if name.ns == ns!(html) && &*name.local == "title");
     let title = find(document, &html_title)
         .map(collapsed)
@@ -389,8 +389,13 @@ fn meta_description(document: &Handle) -> Option<String> {
         .borrow()
         .iter()
         .find(|a| &*a.name.local == "content")
-        .map(|a| a.value.split_whitespace().collect::<Vec<_>>().join(" "))?;
+        .map(|a| one_line(&a.value))?;
     (!content.is_empty()).then_some(content)
+}
+
+/// `text` on one line, each run of whitespace one space, none at the ends.
+pub(super) fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// The first node in document order that `wanted` accepts.

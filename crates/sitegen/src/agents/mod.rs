@@ -92,7 +92,7 @@ pub(crate) fn make(
     let selector = (config.content.as_deref()).and_then(|text| Selector::parse(text).ok());
     let (todo, skipped): (Vec<SitePage>, Vec<SitePage>) = pages
         .into_iter()
-        .partition(|page| !is_routed(routing, &twin_path(&page.path)));
+        .partition(|page| !routing.routes_path(&twin_path(&page.path)));
     for page in skipped {
         let twin = twin_path(&page.path);
         let why = format!("the site's own {twin} is served there");
@@ -118,14 +118,6 @@ fn twin_path(path: &str) -> String {
         true => format!("{path}index.md"),
         false => format!("{path}.md"),
     }
-}
-
-/// Whether the site serves something at `path` already.
-fn is_routed(routing: &Routing, path: &str) -> bool {
-    (routing
-        .routes
-        .binary_search_by(|r| r.path.as_str().cmp(path)))
-    .is_ok()
 }
 
 /// A page's twin, or its path and why it has none.

@@ -43,6 +43,13 @@ impl Routing {
         }
     }
 
+    /// Whether a route of its own (a file's, a fixed redirect's) answers `path`.
+    pub(crate) fn routes_path(&self, path: &str) -> bool {
+        (self.routes)
+            .binary_search_by(|r| r.path.as_str().cmp(path))
+            .is_ok()
+    }
+
     /// The rules matched at run time.
     pub(crate) fn rules(&self) -> &[RedirectRule] {
         &self.redirects.rules
