@@ -16,8 +16,9 @@ request started, left out; in any order, as failed requests are logged in the or
 fail). The screenshots must be identical to the byte (the same Chromium
 encodes the same pixels the same way), and so must the text and the messages. With --save, the
 screenshots of a page that differs are written there. A view that differs is loaded again,
-both ways, and fails only if it differs again (a frame drawn under load differed once in the
-views layer; what a build changes differs every time). With --control (real sites, whose
+both ways, up to TRIES pairs, and fails only if no ON load ever equals an OFF load (a frame
+drawn under load differed in the views layer, twice in a row once; what a build changes
+differs every time). With --control (real sites, whose
 scripts race workers, timers and unreachable hosts), each page is loaded from OFF a second
 time, and a check on which the two OFF loads disagree is reported as UNSTABLE rather than
 compared.
@@ -89,6 +90,10 @@ def view(driver, base, page, viewport):
 # captured in strips, joined as their PNG bytes are (compared, never shown).
 STRIP = 8192
 
+# Pairs of loads of a view that differs before it fails: a clean-clone CI run saw the demo's
+# front page at 390 px differ by a few pixels in two pairs in a row on a loaded machine.
+TRIES = 4
+
 
 def capture(driver, width):
     """The whole page as PNG bytes, strip after strip of at most STRIP pixels."""
@@ -103,22 +108,32 @@ def capture(driver, width):
     return b"".join(shots)
 
 
-def compare(driver, args, page, viewport):
-    """(off, on, problems, unstable) of one page at one viewport."""
+def compare(driver, args, page, viewport, seen):
+    """(off, on, problems, unstable) of one page at one viewport, `seen` holding every earlier
+    load of it: ([off views], [on views]). Each check passes when some ON load equals some OFF
+    load: a difference the build made is there in every pair, one the machine made (a frame
+    drawn under load) is not."""
     off = view(driver, args.off, page, viewport)
     on = view(driver, args.on, page, viewport)
     again = view(driver, args.off, page, viewport) if args.control else off
+    seen[0].extend((off, again))
+    seen[1].append(on)
     problems, unstable = [], []
     for i, what in enumerate(("screenshot", "innerText", "console")):
         if off[i] != again[i]:
             unstable.append(what)
             # Not comparable: the same page differs from itself.
             on = tuple(off[j] if j == i else on[j] for j in range(3))
-    if off[0] != on[0]:
+
+    def differs(i):
+        return off[i] != on[i] and not any(
+            a[i] == b[i] for a in seen[0] for b in seen[1])
+
+    if differs(0):
         problems.append(f"screenshots differ ({len(off[0])} and {len(on[0])} bytes of PNG)")
-    if off[1] != on[1]:
+    if differs(1):
         problems.append("document.body.innerText differs")
-    if off[2] != on[2]:
+    if differs(2):
         problems.append(f"console differs: {off[2]} against {on[2]}")
     if off[1].startswith("error: "):
         problems.append(off[1])
@@ -150,18 +165,19 @@ def main():
         try:
             for page in args.pages:
                 for viewport in VIEWPORTS:
-                    off, on, problems, unstable = compare(driver, args, page, viewport)
+                    seen = ([], [])
+                    off, on, problems, unstable = compare(driver, args, page, viewport, seen)
                     # A difference the optimisation made is there every time: one that is gone
-                    # on a second pair of loads was the machine's (a frame drawn under load).
-                    retried = bool(problems)
-                    if retried:
-                        first = problems
-                        off, on, problems, unstable = compare(driver, args, page, viewport)
+                    # on another pair of loads was the machine's (a frame drawn under load).
+                    first, tries = problems, 1
+                    while problems and tries < TRIES:
+                        off, on, problems, unstable = compare(driver, args, page, viewport, seen)
+                        tries += 1
                     if problems and args.save:
                         save(args.save, page, viewport, off, on)
                     note = f"; UNSTABLE by itself: {', '.join(unstable)}" if unstable else ""
-                    if retried and not problems:
-                        note += f"; differed once, then not ({'; '.join(first)})"
+                    if tries > 1:
+                        note += f"; {tries} pairs of loads (the first: {'; '.join(first)})"
                     print(f"{page} at {viewport}: {'same' if not problems else 'DIFFERS'} "
                           f"({len(on[0])} bytes of PNG, {len(on[1])} characters, "
                           f"{len(on[2])} console messages){note}")
