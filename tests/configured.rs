@@ -28,6 +28,35 @@ fn fixture(path: &str) -> Vec<u8> {
     std::fs::read(format!("{FIXTURE_SITE}{path}")).unwrap()
 }
 
+/// `[agents]`: each page but the excluded root has its twin, with the configured
+/// `Content-Signal`, at its `.md` URL and at its own for `Accept: text/markdown`; that page's
+/// answers vary by Accept and are kept from CDNs in place of `cache.cdn` (issue 35).
+#[test]
+fn pages_but_the_excluded_root_have_twins_with_the_content_signal() {
+    for target in ["/docs/page", "/docs/page.md"] {
+        let twin = request("GET", target, &[("accept", "text/markdown")]);
+        assert_eq!(twin.status, 200, "{target}");
+        let kind = twin.header("content-type");
+        assert_eq!(kind, Some("text/markdown; charset=utf-8"), "{target}");
+        let signal = twin.header("content-signal");
+        assert_eq!(signal, Some("ai-train=no, search=yes"), "{target}");
+    }
+    let page = request("GET", "/docs/page", &[("accept", "text/html")]);
+    assert!(page
+        .header("content-type")
+        .unwrap()
+        .starts_with("text/html"));
+    // (Too small to be stored compressed: Accept alone.)
+    assert_eq!(page.header("vary"), Some("accept"));
+    assert_eq!(page.header("cdn-cache-control"), Some("private"));
+    assert_eq!(get("/index.md").status, 404);
+    let root = request("GET", "/", &[("accept", "text/markdown")]);
+    assert!(root
+        .header("content-type")
+        .unwrap()
+        .starts_with("text/html"));
+}
+
 #[test]
 fn navigations_to_unknown_routes_get_the_app() {
     for header in [
@@ -106,7 +135,8 @@ fn files_are_served_as_usual() {
 #[test]
 fn cache_rules_default_html_and_the_cdn_policy() {
     let cdn = Some("public, max-age=86400, stale-while-revalidate=60");
-    let rule = get("/docs/page");
+    // (/docs/page has a Markdown twin: CDNs are told `private` there, below.)
+    let rule = get("/docs");
     assert_eq!(
         (
             rule.header("cache-control"),

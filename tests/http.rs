@@ -578,6 +578,101 @@ fn every_page_has_a_markdown_twin_that_llms_txt_lists() {
     }
 }
 
+/// Issue 35: at a page's own URL, the twin for a client whose Accept weighs `text/markdown`
+/// above `text/html` (RFC 9110 §12.5.1), the page for every browser; each answer varies by
+/// Accept (§12.5.5) and is kept from CDNs that key on the URL alone (RFC 9213); the twin
+/// there is the representation its own URL serves, with its ETags, codings, 304, 412 and
+/// ranges.
+#[test]
+fn a_client_that_prefers_markdown_gets_the_twin_at_the_pages_url() {
+    const MARKDOWN: &str = "text/markdown, text/html;q=0.9, */*;q=0.8";
+    const CHROMIUM: &str = "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,application/signed-exchange;v=b3;q=0.7";
+    for (page, twin) in [
+        ("/", "/index.md"),
+        ("/about", "/about.md"),
+        ("/guide/", "/guide/index.md"),
+    ] {
+        let own = get(twin);
+        let etag = own.header("etag").unwrap();
+        let agent = request("GET", page, &[("accept", MARKDOWN)]);
+        assert_eq!(agent.status, 200, "{page}");
+        assert_eq!(
+            agent.header("content-type"),
+            Some("text/markdown; charset=utf-8")
+        );
+        assert_eq!(agent.header("etag"), Some(etag), "{page}: the twin's own");
+        assert_eq!(agent.body, own.body, "{page}");
+        assert_eq!(
+            agent.header("x-markdown-tokens"),
+            own.header("x-markdown-tokens")
+        );
+        for accept in [
+            CHROMIUM,
+            "*/*",
+            "text/markdown;q=0, */*",
+            "text/markdown, text/html",
+            "text/*",
+        ] {
+            let html = request("GET", page, &[("accept", accept)]);
+            assert!(
+                html.header("content-type")
+                    .unwrap()
+                    .starts_with("text/html"),
+                "{page} {accept}"
+            );
+            assert!(html.header("link").unwrap().contains(twin));
+            assert_eq!(
+                html.header("vary"),
+                Some("accept, accept-encoding"),
+                "{page}"
+            );
+            assert_eq!(html.header("cdn-cache-control"), Some("private"), "{page}");
+        }
+        assert_eq!(
+            agent.header("vary"),
+            Some("accept, accept-encoding"),
+            "{page}"
+        );
+        assert_eq!(agent.header("cdn-cache-control"), Some("private"), "{page}");
+        // At its own URL the twin varies by Accept-Encoding alone.
+        assert_eq!(own.header("vary"), Some("accept-encoding"), "{twin}");
+        // Its codings by Accept-Encoding (RFC 9110 §12.5.3), each with its own strong ETag.
+        let br = [("accept", MARKDOWN), ("accept-encoding", "br")];
+        let (at_page, at_twin) = (request("GET", page, &br), request("GET", twin, &br[1..]));
+        assert_eq!(at_page.header("content-encoding"), Some("br"), "{page}");
+        assert_eq!(at_page.header("etag"), at_twin.header("etag"));
+        assert_eq!(at_page.body, at_twin.body);
+        // §13.1.2, §13.1.1: validators are the twin's.
+        let not_modified = request(
+            "GET",
+            page,
+            &[("accept", MARKDOWN), ("if-none-match", etag)],
+        );
+        assert_eq!(not_modified.status, 304, "{page}");
+        assert_eq!(not_modified.header("vary"), Some("accept, accept-encoding"));
+        assert_eq!(request("GET", page, &[("if-none-match", etag)]).status, 200);
+        let html_etag = get(page).header("etag").unwrap().to_string();
+        let failed = request(
+            "GET",
+            page,
+            &[("accept", MARKDOWN), ("if-match", &html_etag)],
+        );
+        assert_eq!(failed.status, 412, "{page}");
+        // §14.2: a range of the twin's bytes; HEAD has GET's fields (§9.3.2).
+        let range = request("GET", page, &[("accept", MARKDOWN), ("range", "bytes=0-3")]);
+        assert_eq!(range.status, 206, "{page}");
+        assert_eq!(range.body, b"---\n");
+        let head = request("HEAD", page, &[("accept", MARKDOWN)]);
+        assert_eq!(head.header("content-length"), own.header("content-length"));
+        assert!(head.body.is_empty());
+    }
+    // A page without a twin (the 404 page's answer) and a file that is not a page: no Accept
+    // in their Vary.
+    assert_eq!(request("GET", "/nope", &[("accept", MARKDOWN)]).status, 404);
+    let css = request("GET", "/style.css", &[("accept", MARKDOWN)]);
+    assert!(!css.header("vary").unwrap_or("").contains("accept,"));
+}
+
 #[test]
 fn every_page_announces_speculation_rules_that_name_only_its_pages() {
     // WICG nav-speculation (issue 23): the demo's pages, and nothing else, are what a hover

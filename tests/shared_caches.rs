@@ -37,7 +37,14 @@ fn pages_assets_and_fingerprinted_urls_vary_by_accept_encoding_alone() {
     // would add Available-Dictionary).
     let logo = edgesite_asset("/logo.svg");
     let fingerprinted = format!("/logo.svg?v={}", logo.fingerprint);
-    for target in ["/", "/about", "/logo.svg", fingerprinted.as_str()] {
+    // The twins at their own URLs too (at their pages' URLs, below, they vary by Accept).
+    let targets = [
+        "/logo.svg",
+        fingerprinted.as_str(),
+        "/index.md",
+        "/about.md",
+    ];
+    for target in targets {
         let reply = get(target, &[("accept-encoding", BROWSER)]);
         assert_eq!(reply.status, 200, "{target}");
         assert_eq!(reply.header("vary"), Some("accept-encoding"), "{target}");
@@ -48,6 +55,21 @@ fn pages_assets_and_fingerprinted_urls_vary_by_accept_encoding_alone() {
     assert!(immutable
         .header("cache-control")
         .is_some_and(|c| c.contains("immutable")));
+}
+
+/// A page with a Markdown twin (issue 35): the page and the twin at its URL vary by Accept, and
+/// CDNs that key on the URL alone keep neither.
+#[test]
+fn a_page_with_a_markdown_twin_varies_by_accept_and_is_kept_from_cdns() {
+    for accept in ["*/*", "text/html,*/*;q=0.8", "text/markdown"] {
+        for target in ["/", "/about"] {
+            let reply = get(target, &[("accept", accept), ("accept-encoding", BROWSER)]);
+            assert_eq!(reply.status, 200, "{target} {accept}");
+            let vary = reply.header("vary");
+            assert_eq!(vary, Some("accept, accept-encoding"), "{target} {accept}");
+            assert!(private(&reply), "{target} {accept}");
+        }
+    }
 }
 
 #[test]
@@ -119,11 +141,12 @@ fn errors_say_how_long_they_may_be_kept() {
     let not_allowed = request("DELETE", "/about", &[]);
     assert_eq!(not_allowed.status, 405);
     assert_eq!(not_allowed.header("cache-control"), Some("no-store"));
-    // 412 and 416 say nothing of the resource's future either; their Vary is the resource's.
+    // 412 and 416 say nothing of the resource's future either; their Vary is the resource's
+    // (a page with a Markdown twin's: Accept too).
     let failed = get("/about", &[("if-match", "\"not-it\"")]);
     assert_eq!(failed.status, 412);
     assert_eq!(failed.header("cache-control"), Some("no-store"));
-    assert_eq!(failed.header("vary"), Some("accept-encoding"));
+    assert_eq!(failed.header("vary"), Some("accept, accept-encoding"));
     let unsatisfiable = get("/about", &[("range", "bytes=999999-")]);
     assert_eq!(unsatisfiable.status, 416);
     assert_eq!(unsatisfiable.header("cache-control"), Some("no-store"));

@@ -307,9 +307,10 @@ async fn the_clients_accept_encoding_from_request_cf_selects_a_precompressed_bod
         response.headers().get("content-encoding").unwrap().unwrap(),
         "br"
     );
+    // Accept too: the page's Markdown twin (issue 35).
     assert_eq!(
         response.headers().get("vary").unwrap().unwrap(),
-        "accept-encoding"
+        "accept, accept-encoding"
     );
     let stored = match &site().route("/").unwrap().target {
         edgesite_core::Target::Asset(asset) => asset
@@ -429,6 +430,7 @@ fn compact_site(
     let asset = Box::leak(Box::new(Asset {
         deltas: &[],
         variants: &[],
+        alternate: None,
         content_type: "text/plain; charset=utf-8",
         last_modified: "Tue, 01 Dec 2026 00:00:00 GMT",
         last_modified_unix: 1_795_996_800,

@@ -130,6 +130,7 @@ static ASSET: Asset<'static> = Asset {
         },
     ],
     variants: &[],
+    alternate: None,
 };
 
 /// Accept-Encoding: total; the choice is one of the stored representations, and a coding the
@@ -219,6 +220,7 @@ static IMAGE: Asset<'static> = Asset {
             },
         },
     ],
+    alternate: None,
 };
 
 /// Available-Dictionary (RFC 9842 §2.2) with a browser's Accept-Encoding: total; a value that

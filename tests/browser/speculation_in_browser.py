@@ -13,7 +13,8 @@ actions; the rules' `moderate` eagerness acts on hover), and the DevTools networ
 PAGE_B fetched as a prefetch (`Sec-Purpose: prefetch`, type Prefetch) before any click. Click the
 link: PAGE_B's navigation timing entry must say `deliveryType` "navigational-prefetch", the
 document must come from the prefetch cache, and no request for the document may reach the
-network after the click. Prints each navigation's subresource requests that did (files PAGE_A
+network after the click. The document must be HTML and nothing fetched a Markdown twin (a page
+with one answers a browser's Accept with the page: issue 35). Prints each navigation's subresource requests that did (files PAGE_A
 did not load).
 """
 import argparse
@@ -129,10 +130,18 @@ def hover_then_click(driver, base, page_a, page_b, named):
         problems.append(f"{target}: deliveryType {entry.get('deliveryType')!r}")
     if not documents or any(not from_prefetch for _, _, from_prefetch, _ in documents):
         problems.append(f"{target}: the document did not come from the prefetch: {documents}")
+    # A page with a Markdown twin (issue 35): the browser's navigation and prefetch Accept get
+    # the page, and nothing the browser fetched is a twin.
+    kind = script(driver, "return document.contentType")
+    if kind != "text/html":
+        problems.append(f"{target}: the document is {kind!r}, not text/html")
+    twins = [url for url, *_ in after if url.split("?")[0].endswith(".md")]
+    if twins:
+        problems.append(f"{target}: the browser fetched Markdown twins: {twins}")
     network = [url for url, kind, from_prefetch, from_cache in after
                if not from_prefetch and not from_cache and url.startswith(base)]
     return {"page": page_a, "next": page_b, "prefetched_before_click": bool(prefetched),
-            "navigation": entry, "network_after_click": network}, problems
+            "navigation": entry, "document": kind, "network_after_click": network}, problems
 
 
 def main():

@@ -12,10 +12,13 @@ use edgesite_core::{
 };
 use std::time::Duration;
 
-const CHROME_ACCEPT: &str = "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8";
+/// What Chromium 156 sends (read off a request it made on this machine).
+const CHROME_ACCEPT: &str = "text/html,application/xhtml+xml,application/xml;q=0.9,image/jxl,image/avif,image/webp,image/apng,*/*;q=0.8,application/signed-exchange;v=b3;q=0.7";
 const CHROME_AE: &str = "gzip, deflate, br, zstd";
 const CHROME_IMAGE_ACCEPT: &str =
-    "image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8";
+    "image/jxl,image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8";
+/// What an agent sends for a page it would rather read as Markdown.
+const AGENT_ACCEPT: &str = "text/markdown, text/html;q=0.9, */*;q=0.8";
 
 fn head<'a>(target: &'a str, fields: &[(&'a str, &'a str)]) -> RequestHead<'a> {
     let mut head = RequestHead::new("GET", target);
@@ -81,6 +84,22 @@ fn demo(c: &mut Criterion) {
             head("/", &[("accept", CHROME_ACCEPT)]),
         ),
         ("200 br (browser headers)", head("/", &browser)),
+        // A page with a Markdown twin (issue 35): Accept weighed on every request that has one.
+        (
+            "200 br page, no Accept (nothing to weigh)",
+            head("/", &[browser[0], browser[2]]),
+        ),
+        (
+            "200 br page, an Accept parsed (text/html,*/*;q=0.8)",
+            head(
+                "/",
+                &[browser[0], ("accept", "text/html,*/*;q=0.8"), browser[2]],
+            ),
+        ),
+        (
+            "200 br Markdown twin at the page's URL (an agent's Accept)",
+            head("/", &[browser[0], ("accept", AGENT_ACCEPT)]),
+        ),
         (
             "304 (browser headers + If-None-Match)",
             head("/", &revalidate),
@@ -134,6 +153,7 @@ fn generated_site(n: usize) -> &'static Site<'static> {
             Asset {
                 deltas: &[],
                 variants: &[],
+                alternate: None,
                 content_type: "text/html; charset=utf-8",
                 last_modified: "Tue, 14 Nov 2023 22:13:20 GMT",
                 last_modified_unix: 1_700_000_000,

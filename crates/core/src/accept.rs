@@ -26,12 +26,20 @@ pub(crate) struct Weights {
     /// Each variant's weight by a range that names its type ([`named_quality`]'s rule): a
     /// wildcard names no type.
     pub(crate) variants: [Option<u16>; MAX_VARIANTS],
+    /// The alternate's weight by the same rule ([`Asset::alternate`](crate::Asset::alternate)).
+    pub(crate) alternate: Option<u16>,
 }
 
 /// The [`Weights`] the Accept field `value` gives a resource of media type `own` (parameters
-/// after `;` ignored) with these variants; `None` when the field is malformed.
-pub(crate) fn weigh(value: &[u8], own: &str, variants: &[Variant<'_>]) -> Option<Weights> {
-    let mut weighing = Weighing::new(own, variants);
+/// after `;` ignored) with these variants, and an alternate of media type `alternate` (the
+/// same; empty: none); `None` when the field is malformed.
+pub(crate) fn weigh(
+    value: &[u8],
+    own: &str,
+    variants: &[Variant<'_>],
+    alternate: &str,
+) -> Option<Weights> {
+    let mut weighing = Weighing::new(own, variants, alternate);
     if let Some(ranges) = known(value) {
         // The known ranges are lowercase: against lowercase types, case needs no folding.
         weighing.exact = weighing.lowercase();
@@ -52,13 +60,65 @@ pub(crate) fn weigh(value: &[u8], own: &str, variants: &[Variant<'_>]) -> Option
 /// Plain media ranges, parsed: (`type/subtype`, weight in thousandths).
 type Ranges = &'static [(&'static [u8], u16)];
 
-/// The Accept fields browsers send for images (`<img>`, CSS), with their media ranges as
-/// [`MediaRanges`] reads them (each plain: no parameter but the weight). Most image requests
-/// carry one of them byte for byte, and one is weighed without parsing it again: a comparison
-/// instead of a parse of six to ten ranges. The test
-/// `known_fields_are_read_as_the_parser_reads_them` holds every entry to the parser.
-static KNOWN: [(&[u8], Ranges); 3] = [
-    // Chromium's, for images.
+/// The Accept fields browsers send for images (`<img>`, CSS) and for navigations, with their
+/// media ranges as [`MediaRanges`] reads them (each plain: no parameter but the weight; a range
+/// with one is left out, as the parser leaves it). Most image and page requests carry one of
+/// them byte for byte, and one is weighed without parsing it again: a comparison instead of a
+/// parse of four to ten ranges. The test `known_fields_are_read_as_the_parser_reads_them` holds
+/// every entry to the parser.
+static KNOWN: [(&[u8], Ranges); 7] = [
+    // Chromium 156's, for images (with JPEG XL).
+    (
+        b"image/jxl,image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8",
+        &[
+            (b"image/jxl", 1000),
+            (b"image/avif", 1000),
+            (b"image/webp", 1000),
+            (b"image/apng", 1000),
+            (b"image/svg+xml", 1000),
+            (b"image/*", 1000),
+            (b"*/*", 800),
+        ],
+    ),
+    // Chromium 156's, for a navigation.
+    (
+        b"text/html,application/xhtml+xml,application/xml;q=0.9,image/jxl,image/avif,image/webp,image/apng,*/*;q=0.8,application/signed-exchange;v=b3;q=0.7",
+        &[
+            (b"text/html", 1000),
+            (b"application/xhtml+xml", 1000),
+            (b"application/xml", 900),
+            (b"image/jxl", 1000),
+            (b"image/avif", 1000),
+            (b"image/webp", 1000),
+            (b"image/apng", 1000),
+            (b"*/*", 800),
+        ],
+    ),
+    // Chromium's before JPEG XL, for a navigation (a page with a Markdown alternate is weighed
+    // on each).
+    (
+        b"text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,application/signed-exchange;v=b3;q=0.7",
+        &[
+            (b"text/html", 1000),
+            (b"application/xhtml+xml", 1000),
+            (b"application/xml", 900),
+            (b"image/avif", 1000),
+            (b"image/webp", 1000),
+            (b"image/apng", 1000),
+            (b"*/*", 800),
+        ],
+    ),
+    // Firefox's and Safari's, for a navigation.
+    (
+        b"text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+        &[
+            (b"text/html", 1000),
+            (b"application/xhtml+xml", 1000),
+            (b"application/xml", 900),
+            (b"*/*", 800),
+        ],
+    ),
+    // Chromium's before JPEG XL, for images.
     (
         b"image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8",
         &[
@@ -113,6 +173,8 @@ struct Weighing<'a> {
     own: &'a [u8],
     own_kind: &'a [u8],
     variants: &'a [Variant<'a>],
+    /// The alternate's type without parameters; empty: none.
+    alternate: &'a [u8],
     /// The specificity of the range that gave `weights.own` (0: none yet).
     specificity: u8,
     /// Whether types are compared byte for byte (else ASCII case-insensitively, RFC 9110
@@ -122,25 +184,29 @@ struct Weighing<'a> {
 }
 
 impl<'a> Weighing<'a> {
-    fn new(own: &'a str, variants: &'a [Variant<'a>]) -> Weighing<'a> {
-        let own = trim(own.split(';').next().unwrap_or_default().as_bytes());
+    fn new(own: &'a str, variants: &'a [Variant<'a>], alternate: &'a str) -> Weighing<'a> {
+        let bare = |t: &'a str| trim(t.split(';').next().unwrap_or_default().as_bytes());
+        let own = bare(own);
         Weighing {
             own,
             own_kind: own.split(|&b| b == b'/').next().unwrap_or_default(),
             variants,
+            alternate: bare(alternate),
             specificity: 0,
             exact: false,
             weights: Weights {
                 own: 0,
                 variants: [None; MAX_VARIANTS],
+                alternate: None,
             },
         }
     }
 
-    /// Whether the resource's own type and its variants' are lowercase.
+    /// Whether the resource's own type, its variants' and its alternate's are lowercase.
     fn lowercase(&self) -> bool {
         let lower = |t: &[u8]| !t.iter().any(u8::is_ascii_uppercase);
         lower(self.own)
+            && lower(self.alternate)
             && self
                 .variants
                 .iter()
@@ -181,6 +247,12 @@ impl<'a> Weighing<'a> {
             {
                 self.weights.variants[i] = Some(quality);
             }
+        }
+        if self.weights.alternate.is_none()
+            && !self.alternate.is_empty()
+            && self.same(media_type, self.alternate)
+        {
+            self.weights.alternate = Some(quality);
         }
     }
 }
@@ -363,18 +435,16 @@ mod tests {
     use std::format;
     use std::string::String;
 
-    /// Every known field is read as the parser reads it (so skipping the parse changes
-    /// nothing), and a field that differs by one byte is parsed.
+    /// Every known field is read as the parser reads it, its ranges with a parameter left out
+    /// as weighing leaves them (so skipping the parse changes nothing), and a field that
+    /// differs by one byte is parsed.
     #[test]
     fn known_fields_are_read_as_the_parser_reads_them() {
         for (field, ranges) in KNOWN {
             let parsed: std::vec::Vec<(&[u8], u16)> = MediaRanges(field)
-                .map(|r| r.map(|r| (r.plain, r.media_type, r.quality)))
-                .map(|r| {
-                    let (plain, media_type, quality) = r.expect("well-formed");
-                    assert!(plain);
-                    (media_type, quality)
-                })
+                .map(|r| r.expect("well-formed"))
+                .filter(|r| r.plain)
+                .map(|r| (r.media_type, r.quality))
                 .collect();
             assert_eq!(&parsed[..], ranges);
             assert_eq!(known(field), Some(ranges));
@@ -399,22 +469,29 @@ mod tests {
             },
         };
         let types = [
-            ("image/jpeg", ["image/avif", "image/webp"]),
-            ("image/png; x=1", ["image/webp", "image/avif"]),
-            ("Image/JPEG", ["image/AVIF", "IMAGE/WEBP"]),
-            ("video/mp4", ["image/avif", "image/heic"]),
-            ("text/html", ["image/webp", "image/jxl"]),
+            ("image/jpeg", &["image/avif", "image/webp"][..], ""),
+            ("image/png; x=1", &["image/webp", "image/avif"][..], ""),
+            ("Image/JPEG", &["image/AVIF", "IMAGE/WEBP"][..], ""),
+            ("video/mp4", &["image/avif", "image/heic"][..], ""),
+            ("text/html", &["image/webp", "image/jxl"][..], ""),
+            (
+                "text/html; charset=utf-8",
+                &[],
+                "text/markdown; charset=utf-8",
+            ),
+            ("text/html", &[], "application/xml"),
+            ("Text/HTML", &[], "APPLICATION/XML"),
         ];
         for (field, _) in KNOWN {
             // The same field with a space after its last comma is parsed, not looked up.
             let comma = field.iter().rposition(|&b| b == b',').unwrap();
             let parsed = [&field[..=comma], b" ", &field[comma + 1..]].concat();
             assert_eq!(known(&parsed), None);
-            for (own, [a, b]) in types {
-                let variants = [variant(a), variant(b)];
+            for (own, names, alternate) in types {
+                let variants: std::vec::Vec<_> = names.iter().map(|&n| variant(n)).collect();
                 assert_eq!(
-                    weigh(field, own, &variants),
-                    weigh(&parsed, own, &variants),
+                    weigh(field, own, &variants, alternate),
+                    weigh(&parsed, own, &variants, alternate),
                     "{own}"
                 );
             }

@@ -12,9 +12,10 @@
 //!    else the SPA fallback for navigations, or 404 with the nearest folder's `404.html`. A
 //!    redirect keeps the request's query unless its destination has one; a Location longer than
 //!    [`LOCATION_CAPACITY`] is 414;
-//! 4. negotiation ([`choose`]): the media type (§12.5.1: an image's AVIF or WebP variant for a
-//!    client that names its type) and the content coding (§12.5.3): the representation to
-//!    send, or 406;
+//! 4. negotiation ([`choose`]): the media type (§12.5.1: a page's Markdown twin, its
+//!    [`alternate`](Asset::alternate), for a client whose Accept weighs `text/markdown` above
+//!    `text/html` ([`prefers_alternate`]); an image's AVIF or WebP variant for a client that
+//!    names its type) and the content coding (§12.5.3): the representation to send, or 406;
 //! 5. preconditions, only for a resource that would be 2xx (§13.2.1), in the order of §13.2.2:
 //!    If-Match (strong) → 412; else If-Unmodified-Since → 412; If-None-Match (weak) → 304;
 //!    else If-Modified-Since → 304. A malformed field or invalid date is ignored;
@@ -32,7 +33,7 @@ use crate::date::parse_http_date;
 use crate::etag::{IfMatch, IfNoneMatch, IfRange};
 use crate::location::{query_of, Location, LOCATION_CAPACITY};
 use crate::lookup::{lookup, Found, Scratch};
-use crate::media::choose;
+use crate::media::{choose, prefers_alternate};
 use crate::path::PathError;
 use crate::range::{evaluate_range, ByteRange, RangeRequest, RangeSet};
 use crate::request::{Method, RequestHead};
@@ -57,6 +58,18 @@ pub struct Decision<'a, 'r> {
     /// that page. It then varies by `Sec-Fetch-Mode` and `Accept` (RFC 9110 §12.5.5), and is
     /// kept from shared caches that may ignore that ([`Site::shared_caches`]).
     pub by_navigation: bool,
+    /// The resource at the URL has an [`alternate`](Asset::alternate), and Accept chose between
+    /// the two: the answer, whichever it is, varies by `Accept` and is kept from shared caches
+    /// that may ignore that, as an image's variants are.
+    pub by_accept: bool,
+}
+
+/// What chose among answers besides the resource's own representations: whether the request
+/// is a navigation ([`Decision::by_navigation`]), its Accept ([`Decision::by_accept`]).
+#[derive(Debug, Clone, Copy, Default)]
+struct Chosen {
+    by_navigation: bool,
+    by_accept: bool,
 }
 
 /// The closed set of answers. `'a` borrows the site; `'r` the request (its query) and the
@@ -217,7 +230,7 @@ pub(crate) fn decide_marked<'a, 'r, M: Marks>(
     marks: &mut M,
 ) -> Decision<'a, 'r> {
     let head = request.method == "HEAD";
-    let (outcome, by_navigation) = outcome(site, request, scratch, head, marks);
+    let (outcome, chosen) = outcome(site, request, scratch, head, marks);
     let fingerprinted = match (outcome.resource(), query_of(request.target)) {
         (Some(asset), Some(query)) => asset.has_fingerprint(query),
         _ => false,
@@ -227,45 +240,53 @@ pub(crate) fn decide_marked<'a, 'r, M: Marks>(
         outcome,
         head,
         fingerprinted,
-        by_navigation,
+        by_navigation: chosen.by_navigation,
+        by_accept: chosen.by_accept,
     }
 }
 
-/// Steps 0-3 of the order at the top of this file; and whether the SPA fallback's choice made
-/// the answer ([`Decision::by_navigation`]).
+/// Steps 0-3 of the order at the top of this file; and what besides the resource's
+/// representations chose the answer.
 fn outcome<'a, 'r, M: Marks>(
     site: &'a Site<'a>,
     request: &RequestHead<'r>,
     scratch: &'r mut Scratch,
     head: bool,
     marks: &mut M,
-) -> (Outcome<'a, 'r>, bool) {
+) -> (Outcome<'a, 'r>, Chosen) {
+    let none = Chosen::default();
     if request.host.is_some_and(|lines| !lines.are_valid()) {
-        return (Outcome::BadRequest, false);
+        return (Outcome::BadRequest, none);
     }
     match Method::from_token(request.method) {
         Some(Method::Get | Method::Head) => {}
-        Some(Method::Options) => return (Outcome::Options, false),
-        None => return (Outcome::MethodNotAllowed, false),
+        Some(Method::Options) => return (Outcome::Options, none),
+        None => return (Outcome::MethodNotAllowed, none),
     }
     let found = lookup(site, request, scratch);
     marks.lookup_done();
     match found {
-        Ok(Found::Resource(asset)) => (resource(asset, request, head, marks), false),
-        Ok(Found::App(app)) => (resource(app, request, head, marks), true),
-        Ok(Found::Redirect { status, location }) => (redirect(status, location), false),
+        Ok(Found::Resource(asset)) => resource(asset, request, head, marks, false),
+        Ok(Found::App(app)) => resource(app, request, head, marks, true),
+        Ok(Found::Redirect { status, location }) => (redirect(status, location), none),
         Ok(Found::Nothing {
             page,
             by_navigation,
             ..
-        }) => (Outcome::NotFound { page }, by_navigation),
-        Err(PathError::BadRequest) => (Outcome::BadRequest, false),
+        }) => (
+            Outcome::NotFound { page },
+            Chosen {
+                by_navigation,
+                ..none
+            },
+        ),
+        Err(PathError::BadRequest) => (Outcome::BadRequest, none),
         // Longer than any route: nothing can match; the root's 404 page.
         Err(PathError::TooLong) => (
             Outcome::NotFound {
                 page: site.not_found_page("/"),
             },
-            false,
+            none,
         ),
     }
 }
@@ -279,8 +300,28 @@ fn redirect<'a, 'r>(status: RedirectStatus, location: Location<'a, 'r>) -> Outco
     Outcome::Redirect { status, location }
 }
 
-/// GET/HEAD of a resource: negotiation, then preconditions, then ranges.
+/// GET/HEAD of a resource (the SPA fallback's page when `by_navigation`): the resource or its
+/// alternate by Accept, then negotiation, preconditions and ranges of the one chosen.
 fn resource<'a, 'r, M: Marks>(
+    found: &'a Asset<'a>,
+    request: &RequestHead<'_>,
+    head: bool,
+    marks: &mut M,
+    by_navigation: bool,
+) -> (Outcome<'a, 'r>, Chosen) {
+    let asset = match found.alternate {
+        Some(alternate) if prefers_alternate(found, request.accept) => alternate,
+        _ => found,
+    };
+    let chosen = Chosen {
+        by_navigation,
+        by_accept: found.alternate.is_some(),
+    };
+    (representation_of(asset, request, head, marks), chosen)
+}
+
+/// Negotiation, then preconditions, then ranges, of `asset`.
+fn representation_of<'a, 'r, M: Marks>(
     asset: &'a Asset<'a>,
     request: &RequestHead<'_>,
     head: bool,

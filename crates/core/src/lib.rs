@@ -18,6 +18,7 @@
 //! static INDEX: Asset<'static> = Asset {
 //!     deltas: &[],
 //!     variants: &[],
+//!     alternate: None,
 //!     content_type: "text/html; charset=utf-8",
 //!     last_modified: "Sun, 29 Nov 2026 12:00:00 GMT",
 //!     last_modified_unix: 1_795_953_600,
@@ -104,7 +105,7 @@ pub use decision::{decide, Decision, Outcome};
 pub use etag::{strong_eq, weak_eq, IfMatch, IfNoneMatch, IfRange};
 pub use location::{is_network_path, Destination, Location, LOCATION_CAPACITY};
 pub use lookup::{serves, Scratch};
-pub use media::choose;
+pub use media::{choose, prefers_alternate};
 pub use negotiate::{dictionary_hash, negotiate, select, AcceptEncoding};
 pub use path::{canonical_path, normalize, percent_decode, PathBuf, PathError, MAX_PATH_LEN};
 pub use percent::{is_path_char, is_query_value_char, is_visible_ascii, percent_encode};

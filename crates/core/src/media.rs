@@ -34,7 +34,7 @@ use crate::site::{Asset, Representation};
 /// #     etag: "\"p\"", content_length: "3", content: Content::Bytes(b"png") }];
 /// # static IMAGE: Asset<'static> = Asset { content_type: "image/png", last_modified: "",
 /// #     last_modified_unix: 0, cache_control: "no-cache", fingerprint: "", fields: &[],
-/// #     representations: &PNG, deltas: &[], variants: &AVIF };
+/// #     representations: &PNG, deltas: &[], variants: &AVIF, alternate: None };
 /// let chromium = b"image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8";
 /// let chosen = |accept: Option<&[u8]>| IMAGE.content_type_of(choose(&IMAGE, accept, None, None).unwrap());
 /// assert_eq!(chosen(Some(chromium)), "image/avif");
@@ -53,8 +53,8 @@ pub fn choose<'a>(
     if asset.variants.is_empty() {
         return Some(own);
     }
-    let Some(weights) = accept.and_then(|value| weigh(value, asset.content_type, asset.variants))
-    else {
+    let weights = accept.and_then(|value| weigh(value, asset.content_type, asset.variants, ""));
+    let Some(weights) = weights else {
         return Some(own);
     };
     let mut best = (own, weights.own);
@@ -73,6 +73,44 @@ pub fn choose<'a>(
         return Some(own);
     }
     Some(best.0)
+}
+
+/// Whether the Accept field `accept` (the raw value) asks for `asset`'s
+/// [`alternate`](Asset::alternate) (a page's Markdown twin) rather than the resource itself: it
+/// names the alternate's type explicitly (`text/markdown`, not `text/*` or `*/*`) with a weight
+/// above 0, and above the weight the most specific range matching the resource's own type gives
+/// it (0 when none does: `Accept: text/markdown` alone). Equal weights keep the resource's own,
+/// so a client that names both alike gets the page, and a browser's navigation Accept, which
+/// never names `text/markdown`, always does. No Accept, or a malformed one (ignored as a whole,
+/// RFC 9110 §12.5.1): the resource's own. Allocates nothing.
+///
+/// ```
+/// # use edgesite_core::{prefers_alternate, Asset, Content, ContentCoding, Representation};
+/// # static R: [Representation<'static>; 1] = [Representation { coding: ContentCoding::Identity,
+/// #     etag: "\"e\"", content_length: "0", content: Content::Bytes(b"") }];
+/// # static TWIN: Asset<'static> = Asset { content_type: "text/markdown; charset=utf-8",
+/// #     last_modified: "", last_modified_unix: 0, cache_control: "no-cache", fingerprint: "",
+/// #     fields: &[], representations: &R, deltas: &[], variants: &[], alternate: None };
+/// # static PAGE: Asset<'static> = Asset { content_type: "text/html; charset=utf-8",
+/// #     last_modified: "", last_modified_unix: 0, cache_control: "no-cache", fingerprint: "",
+/// #     fields: &[], representations: &R, deltas: &[], variants: &[], alternate: Some(&TWIN) };
+/// let markdown = |accept: &[u8]| prefers_alternate(&PAGE, Some(accept));
+/// assert!(markdown(b"text/markdown"));
+/// assert!(markdown(b"text/markdown, text/html;q=0.9, */*;q=0.8"));
+/// assert!(!markdown(b"text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"));
+/// assert!(!markdown(b"text/markdown, text/html")); // a tie: the page
+/// assert!(!markdown(b"text/*")); // names no type
+/// assert!(!markdown(b"text/markdown;q=0"));
+/// assert!(!markdown(b"text/markdown;q=2")); // malformed: ignored
+/// ```
+pub fn prefers_alternate(asset: &Asset<'_>, accept: Option<&[u8]>) -> bool {
+    let (Some(alternate), Some(accept)) = (asset.alternate, accept) else {
+        return false;
+    };
+    match weigh(accept, asset.content_type, &[], alternate.content_type) {
+        Some(weights) => weights.alternate.is_some_and(|w| w > weights.own),
+        None => false,
+    }
 }
 
 #[cfg(test)]
@@ -122,6 +160,7 @@ mod tests {
                 },
             },
         ],
+        alternate: None,
     };
 
     static SITE: Site<'static> = Site {
@@ -341,6 +380,299 @@ mod tests {
             if content_type != "image/png" {
                 prop_assert!(crate::named_quality(field.as_bytes(), content_type).is_some_and(|q| q > 0), "{}", field);
             }
+        }
+    }
+}
+
+/// A page with a Markdown twin as its [`Asset::alternate`] (issue 35): the twin at the page's
+/// URL only for a client that weighs `text/markdown` above `text/html`; every answer at the
+/// page's URL varies by Accept and is kept from shared caches that may ignore it.
+#[cfg(test)]
+mod alternates {
+    use crate::site::{Content, Route, SharedCaches, Site, Target};
+    use crate::{respond, Asset, Body, ContentCoding, Representation, RequestHead, Response};
+    use std::string::{String, ToString};
+
+    const fn identity_and_br<'a>(
+        tags: [&'a str; 2],
+        bytes: [&'a [u8]; 2],
+        lengths: [&'a str; 2],
+    ) -> [Representation<'a>; 2] {
+        [
+            Representation {
+                coding: ContentCoding::Identity,
+                etag: tags[0],
+                content_length: lengths[0],
+                content: Content::Bytes(bytes[0]),
+            },
+            Representation {
+                coding: ContentCoding::Br,
+                etag: tags[1],
+                content_length: lengths[1],
+                content: Content::Bytes(bytes[1]),
+            },
+        ]
+    }
+
+    static TWIN_REPRESENTATIONS: [Representation<'static>; 2] =
+        identity_and_br(["\"md\"", "\"md-br\""], [b"# Guide\n", b"br"], ["8", "2"]);
+    static PAGE_REPRESENTATIONS: [Representation<'static>; 2] = identity_and_br(
+        ["\"html\"", "\"html-br\""],
+        [b"<h1>Guide</h1>", b"BR"],
+        ["14", "2"],
+    );
+
+    static TWIN: Asset<'static> = Asset {
+        content_type: "text/markdown; charset=utf-8",
+        last_modified: "Tue, 14 Nov 2023 22:13:20 GMT",
+        last_modified_unix: 1_700_000_000,
+        cache_control: "no-cache",
+        fingerprint: "",
+        fields: &[("x-markdown-tokens", "2")],
+        representations: &TWIN_REPRESENTATIONS,
+        deltas: &[],
+        variants: &[],
+        alternate: None,
+    };
+
+    static PAGE: Asset<'static> = Asset {
+        content_type: "text/html; charset=utf-8",
+        fields: &[(
+            "link",
+            "</guide.md>; rel=\"alternate\"; type=\"text/markdown\"",
+        )],
+        representations: &PAGE_REPRESENTATIONS,
+        alternate: Some(&TWIN),
+        ..TWIN
+    };
+
+    static ROUTES: [Route<'static>; 2] = [
+        Route {
+            path: "/guide",
+            target: Target::Asset(&PAGE),
+        },
+        Route {
+            path: "/guide.md",
+            target: Target::Asset(&TWIN),
+        },
+    ];
+
+    static SITE: Site<'static> = Site {
+        routes: &ROUTES,
+        ..Site::EMPTY
+    };
+
+    static TRUSTING: Site<'static> = Site {
+        routes: &ROUTES,
+        shared_caches: SharedCaches::Vary,
+        ..Site::EMPTY
+    };
+
+    /// What browsers send for a navigation (a speculation rule's prefetch too), and curl's.
+    const NAVIGATIONS: [&str; 3] = [
+        "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,application/signed-exchange;v=b3;q=0.7",
+        "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+        "*/*",
+    ];
+
+    fn request(
+        site: &'static Site<'static>,
+        method: &str,
+        path: &str,
+        fields: &[(&str, &'static str)],
+    ) -> Response<'static> {
+        let mut head = RequestHead::new(method, path);
+        for (name, value) in fields {
+            head.set_field(name, value.as_bytes());
+        }
+        respond(site, &head)
+    }
+
+    fn get(fields: &[(&str, &'static str)]) -> Response<'static> {
+        request(&SITE, "GET", "/guide", fields)
+    }
+
+    fn field(response: &Response<'_>, name: &str) -> Option<String> {
+        response.field(name).map(|v| v.to_string())
+    }
+
+    fn content_type(response: &Response<'_>) -> String {
+        field(response, "content-type").unwrap_or_default()
+    }
+
+    /// RFC 9110 §12.5.1: browsers, curl, no Accept and a malformed one get the page.
+    #[test]
+    fn browsers_and_clients_naming_no_markdown_get_the_page() {
+        for accept in NAVIGATIONS
+            .iter()
+            .map(|a| Some(*a))
+            .chain([None, Some("text/markdown;q=2")])
+        {
+            let fields: &[(&str, &'static str)] = match accept {
+                Some(accept) => &[("accept", accept)][..],
+                None => &[],
+            };
+            let response = get(fields);
+            assert_eq!(response.status, 200, "{accept:?}");
+            assert_eq!(
+                content_type(&response),
+                "text/html; charset=utf-8",
+                "{accept:?}"
+            );
+            assert_eq!(field(&response, "etag").as_deref(), Some("\"html\""));
+            assert_eq!(
+                field(&response, "vary").as_deref(),
+                Some("accept, accept-encoding")
+            );
+            assert_eq!(
+                field(&response, "cdn-cache-control").as_deref(),
+                Some("private")
+            );
+            assert!(field(&response, "link").is_some());
+        }
+    }
+
+    /// The twin for `text/markdown` named above `text/html`, or alone; never for a tie, a
+    /// wildcard or q=0.
+    #[test]
+    fn markdown_named_above_html_gets_the_twin() {
+        let twin = [
+            "text/markdown",
+            "Text/Markdown",
+            "text/markdown, text/html;q=0.9, */*;q=0.8",
+            "text/html;q=0.5, text/markdown",
+            "text/markdown;q=0.2, */*;q=0.1",
+        ];
+        let page = [
+            "text/markdown, text/html",
+            "text/html, text/markdown",
+            "text/*",
+            "text/markdown;q=0",
+            "text/markdown;q=0, */*",
+            "text/markdown;q=0.5, text/html;q=0.5",
+            "text/markdown;q=0.5, text/*",
+        ];
+        for accept in twin {
+            let response = get(&[("accept", accept)]);
+            assert_eq!(
+                content_type(&response),
+                "text/markdown; charset=utf-8",
+                "{accept}"
+            );
+            assert_eq!(
+                field(&response, "etag").as_deref(),
+                Some("\"md\""),
+                "{accept}"
+            );
+            assert_eq!(field(&response, "x-markdown-tokens").as_deref(), Some("2"));
+            // The twin's own fields: not the page's Link.
+            assert_eq!(field(&response, "link"), None);
+            assert!(matches!(response.body, Body::Bytes(b"# Guide\n")));
+        }
+        for accept in page {
+            let response = get(&[("accept", accept)]);
+            assert_eq!(
+                content_type(&response),
+                "text/html; charset=utf-8",
+                "{accept}"
+            );
+        }
+    }
+
+    /// The twin is a resource like any other at the page's URL: its codings by
+    /// Accept-Encoding, its ETags for 304, 412 and If-Range, its ranges; Vary and the shared
+    /// caches' rule on each answer (§12.5.5).
+    #[test]
+    fn the_twin_at_the_pages_url_is_negotiated_like_any_representation() {
+        const MD: &str = "text/markdown";
+        let br = get(&[("accept", MD), ("accept-encoding", "br, gzip")]);
+        assert_eq!(field(&br, "content-encoding").as_deref(), Some("br"));
+        assert_eq!(field(&br, "etag").as_deref(), Some("\"md-br\""));
+        assert_eq!(
+            field(&br, "vary").as_deref(),
+            Some("accept, accept-encoding")
+        );
+        // §13.1.2: the twin's ETag matches for the twin only.
+        let not_modified = get(&[("accept", MD), ("if-none-match", "\"md\"")]);
+        assert_eq!(not_modified.status, 304);
+        assert_eq!(
+            field(&not_modified, "vary").as_deref(),
+            Some("accept, accept-encoding")
+        );
+        assert_eq!(
+            field(&not_modified, "cdn-cache-control").as_deref(),
+            Some("private")
+        );
+        assert_eq!(get(&[("if-none-match", "\"md\"")]).status, 200);
+        assert_eq!(
+            get(&[("accept", MD), ("if-none-match", "\"html\"")]).status,
+            200
+        );
+        // §13.1.1: If-Match with the page's ETag fails for the twin.
+        let failed = get(&[("accept", MD), ("if-match", "\"html\"")]);
+        assert_eq!(failed.status, 412);
+        assert_eq!(
+            field(&failed, "vary").as_deref(),
+            Some("accept, accept-encoding")
+        );
+        // §14.2, §13.1.5: the twin's bytes, If-Range with its ETag.
+        let range = get(&[
+            ("accept", MD),
+            ("range", "bytes=2-6"),
+            ("if-range", "\"md\""),
+        ]);
+        assert_eq!(range.status, 206);
+        assert_eq!(
+            field(&range, "content-range").as_deref(),
+            Some("bytes 2-6/8")
+        );
+        assert!(matches!(range.body, Body::Bytes(b"Guide")));
+        let whole = get(&[
+            ("accept", MD),
+            ("range", "bytes=2-6"),
+            ("if-range", "\"html\""),
+        ]);
+        assert_eq!(whole.status, 200);
+        let unsatisfiable = get(&[("accept", MD), ("range", "bytes=8-")]);
+        assert_eq!(unsatisfiable.status, 416);
+        assert_eq!(
+            field(&unsatisfiable, "content-range").as_deref(),
+            Some("bytes */8")
+        );
+        assert_eq!(
+            field(&unsatisfiable, "vary").as_deref(),
+            Some("accept, accept-encoding")
+        );
+        // §9.3.2: HEAD has GET's fields.
+        let head = request(&SITE, "HEAD", "/guide", &[("accept", MD)]);
+        assert_eq!(field(&head, "content-length").as_deref(), Some("8"));
+        assert_eq!(content_type(&head), "text/markdown; charset=utf-8");
+        assert!(matches!(head.body, Body::Empty));
+        // §12.5.3: nothing Accept-Encoding accepts: 406, naming what chose.
+        let refused = get(&[("accept", MD), ("accept-encoding", "gzip, identity;q=0")]);
+        assert_eq!(refused.status, 406);
+        assert_eq!(
+            field(&refused, "vary").as_deref(),
+            Some("accept, accept-encoding")
+        );
+    }
+
+    /// At its own URL the twin varies by Accept-Encoding only, and shared caches may keep it;
+    /// a site that trusts shared caches with Vary (`SharedCaches::Vary`) gets no
+    /// `CDN-Cache-Control: private` at the page's URL either.
+    #[test]
+    fn the_twins_own_url_and_trusted_shared_caches() {
+        let own = request(&SITE, "GET", "/guide.md", &[("accept", NAVIGATIONS[0])]);
+        assert_eq!(content_type(&own), "text/markdown; charset=utf-8");
+        assert_eq!(field(&own, "vary").as_deref(), Some("accept-encoding"));
+        assert_eq!(field(&own, "cdn-cache-control"), None);
+        for accept in ["text/markdown", NAVIGATIONS[1]] {
+            let trusted = request(&TRUSTING, "GET", "/guide", &[("accept", accept)]);
+            assert_eq!(
+                field(&trusted, "vary").as_deref(),
+                Some("accept, accept-encoding")
+            );
+            assert_eq!(field(&trusted, "cdn-cache-control"), None);
         }
     }
 }

@@ -328,6 +328,7 @@ mod tests {
     static ASSET: Asset<'static> = Asset {
         deltas: &[],
         variants: &[],
+        alternate: None,
         content_type: "text/html; charset=utf-8",
         last_modified: "Thu, 01 Jan 1970 00:00:00 GMT",
         last_modified_unix: 0,

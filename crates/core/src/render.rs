@@ -131,8 +131,9 @@ fn configured_fields<'a>(outcome: &Outcome<'a, '_>) -> Option<&'a [(&'a str, &'a
 }
 
 /// Whether a shared cache that keys only on the URL and Accept-Encoding (as CDNs do) could
-/// hand this answer to a client it was not chosen for: a dictionary delta (RFC 9842 §6.2) and
-/// whatever the SPA fallback's choice made.
+/// hand this answer to a client it was not chosen for: a dictionary delta (RFC 9842 §6.2),
+/// whatever the SPA fallback's choice made, and either answer at the URL of a resource with an
+/// alternate (a page or its Markdown twin, chosen by Accept).
 fn is_private_to_shared_caches(decision: &Decision<'_, '_>) -> bool {
     let delta = match decision.outcome {
         Outcome::Ok { representation, .. }
@@ -141,7 +142,7 @@ fn is_private_to_shared_caches(decision: &Decision<'_, '_>) -> bool {
         | Outcome::NotModified { representation, .. } => representation.coding.needs_dictionary(),
         _ => false,
     };
-    delta || decision.by_navigation
+    delta || decision.by_navigation || decision.by_accept
 }
 
 /// Pushes the fields of the decision's outcome and returns its content; `cache_control`
@@ -153,7 +154,7 @@ fn fields<'a>(
 ) -> Body<'a> {
     let (site, navigation) = (decision.site, decision.by_navigation);
     let own = |asset: &Asset<'a>| cache_control.unwrap_or(asset.cache_control);
-    let vary = |asset: &Asset<'_>| vary_field(asset.selected_by(navigation));
+    let vary = |asset: &Asset<'_>| vary_field(selectors(decision, asset));
     match decision.outcome {
         Outcome::Ok {
             asset,
@@ -193,14 +194,28 @@ fn fields<'a>(
             h.push("allow", ALLOW);
             Body::Empty
         }
-        ref error => error_fields(h, error, navigation),
+        ref error => error_fields(h, error, decision),
     }
 }
 
-/// The fields and fixed text of an error outcome (400, 405, 406, 412, 414, 416);
-/// `navigation`: whether the SPA fallback's choice took part (a 406's Vary names it too).
-fn error_fields<'a>(h: &mut FieldList<'a>, error: &Outcome<'a, '_>, navigation: bool) -> Body<'a> {
-    let vary = |asset: &Asset<'_>| vary_field(asset.selected_by(navigation));
+/// What chose the answer about `asset` (RFC 9110 §12.5.5): its own representations, and
+/// whether the request is a navigation or, for a resource with an alternate, its Accept.
+fn selectors(decision: &Decision<'_, '_>, asset: &Asset<'_>) -> Selectors {
+    let selectors = asset.selected_by(decision.by_navigation);
+    Selectors {
+        accept: selectors.accept || decision.by_accept,
+        ..selectors
+    }
+}
+
+/// The fields and fixed text of an error outcome (400, 405, 406, 412, 414, 416); what chose
+/// among the resource's answers (the SPA fallback's choice, Accept) is named in Vary too.
+fn error_fields<'a>(
+    h: &mut FieldList<'a>,
+    error: &Outcome<'a, '_>,
+    decision: &Decision<'a, '_>,
+) -> Body<'a> {
+    let vary = |asset: &Asset<'_>| vary_field(selectors(decision, asset));
     match *error {
         Outcome::UriTooLong => error_text(h, None, &URI_TOO_LONG),
         Outcome::MethodNotAllowed => {
@@ -211,7 +226,7 @@ fn error_fields<'a>(h: &mut FieldList<'a>, error: &Outcome<'a, '_>, navigation: 
             // §12.5.3: nothing Accept-Encoding accepts is stored, whatever else chose.
             let selectors = Selectors {
                 encoding: true,
-                ..asset.selected_by(navigation)
+                ..selectors(decision, asset)
             };
             error_text(h, vary_field(selectors), &NOT_ACCEPTABLE)
         }

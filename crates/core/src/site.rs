@@ -228,7 +228,7 @@ pub enum Part<'a> {
 }
 
 /// A resource: one file of the site with all its stored representations.
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 pub struct Asset<'a> {
     /// Content-Type field value (RFC 9110 §8.3), with `charset=utf-8` for text.
     pub content_type: &'a str,
@@ -254,6 +254,14 @@ pub struct Asset<'a> {
     /// forms), each sent to a client whose Accept names its type (RFC 9110 §12.5.1,
     /// [`choose`](crate::choose)). Empty for most resources.
     pub variants: &'a [Variant<'a>],
+    /// The resource in another media type with representations, validators and fields of its
+    /// own (a page's Markdown twin, also served at its own URL), sent instead of this one to a
+    /// request whose Accept names its type above this one's ([`prefers_alternate`]): every
+    /// answer at this resource's URL then varies by Accept. `None` for most resources; an
+    /// alternate has none of its own.
+    ///
+    /// [`prefers_alternate`]: crate::prefers_alternate
+    pub alternate: Option<&'a Asset<'a>>,
 }
 
 /// The resource in another media type: the same picture as an AVIF or WebP, made at build time.
@@ -298,7 +306,7 @@ impl<'a> Asset<'a> {
     /// fallback).
     pub(crate) fn selected_by(&self, navigation: bool) -> Selectors {
         Selectors {
-            accept: !self.variants.is_empty(),
+            accept: !self.variants.is_empty() || self.alternate.is_some(),
             // RFC 9842 §6.2: a delta depends on the dictionary the client names, and on
             // Accept-Encoding naming its coding.
             encoding: self.representations.len() > 1 || !self.deltas.is_empty(),
@@ -329,7 +337,7 @@ impl<'a> Asset<'a> {
     /// #     etag: "\"e\"", content_length: "0", content: Content::Bytes(b"") }];
     /// # static ASSET: Asset<'static> = Asset { content_type: "text/css", last_modified: "",
     /// #     last_modified_unix: 0, cache_control: "no-cache", fingerprint: "0123456789",
-    /// #     fields: &[], representations: &R, deltas: &[], variants: &[] };
+    /// #     fields: &[], representations: &R, deltas: &[], variants: &[], alternate: None };
     /// assert!(ASSET.has_fingerprint("v=0123456789"));
     /// assert!(ASSET.has_fingerprint("v=2022.1&v=0123456789"));
     /// assert!(!ASSET.has_fingerprint("v=012345678"));

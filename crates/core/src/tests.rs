@@ -15,6 +15,7 @@ const UNIX: u64 = 1_700_000_000;
 static PAGE: Asset<'static> = Asset {
     deltas: &[],
     variants: &[],
+    alternate: None,
     content_type: "text/html; charset=utf-8",
     last_modified: DATE,
     last_modified_unix: UNIX,
@@ -39,6 +40,7 @@ static PAGE: Asset<'static> = Asset {
 static PLAIN: Asset<'static> = Asset {
     deltas: &[],
     variants: &[],
+    alternate: None,
     content_type: "text/plain; charset=utf-8",
     last_modified: DATE,
     last_modified_unix: UNIX,
@@ -55,6 +57,7 @@ static PLAIN: Asset<'static> = Asset {
 static MISSING: Asset<'static> = Asset {
     deltas: &[],
     variants: &[],
+    alternate: None,
     content_type: "text/html; charset=utf-8",
     last_modified: DATE,
     last_modified_unix: UNIX,
@@ -71,6 +74,7 @@ static MISSING: Asset<'static> = Asset {
 static DOCS_MISSING: Asset<'static> = Asset {
     deltas: &[],
     variants: &[],
+    alternate: None,
     content_type: "text/html; charset=utf-8",
     last_modified: DATE,
     last_modified_unix: UNIX,
@@ -872,6 +876,7 @@ fn deciding_then_rendering_gives_what_respond_gives() {
 static OUTSIDE: Asset<'static> = Asset {
     deltas: &[],
     variants: &[],
+    alternate: None,
     content_type: "text/plain; charset=utf-8",
     last_modified: DATE,
     last_modified_unix: UNIX,

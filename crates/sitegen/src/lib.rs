@@ -17,6 +17,7 @@ mod progress;
 mod resolve;
 mod rule;
 mod selector;
+mod stage_cache;
 mod uri;
 mod url;
 pub mod warning;
@@ -79,7 +80,7 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
     });
     let modified = options.last_modified;
     let agents = clock.time("agents", || {
-        agents::make(&mut sources, &mut routing, config, modified)
+        agents::make(&mut sources, &mut routing, config, modified, cache_dir)
     })?;
     let images = clock.time("images", || {
         images::make(&sources, &config.images, cache_dir)
@@ -88,7 +89,7 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
         links::pass(&sources, &images, &routing, &config.links, policy, csp)
     })?;
     let mut settings = encode::Settings::new(config, policy, cache_dir);
-    settings.file_fields = agents.fields;
+    (settings.file_fields, settings.alternates) = (agents.fields, agents.alternates);
     let assets = clock.time("encode", || {
         encode::assets(&sources, &images, &links, &settings)
     })?;

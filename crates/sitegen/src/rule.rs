@@ -87,6 +87,7 @@ pub(crate) fn earlier_candidates<'r>(
 static PLACEHOLDER_ASSET: Asset<'static> = Asset {
     deltas: &[],
     variants: &[],
+    alternate: None,
     content_type: "text/plain",
     last_modified: "",
     last_modified_unix: 0,
@@ -206,6 +207,7 @@ pub(crate) fn indexed_assets(files: usize) -> Vec<Asset<'static>> {
         .map(|i| Asset {
             deltas: &[],
             variants: &[],
+            alternate: None,
             last_modified_unix: i as u64,
             ..PLACEHOLDER_ASSET
         })

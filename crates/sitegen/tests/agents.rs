@@ -1,6 +1,7 @@
 //! The agents stage (issue 35): each page's Markdown twin at its URL with `.md`, its fields and
 //! its page's `Link`, `/llms.txt` and `/llms-full.txt`, and what is left out and why.
 
+use edgesite_core::{respond, RequestHead};
 use edgesite_sitegen::model::Asset;
 use edgesite_sitegen::warning::WarningKind;
 use edgesite_sitegen::{compile, Manifest, Options};
@@ -135,6 +136,23 @@ fn every_page_gets_a_twin_and_llms_txt_lists_them() {
         (3, 0, 3)
     );
     assert!(stats.markdown_tokens * 2 < stats.html_tokens, "{stats:?}");
+    // Each page names its twin as its alternate: the twin at the page's URL for a request
+    // that prefers Markdown, the page for a browser.
+    let index = |path: &str| m.files.iter().position(|f| f.path == path);
+    assert_eq!(
+        find(&m, "/guide/install.html").unwrap().alternate,
+        index("/guide/install.md")
+    );
+    assert_eq!(find(&m, "/404.html").unwrap().alternate, None);
+    let served = m.leak_site().unwrap();
+    let answer = |accept: &str| {
+        let mut head = RequestHead::new("GET", "/guide/install");
+        head.set_field("accept", accept.as_bytes());
+        let response = respond(served, &head);
+        response.field("content-type").unwrap().to_string()
+    };
+    assert_eq!(answer("text/markdown"), "text/markdown; charset=utf-8");
+    assert_eq!(answer("text/html,*/*;q=0.8"), "text/html; charset=utf-8");
 }
 
 /// The author's own `/llms.txt` and `.md` files win, each with a note; a site of one page gets
@@ -160,6 +178,8 @@ fn the_authors_files_win_and_one_page_needs_asking() {
     assert!(notes
         .iter()
         .any(|n| n.starts_with("/llms.txt: the site's own file")));
+    // The author's own `.md` is theirs: served at its URL, not in place of the page.
+    assert_eq!(find(&m, "/guide/usage.html").unwrap().alternate, None);
     let skipped = &m.stats.agents.skipped;
     assert_eq!(
         skipped,
@@ -328,4 +348,56 @@ fn a_page_nested_too_deep_has_no_twin_and_the_build_goes_on() {
         })
         .collect();
     assert_eq!(skipped, ["/deep", "/open"]);
+}
+
+/// Twins are kept in the build's cache (`cache_dir/agents/`): a rebuild reads a page's twin
+/// there (an entry edited, with its checksum, shows through), and a change of the routes its
+/// links are resolved through, or of the page, misses it.
+#[test]
+fn twins_are_kept_in_the_cache_until_what_they_depend_on_changes() {
+    use sha2::{Digest, Sha256};
+    let dir = tempfile::tempdir().unwrap();
+    site(dir.path());
+    let cache = tempfile::tempdir().unwrap();
+    let mut options = options();
+    options.cache_dir = Some(cache.path().to_path_buf());
+    let made = text(&compile(dir.path(), &options).unwrap(), "/index.md");
+    let entries: Vec<_> = std::fs::read_dir(cache.path().join("agents"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(
+        entries.len(),
+        4,
+        "a twin per page (the draft's too: none excluded here)"
+    );
+    let index = (entries.iter())
+        .find(|p| String::from_utf8_lossy(&std::fs::read(p).unwrap()).contains("Start with"))
+        .unwrap();
+    let entry = std::fs::read(index).unwrap();
+    let kept = String::from_utf8(entry[32..].to_vec()).unwrap();
+    let edited = kept.replace("Start with", "Begin with");
+    let mut entry = Sha256::digest(edited.as_bytes()).to_vec();
+    entry.extend_from_slice(edited.as_bytes());
+    std::fs::write(index, entry).unwrap();
+    let again = text(&compile(dir.path(), &options).unwrap(), "/index.md");
+    assert_eq!(
+        again,
+        made.replace("Start with", "Begin with"),
+        "read from the cache"
+    );
+    // Another route: the entry is not what this build asks for.
+    write_in(dir.path(), "_redirects", "/old /guide/usage 301\n");
+    let rerouted = text(&compile(dir.path(), &options).unwrap(), "/index.md");
+    assert_eq!(rerouted, made);
+    // The page changed: converted again.
+    std::fs::remove_file(dir.path().join("_redirects")).unwrap();
+    let page = std::fs::read_to_string(dir.path().join("index.html")).unwrap();
+    write_in(
+        dir.path(),
+        "index.html",
+        page.replace("Start with", "Go to"),
+    );
+    let changed = text(&compile(dir.path(), &options).unwrap(), "/index.md");
+    assert!(changed.contains("Go to [the install]"), "{changed}");
 }

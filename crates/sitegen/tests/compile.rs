@@ -67,9 +67,10 @@ fn the_walk_is_sorted_and_skips_dotfiles_but_keeps_well_known() {
             "/hello.txt",
             "/index.html",
             // Generated: the speculation rules of its pages (speculation.rs), the Markdown
-            // twin of the one page with text in its main content, and llms.txt (agents/).
+            // twins of the two pages with text in their main content, and llms.txt (agents/).
             "/_edgesite/speculation-rules.json",
             "/index.md",
+            "/docs/page.md",
             "/llms.txt",
             "/llms-full.txt",
         ]
@@ -527,16 +528,16 @@ fn the_html_report_is_self_contained_and_says_what_the_manifest_and_report_say()
     }
     let bundle = manifest.bundle_bytes();
     assert_eq!(figure(&html, "bundle-bytes"), bundle);
-    // The Markdown twins, as the stats and report.txt count them (one page has text).
+    // The Markdown twins, as the stats and report.txt count them (two pages have text).
     let agents = &manifest.stats.agents;
-    assert_eq!(figure(&html, "twins"), 1);
+    assert_eq!(figure(&html, "twins"), 2);
     assert_eq!(figure(&html, "twins-skipped"), agents.skipped.len() as u64);
     assert_eq!(
         figure(&html, "twins-markdown-tokens"),
         agents.markdown_tokens
     );
     assert!(report.contains(&format!(
-        "agents: 1 Markdown twins, {} pages without",
+        "agents: 2 Markdown twins, {} pages without",
         agents.skipped.len()
     )));
     assert!(

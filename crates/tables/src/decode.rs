@@ -175,7 +175,8 @@ pub fn decode(
         deltas,
         variants,
     };
-    let assets = r.items(18, |r| asset(r, &pools))?;
+    let alternates = r.items(19, |r| asset(r, &pools, &[]))?;
+    let assets = r.items(19, |r| asset(r, &pools, alternates))?;
     let asset = |i: usize| assets.get(i).ok_or_else(|| error("no such asset"));
     let routes = r.items(4, |r| route(r, assets))?;
     // The core finds a route by binary search.
@@ -224,8 +225,13 @@ struct Pools {
 }
 
 /// An asset, held to what the core takes for granted: it has a representation (its identity),
-/// and a representation decoded on demand names one of its own.
-fn asset(r: &mut Reader, pools: &Pools) -> Result<Asset<'static>, Error> {
+/// a representation decoded on demand names one of its own, and its alternate is one of
+/// `alternates` (which have none of their own: none is given for them).
+fn asset(
+    r: &mut Reader,
+    pools: &Pools,
+    alternates: &'static [Asset<'static>],
+) -> Result<Asset<'static>, Error> {
     let asset = Asset {
         content_type: r.str()?,
         last_modified: r.str()?,
@@ -236,6 +242,14 @@ fn asset(r: &mut Reader, pools: &Pools) -> Result<Asset<'static>, Error> {
         representations: r.slice(pools.representations)?,
         deltas: r.slice(pools.deltas)?,
         variants: r.slice(pools.variants)?,
+        alternate: match r.option()? {
+            Some(i) => Some(
+                alternates
+                    .get(i)
+                    .ok_or_else(|| error("no such alternate"))?,
+            ),
+            None => None,
+        },
     };
     if asset.representations.is_empty() {
         return Err(error("an asset without representations"));

@@ -110,8 +110,11 @@ struct Pools<'a> {
     deltas: Vec<&'a Delta<'a>>,
     variants: Vec<&'a Variant<'a>>,
     /// Per asset: its fields, representations, deltas and variants.
-    ranges: Vec<[(usize, usize); 4]>,
+    ranges: Vec<Ranges>,
 }
+
+/// Per asset: its fields, representations, deltas and variants, as ranges of the pools.
+type Ranges = [(usize, usize); 4];
 
 impl<'a> Pools<'a> {
     fn of(
@@ -126,13 +129,21 @@ impl<'a> Pools<'a> {
             *lists.entry(list).or_insert_with(|| push(pool, list))
         };
         let site = fields(&mut pools.fields, site_fields);
+        // An alternate is written twice (among the alternates and among the assets): its
+        // representations once.
+        let mut written: HashMap<*const Asset<'a>, Ranges> = HashMap::new();
         for asset in assets {
-            pools.ranges.push([
-                fields(&mut pools.fields, asset.fields),
-                push(&mut pools.representations, asset.representations),
-                push(&mut pools.deltas, asset.deltas),
-                push(&mut pools.variants, asset.variants),
-            ]);
+            let ranges = *written
+                .entry(std::ptr::from_ref(*asset))
+                .or_insert_with(|| {
+                    [
+                        fields(&mut pools.fields, asset.fields),
+                        push(&mut pools.representations, asset.representations),
+                        push(&mut pools.deltas, asset.deltas),
+                        push(&mut pools.variants, asset.variants),
+                    ]
+                });
+            pools.ranges.push(ranges);
         }
         (pools, site)
     }
@@ -185,14 +196,24 @@ pub fn encode(site: &Site<'_>) -> Result<Vec<u8>, Error> {
         .map(|p| numbered.number(p.page))
         .collect();
     let fallback = site.fallback.map(|a| numbered.number(a));
+    let (alternates, alternate_of) = alternates(&numbered.assets)?;
     let mut w = Writer {
         strings: String::new(),
         placed: HashMap::new(),
         out: Vec::new(),
     };
-    let (pools, site_fields) = Pools::of(&numbered.assets, site.fields);
+    let all: Vec<&Asset<'_>> = alternates
+        .assets
+        .iter()
+        .chain(&numbered.assets)
+        .copied()
+        .collect();
+    let (pools, site_fields) = Pools::of(&all, site.fields);
     pools.write(&mut w)?;
-    write_assets(&mut w, &numbered.assets, &pools.ranges)?;
+    let (alternate_ranges, ranges) = pools.ranges.split_at(alternates.assets.len());
+    let none = vec![None; alternates.assets.len()];
+    write_assets(&mut w, &alternates.assets, alternate_ranges, &none)?;
+    write_assets(&mut w, &numbered.assets, ranges, &alternate_of)?;
     write_routes(&mut w, site, &routes)?;
     w.len(site.not_found.len())?;
     for (page, i) in site.not_found.iter().zip(not_found) {
@@ -213,13 +234,30 @@ pub fn encode(site: &Site<'_>) -> Result<Vec<u8>, Error> {
     w.finish()
 }
 
+/// `assets`, each with its ranges of the pools and its alternate's index among the alternates.
+/// The alternates `assets` name, numbered, and each asset's alternate's number.
+fn alternates<'a>(assets: &[&'a Asset<'a>]) -> Result<(Numbered<'a>, Vec<Option<usize>>), Error> {
+    let mut alternates = Numbered {
+        assets: Vec::new(),
+        index: HashMap::new(),
+    };
+    let alternate_of = (assets.iter())
+        .map(|asset| asset.alternate.map(|a| alternates.number(a)))
+        .collect();
+    if alternates.assets.iter().any(|a| a.alternate.is_some()) {
+        return Err(error("an alternate with an alternate of its own"));
+    }
+    Ok((alternates, alternate_of))
+}
+
 fn write_assets<'a>(
     w: &mut Writer<'a>,
     assets: &[&'a Asset<'a>],
-    ranges: &[[(usize, usize); 4]],
+    ranges: &[Ranges],
+    alternates: &[Option<usize>],
 ) -> Result<(), Error> {
     w.len(assets.len())?;
-    for (asset, ranges) in assets.iter().zip(ranges) {
+    for ((asset, ranges), alternate) in assets.iter().zip(ranges).zip(alternates) {
         w.str(asset.content_type)?;
         w.str(asset.last_modified)?;
         w.u32(asset.last_modified_unix as u32);
@@ -229,6 +267,7 @@ fn write_assets<'a>(
         for range in ranges {
             w.range(*range)?;
         }
+        w.option(*alternate)?;
     }
     Ok(())
 }

@@ -4,8 +4,9 @@
 /// The first bytes of every tables file.
 pub const MAGIC: &[u8; 4] = b"EDGT";
 /// The format's version: a file of another is refused. 2: numbers as LEB128 varints, no store
-/// keys (a stored object is named by its ETag).
-pub const VERSION: u32 = 2;
+/// keys (a stored object is named by its ETag). 3: alternates (a page's Markdown twin), written
+/// before the assets that name them.
+pub const VERSION: u32 = 3;
 
 /// An absent index or position (`Option::None`).
 pub(crate) const NONE: u32 = u32::MAX;

@@ -12,7 +12,10 @@
 //! sections, each a count and its items: every string of the site once (a string is an offset
 //! and a length in that section, which is valid UTF-8 as a whole), the shared pools (numbers,
 //! field pairs, representations, deltas, variants, rule segments and destination parts, rule
-//! index children), then the assets (each naming ranges of the pools), routes, 404 pages,
+//! index children), then the alternates (a page's Markdown twin: an asset another one names
+//! as its [`alternate`](edgesite_core::Asset::alternate), written first so that a page can name
+//! it by index; it is also among the assets, for its own route), then the assets (each naming
+//! ranges of the pools, and its alternate's index or none), routes, 404 pages,
 //! rules, the rule index and the site's own values. An asset is named by its index, so a route,
 //! a 404 page and the fallback share one. Bytes in memory ([`Content::Bytes`]) are not tables:
 //! a site to encode keeps its bytes in blobs ([`Content::External`]), which [`decode`] turns

@@ -99,6 +99,7 @@ fn assets() -> (&'static Asset<'static>, &'static Asset<'static>) {
             },
         },
     }]);
+    let twin = twin(&representations[1..]);
     let page = Box::leak(Box::new(Asset {
         content_type: "text/html; charset=utf-8",
         last_modified: "Tue, 14 Nov 2023 22:13:20 GMT",
@@ -112,6 +113,7 @@ fn assets() -> (&'static Asset<'static>, &'static Asset<'static>) {
         representations,
         deltas,
         variants,
+        alternate: Some(twin),
     }));
     let other = Box::leak(Box::new(Asset {
         content_type: "text/css",
@@ -123,8 +125,25 @@ fn assets() -> (&'static Asset<'static>, &'static Asset<'static>) {
         representations: &representations[2..],
         deltas: &[],
         variants: &[],
+        alternate: None,
     }));
     (page, other)
+}
+
+/// A page's Markdown twin (its alternate), with `representations`.
+fn twin(representations: &'static [Representation<'static>]) -> &'static Asset<'static> {
+    Box::leak(Box::new(Asset {
+        content_type: "text/markdown; charset=utf-8",
+        last_modified: "Tue, 14 Nov 2023 22:13:20 GMT",
+        last_modified_unix: 1_700_000_000,
+        cache_control: "no-cache",
+        fingerprint: "",
+        fields: leak(vec![("x-markdown-tokens", "12")]),
+        representations,
+        deltas: &[],
+        variants: &[],
+        alternate: None,
+    }))
 }
 
 fn routes(
@@ -150,6 +169,10 @@ fn routes(
         Route {
             path: "/index.html",
             target: Target::Asset(page),
+        },
+        Route {
+            path: "/index.md",
+            target: Target::Asset(page.alternate.unwrap()),
         },
         Route {
             path: "/old",
@@ -244,6 +267,34 @@ fn a_site_with_every_kind_of_table_decodes_to_itself() {
         panic!("assets");
     };
     assert!(std::ptr::eq(*a, *b) && std::ptr::eq(*a, decoded.fallback.unwrap()));
+    // The page's alternate and the asset at its own route: one set of representations.
+    let Target::Asset(twin) = decoded.routes[3].target else {
+        panic!("an asset");
+    };
+    let alternate = a.alternate.unwrap();
+    assert!(std::ptr::eq(
+        alternate.representations,
+        twin.representations
+    ));
+    assert!(std::ptr::eq(alternate.fields, twin.fields));
+}
+
+/// An alternate is the resource in another type: it has none of its own (the core weighs one).
+#[test]
+fn an_alternate_with_an_alternate_is_refused() {
+    let (page, _) = assets();
+    let page = Box::leak(Box::new(Asset {
+        alternate: Some(page),
+        ..*page
+    }));
+    let site = Site {
+        routes: leak(vec![Route {
+            path: "/",
+            target: Target::Asset(page),
+        }]),
+        ..Site::EMPTY
+    };
+    assert!(encode(&site).is_err());
 }
 
 #[test]
@@ -321,6 +372,7 @@ fn bytes_in_memory_are_not_tables() {
         }]),
         deltas: &[],
         variants: &[],
+        alternate: None,
     }));
     let routes = leak(vec![Route {
         path: "/x",
@@ -346,11 +398,11 @@ fn corrupt_or_truncated_tables_are_an_error_never_a_panic() {
     longer.push(0);
     assert!(decode(leak(longer), &[]).is_err());
     let mut other_version = good.to_vec();
-    other_version[4] = 3;
+    other_version[4] = 9;
     assert!(decode(leak(other_version), &[])
         .unwrap_err()
         .to_string()
-        .contains("version 3"));
+        .contains("version 9"));
     // Every byte changed in turn: whatever it decodes to, no panic and no read out of bounds.
     for at in 0..good.len() {
         for value in [0x00, 0x7f, 0xff] {

@@ -18,7 +18,8 @@
 //!   them once per representation with [`fields`], keeps them, and builds the Response from
 //!   them, the blob's view (or the object it reads from the store) and the Date;
 //! - anything else is [`GENERAL`]: redirects, 404s, 206s, errors, bytes decoded on demand, the
-//!   SPA fallback's page (its fields are not its file's alone), which
+//!   SPA fallback's page and a page's Markdown twin at the page's URL (their fields are not
+//!   their file's alone), which
 //!   [`general`] renders from the same input in full (as library mode does for every request).
 //!
 //! The JS half makes no HTTP decision: it translates the core's answer.
@@ -225,8 +226,11 @@ pub fn decide(site: &Site<'_>, code: u32) -> i32 {
         let mut scratch = Scratch::new();
         let decision = core_decide(site, head, &mut scratch);
         // The SPA fallback's page has the fields of its file and more (Vary, the shared caches'
-        // field): not the representation's alone, so not a fast answer.
-        if decision.by_navigation {
+        // field): not the representation's alone, so not a fast answer. Nor has a page's
+        // Markdown twin at the page's URL (Vary names Accept there, not at the twin's own).
+        let twin_at_page = decision.by_accept
+            && (decision.outcome.resource()).is_some_and(|asset| asset.alternate.is_none());
+        if decision.by_navigation || twin_at_page {
             return GENERAL;
         }
         let (kind, representation) = match decision.outcome {
@@ -325,6 +329,7 @@ mod tests {
     static ASSET: Asset<'static> = Asset {
         deltas: &[],
         variants: &[],
+        alternate: None,
         content_type: "text/css; charset=utf-8",
         last_modified: "Tue, 14 Nov 2023 22:13:20 GMT",
         last_modified_unix: 1_700_000_000,
@@ -365,6 +370,10 @@ mod tests {
         ..Site::EMPTY
     };
 
+    /// Held by each test that writes requests: the lengths are one static, as in the Worker's
+    /// one thread.
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
     /// Writes `target` and `fields` (name, value) into the input buffer and the lengths, as the
     /// JS half's reader does.
     fn write(target: &str, fields: &[(&str, &str)]) {
@@ -384,6 +393,7 @@ mod tests {
 
     #[test]
     fn fast_answers_have_the_fields_of_their_representation() {
+        let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
         let targets = [
             "/style.css",
             "/style.css?v=0123abcdef",
@@ -431,5 +441,100 @@ mod tests {
         }
         // 200 and 304 of two representations, each fingerprinted or not (HEAD shares a 200's key).
         assert_eq!(keys_by_versioning, [4, 4]);
+    }
+
+    static PAGE_BYTES: [Representation<'static>; 1] = [Representation {
+        coding: ContentCoding::Identity,
+        etag: "\"page\"",
+        content_length: "10",
+        content: Content::External {
+            id: 2,
+            blob: 0,
+            offset: 0,
+            length: 10,
+        },
+    }];
+
+    static TWIN_BYTES: [Representation<'static>; 1] = [Representation {
+        coding: ContentCoding::Identity,
+        etag: "\"twin\"",
+        content_length: "5",
+        content: Content::External {
+            id: 3,
+            blob: 0,
+            offset: 10,
+            length: 5,
+        },
+    }];
+
+    static TWIN: Asset<'static> = Asset {
+        content_type: "text/markdown; charset=utf-8",
+        fingerprint: "",
+        fields: &[("x-markdown-tokens", "2")],
+        representations: &TWIN_BYTES,
+        ..ASSET
+    };
+
+    static PAGE: Asset<'static> = Asset {
+        content_type: "text/html; charset=utf-8",
+        fingerprint: "",
+        representations: &PAGE_BYTES,
+        alternate: Some(&TWIN),
+        ..ASSET
+    };
+
+    static PAGES: Site<'static> = Site {
+        routes: &[
+            Route {
+                path: "/guide",
+                target: Target::Asset(&PAGE),
+            },
+            Route {
+                path: "/guide.md",
+                target: Target::Asset(&TWIN),
+            },
+        ],
+        ..Site::EMPTY
+    };
+
+    /// A page's Markdown twin at the page's URL varies by Accept and the same twin at its own
+    /// URL does not: the first takes the general path, so what the JS half keeps for the
+    /// twin's representation is always its own URL's fields.
+    #[test]
+    fn a_twin_at_its_pages_url_takes_the_general_path() {
+        let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+        let mut kept: HashMap<i32, String> = HashMap::new();
+        let markdown = Some("text/markdown");
+        let requests = [
+            ("/guide", markdown),
+            ("/guide.md", None),
+            ("/guide.md", markdown),
+            ("/guide", Some("text/html")),
+            ("/guide", None),
+            ("/guide", markdown),
+        ];
+        for (target, accept) in requests {
+            write(
+                target,
+                &accept
+                    .map(|a| ("accept", a))
+                    .into_iter()
+                    .collect::<Vec<_>>(),
+            );
+            let compact = decide(&PAGES, 0);
+            let rendered = fields(&PAGES, 0);
+            let twin_at_page = target == "/guide" && accept == markdown;
+            assert_eq!(compact == GENERAL, twin_at_page, "{target} {accept:?}");
+            if compact >= 0 {
+                let first = kept.entry(compact).or_insert_with(|| rendered.clone());
+                assert_eq!(first, &rendered, "{target} {accept:?}");
+            }
+            let mut parts = rendered.split('\0');
+            let vary = std::iter::from_fn(|| Some((parts.next()?, parts.next()?)))
+                .find(|(name, _)| *name == "vary")
+                .map(|(_, value)| value);
+            assert_eq!(vary == Some("accept"), target == "/guide", "{rendered:?}");
+        }
+        assert_eq!(kept.len(), 2, "the page's representation and the twin's");
     }
 }

@@ -240,6 +240,7 @@ mod tests {
             representations: &representations[..],
             deltas: &[],
             variants: &[],
+            alternate: None,
         }));
         let routes = Box::leak(Box::new([Route {
             path: "/f.bin",

@@ -16,8 +16,8 @@ use markup5ever_rcdom::{Handle, Node, NodeData};
 use std::cell::RefCell;
 use std::rc::Rc;
 
-/// A page's twin, before its front matter.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A page's twin, before its front matter (kept in the build's cache as JSON).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Twin {
     /// The page's `<title>` (else its first heading), whitespace collapsed.
     pub title: String,

@@ -7,7 +7,8 @@
 //!   page's URL with `.md` appended (`/guide/install.md`; a folder's page `/guide/index.md`),
 //!   as `text/markdown; charset=utf-8` with `x-markdown-tokens` (the body's estimate) and the
 //!   configured `Content-Signal`; the page itself gets `Link: <...md>; rel="alternate";
-//!   type="text/markdown"`. A twin is a file the build made: encoded, precompressed and given
+//!   type="text/markdown"`. The twin is also the page's alternate: sent at the page's own URL
+//!   to a request whose Accept weighs `text/markdown` above `text/html` (the core decides). A twin is a file the build made: encoded, precompressed and given
 //!   its strong ETag like any other, never scanned by the link pass nor named by the
 //!   speculation rules (they read the site's own files only).
 //! - **`/llms.txt`** (the llms.txt convention: the site's title, its description, then a
@@ -18,12 +19,17 @@
 //! A twin's links and images name the site's own URLs from its root (`/docs/next`): relative
 //! ones resolved against the page's URL, then through edgesite-core's answer over the routes,
 //! so a link to `next.html` that the site redirects to `/docs/next` names the latter.
+//!
+//! Twins are kept in the build's cache (`cache_dir/agents/`, [`StageCache`]) under the page's
+//! bytes, its URL, the content selector and the routes and rules its links resolve through: a
+//! rebuild converts only the pages that changed, unless the routes did.
 
 mod llms;
 mod markdown;
 
 use crate::config::{AgentsConfig, Config};
 use crate::error::Error;
+use crate::hash;
 use crate::model::{AgentStats, TwinFigures};
 use crate::resolve::{self, Resolved};
 use crate::routing::Routing;
@@ -31,10 +37,25 @@ use crate::rule::indexed_assets;
 use crate::selector::Selector;
 use crate::sources::Sources;
 use crate::speculation::{site_pages, SitePage};
+use crate::stage_cache::StageCache;
 use crate::url;
 use crate::warning::{Notes, Warning, WarningKind};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
+
+/// The stage's own text, which names its entries in the build's cache ([`Converter`]): a change
+/// of the conversion, of the content selector's or URL resolution's code, or of a crate's
+/// version (the manifest) misses every twin it could have changed.
+const STAGE: [&str; 7] = [
+    include_str!("mod.rs"),
+    include_str!("markdown.rs"),
+    include_str!("../selector.rs"),
+    include_str!("../url.rs"),
+    include_str!("../resolve.rs"),
+    include_str!("../rule.rs"),
+    include_str!("../../Cargo.toml"),
+];
 
 /// Where llms.txt and llms-full.txt are served.
 pub(crate) const LLMS_PATH: &str = "/llms.txt";
@@ -45,6 +66,9 @@ pub(crate) const LLMS_FULL_PATH: &str = "/llms-full.txt";
 #[derive(Debug, Default)]
 pub(crate) struct Agents {
     pub fields: Vec<Vec<(String, String)>>,
+    /// By file index, a page's twin's index: the page's alternate, sent at its URL to a
+    /// request whose Accept prefers `text/markdown` (edgesite-core's `prefers_alternate`).
+    pub alternates: Vec<Option<usize>>,
     pub stats: AgentStats,
     pub notes: Notes,
     /// The twins made, in the pages' order (llms.txt's entries).
@@ -73,6 +97,7 @@ pub(crate) fn make(
     routing: &mut Routing,
     config: &Config,
     last_modified: SystemTime,
+    cache_dir: Option<&Path>,
 ) -> Result<Agents, Error> {
     let (links, config) = (&config.links, &config.agents);
     let started = Instant::now();
@@ -99,7 +124,13 @@ pub(crate) fn make(
         agents.warn(format!("{} has no Markdown twin: {why}", page.path));
         agents.skip(&page.path, why);
     }
-    let made = convert_all(sources, routing, &todo, selector.as_ref(), last_modified)?;
+    let converter = Converter {
+        selector: selector.as_ref(),
+        modified: httpdate::fmt_http_date(last_modified),
+        cache: StageCache::new(cache_dir, "agents", &STAGE),
+        context: context(routing, config.content.as_deref()),
+    };
+    let made = convert_all(sources, routing, &todo, &converter)?;
     agents.fields = vec![Vec::new(); sources.files.len()];
     for result in made {
         match result {
@@ -123,16 +154,31 @@ fn twin_path(path: &str) -> String {
 /// A page's twin, or its path and why it has none.
 type Converted = Result<Made, (String, &'static str)>;
 
+/// How pages are converted: the content selector, the build's Last-Modified, and the build's
+/// cache of twins. A twin is kept under the page's bytes, its URL and the [`context`]: a page
+/// unchanged in a site whose routes did not change converts to the same twin.
+struct Converter<'a> {
+    selector: Option<&'a Selector>,
+    modified: String,
+    cache: StageCache,
+    context: [u8; 32],
+}
+
+/// What else a twin depends on: the configured content selector, and the routes and
+/// `_redirects` rules its links are resolved through.
+fn context(routing: &Routing, content: Option<&str>) -> [u8; 32] {
+    let routes = (&routing.routes, &routing.redirects.rules, content);
+    hash::sha256(&serde_json::to_vec(&routes).expect("routes serialize"))
+}
+
 /// Each page converted, on all cores: its twin, or its path and why it has none.
 fn convert_all(
     sources: &Sources,
     routing: &Routing,
     pages: &[SitePage],
-    selector: Option<&Selector>,
-    last_modified: SystemTime,
+    converter: &Converter<'_>,
 ) -> Result<Vec<Converted>, Error> {
     let assets = indexed_assets(sources.files.len());
-    let modified = httpdate::fmt_http_date(last_modified);
     routing.with_core_site(&assets, |site| {
         let results = crate::parallel::map(pages.len(), |i| {
             let page = &pages[i];
@@ -141,8 +187,17 @@ fn convert_all(
                 Err(e) => return Some(Err(e)),
             };
             let html = String::from_utf8_lossy(&bytes);
-            let mut link = |url: &str| canonical(site, &page.target, url);
-            let Some(twin) = markdown::convert(&html, selector, &mut link) else {
+            let key: [&[u8]; 3] = [&bytes, page.target.as_bytes(), &converter.context];
+            let kept = (converter.cache.get(&key)).and_then(|b| serde_json::from_slice(&b).ok());
+            let twin = kept.or_else(|| {
+                let mut link = |url: &str| canonical(site, &page.target, url);
+                let twin = markdown::convert(&html, converter.selector, &mut link)?;
+                if let Ok(entry) = serde_json::to_vec(&twin) {
+                    converter.cache.put(&key, &entry);
+                }
+                Some(twin)
+            });
+            let Some(twin) = twin else {
                 let why = "no main content, or nested too deep to convert";
                 return Some(Ok(Err((page.path.clone(), why))));
             };
@@ -150,7 +205,8 @@ fn convert_all(
                 return Some(Ok(Err((page.path.clone(), "no text in its main content"))));
             }
             let tokens = markdown::tokens(&twin.body);
-            let document = front_matter(&twin, &page.target, &modified, tokens) + &twin.body + "\n";
+            let modified = &converter.modified;
+            let document = front_matter(&twin, &page.target, modified, tokens) + &twin.body + "\n";
             Some(Ok(Ok(Made {
                 url: twin_path(&page.target),
                 page: page.clone(),
@@ -242,6 +298,8 @@ impl Agents {
         }
         self.fields.resize(sources.files.len(), Vec::new());
         self.fields[index] = fields;
+        self.alternates.resize(sources.files.len(), None);
+        self.alternates[made.page.index] = Some(index);
         self.fields[made.page.index].push((
             "link".to_string(),
             format!("<{}>; rel=\"alternate\"; type=\"text/markdown\"", made.url),

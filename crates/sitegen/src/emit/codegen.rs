@@ -221,7 +221,7 @@ fn asset(
     let _ = writeln!(
         out,
         "static ASSET_{i}: {CORE}::Asset<'static> = {CORE}::Asset {{ content_type: {:?}, \
-         last_modified: {:?}, last_modified_unix: {}, cache_control: {:?}, fingerprint: {:?}, fields: {}, representations: &[{}], deltas: &[{}], variants: &[{}] }};",
+         last_modified: {:?}, last_modified_unix: {}, cache_control: {:?}, fingerprint: {:?}, fields: {}, representations: &[{}], deltas: &[{}], variants: &[{}], alternate: {} }};",
         file.content_type,
         manifest.last_modified,
         manifest.last_modified_unix,
@@ -230,7 +230,9 @@ fn asset(
         fields(&file.fields),
         representations.join(", "),
         deltas.join(", "),
-        variants.join(", ")
+        variants.join(", "),
+        file.alternate
+            .map_or_else(|| "None".to_string(), |j| format!("Some(&ASSET_{j})"))
     );
     Ok(out)
 }

@@ -95,6 +95,7 @@ impl Manifest {
             }
             _ => "",
         };
+        link_alternates(&self.files, &mut assets);
         let assets = leak_slice(assets);
         // The routing tables as rule.rs views them for the build's checks, over leaked copies.
         let routes = leak_slice(self.routes.clone())
@@ -132,6 +133,18 @@ impl Manifest {
             shared_caches: self.shared_caches.core(),
             store: stored,
         }))
+    }
+}
+
+/// Each page's alternate (its Markdown twin), named by the page: a copy of the twin's asset
+/// (which names none), leaked first, as `files` say.
+fn link_alternates(files: &[Asset], assets: &mut [core::Asset<'static>]) {
+    let mut alternates = std::collections::HashMap::new();
+    for (file, i) in files.iter().zip(0..) {
+        if let Some(j) = file.alternate {
+            let alternate = *alternates.entry(j).or_insert_with(|| leak(assets[j]));
+            assets[i].alternate = Some(alternate);
+        }
     }
 }
 
@@ -182,6 +195,7 @@ fn asset(
         representations: leak_slice(representations),
         deltas: leak_slice(deltas),
         variants: leak_slice(variants),
+        alternate: None,
     })
 }
 

@@ -37,6 +37,8 @@ pub(crate) struct Settings<'a> {
     pub(crate) fields: Vec<(String, String)>,
     /// More fields of some files, by file index (the agents stage's).
     pub(crate) file_fields: Vec<Vec<(String, String)>>,
+    /// By file index, the index of a page's alternate (its Markdown twin: the agents stage's).
+    pub(crate) alternates: Vec<Option<usize>>,
     pub(crate) cache_dir: Option<&'a Path>,
 }
 
@@ -56,6 +58,7 @@ impl<'a> Settings<'a> {
             policy,
             fields: config.default_fields(),
             file_fields: Vec::new(),
+            alternates: Vec::new(),
             cache_dir,
         }
     }
@@ -181,6 +184,7 @@ fn encode_all(
             rewrite: links.rewrites.get(i).and_then(Option::as_ref),
             preload: links.preload.get(i).and_then(Option::as_deref),
             more: settings.file_fields.get(i).map_or(&[], Vec::as_slice),
+            alternate: settings.alternates.get(i).copied().flatten(),
         };
         let result = encode_one(found[i].clone(), settings, link, images.of(i));
         if let Ok((compiled, _)) = &result {
@@ -226,13 +230,16 @@ fn collect(
     Ok((files, counts))
 }
 
-/// What the link pass did with one file: its new bytes, and a page's preload hints.
+/// What the link pass did with one file (its new bytes, a page's preload hints), and the agents
+/// stage (its fields, a page's twin).
 #[derive(Clone, Copy)]
 struct Link<'a> {
     rewrite: Option<&'a Rewrite>,
     preload: Option<&'a str>,
     /// The file's fields from the agents stage.
     more: &'a [(String, String)],
+    /// A page's twin, from the agents stage.
+    alternate: Option<usize>,
 }
 
 /// A file's first fields: the configured ones, a page's preload hints, the agents stage's.
@@ -284,6 +291,7 @@ fn encode_one(
         variants: image.map_or_else(Vec::new, variants),
         image: image.map(|made| made.report.clone()),
         tier: Tier::Bundle,
+        alternate: link.alternate,
         fingerprint,
         rewritten: rewrite.map(|r| Rewritten {
             references: r.references,

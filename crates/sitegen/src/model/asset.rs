@@ -68,6 +68,11 @@ pub struct Asset {
     /// Where its representations are kept (the storage stage's choice).
     #[serde(skip_serializing_if = "Tier::is_bundle")]
     pub tier: Tier,
+    /// The index among the site's files of its alternate (a page's Markdown twin, the agents
+    /// stage's), sent at this file's URLs to a request whose Accept prefers its type
+    /// (edgesite-core's `Asset::alternate`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alternate: Option<usize>,
 }
 
 /// Where a file's representations are kept.

@@ -23,8 +23,8 @@ use crate::config::OptimizeConfig;
 use crate::hash;
 use crate::model::{OptimizeStats, Source};
 use crate::sources::{Found, Sources};
+use crate::stage_cache::StageCache as Cache;
 use crate::warning::{Notes, Warning, WarningKind};
-use cached::Cache;
 use std::collections::HashSet;
 use std::path::Path;
 use std::time::Instant;
@@ -104,7 +104,7 @@ pub(crate) fn minify(
     cache_dir: Option<&Path>,
 ) -> Optimized {
     let started = Instant::now();
-    let cache = Cache::new(cache_dir);
+    let cache = cached::cache(cache_dir);
     let mut done = Optimized::default();
     let own = sources.own.min(sources.files.len());
     let files = &sources.files[..own];

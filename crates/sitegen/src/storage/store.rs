@@ -107,6 +107,7 @@ mod tests {
             variants: Vec::new(),
             image: None,
             tier: Tier::Bundle,
+            alternate: None,
         }
     }
 

@@ -379,6 +379,7 @@ mod tests {
             variants: Vec::new(),
             image: None,
             tier: Tier::Bundle,
+            alternate: None,
         }
     }
 
