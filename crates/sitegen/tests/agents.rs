@@ -153,6 +153,31 @@ fn every_page_gets_a_twin_and_llms_txt_lists_them() {
     };
     assert_eq!(answer("text/markdown"), "text/markdown; charset=utf-8");
     assert_eq!(answer("text/html,*/*;q=0.8"), "text/html; charset=utf-8");
+
+    // With `origin`: every URL an agent reads is absolute (not the page's `Link`).
+    options.config.agents.origin = "https://docs.example.com".into();
+    let m = compile(dir.path(), &options).unwrap();
+    let twin = text(&m, "/guide/install.md");
+    let site = "https://docs.example.com";
+    assert!(
+        twin.contains(&format!("\nurl: \"{site}/guide/install\"\n")),
+        "{twin}"
+    );
+    assert!(
+        twin.contains(&format!("[use it]({site}/guide/usage)")),
+        "{twin}"
+    );
+    assert!(
+        twin.contains(&format!("![a shot]({site}/shot.png)")),
+        "{twin}"
+    );
+    let llms = text(&m, "/llms.txt");
+    assert!(
+        llms.contains(&format!("[Install]({site}/guide/install.md)")),
+        "{llms}"
+    );
+    assert!(field(&m, "/guide/install.html", "link")
+        .contains(&"</guide/install.md>; rel=\"alternate\"; type=\"text/markdown\"".to_string()));
 }
 
 /// The author's own `/llms.txt` and `.md` files win, each with a note; a site of one page gets

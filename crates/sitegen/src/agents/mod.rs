@@ -125,10 +125,11 @@ pub(crate) fn make(
         agents.skip(&page.path, why);
     }
     let converter = Converter {
+        origin: &config.origin,
         selector: selector.as_ref(),
         modified: httpdate::fmt_http_date(last_modified),
         cache: StageCache::new(cache_dir, "agents", &STAGE),
-        context: context(routing, config.content.as_deref()),
+        context: context(routing, config),
     };
     let made = convert_all(sources, routing, &todo, &converter)?;
     agents.fields = vec![Vec::new(); sources.files.len()];
@@ -158,17 +159,20 @@ type Converted = Result<Made, (String, &'static str)>;
 /// cache of twins. A twin is kept under the page's bytes, its URL and the [`context`]: a page
 /// unchanged in a site whose routes did not change converts to the same twin.
 struct Converter<'a> {
+    /// `[agents] origin`: what the twin's URLs start with (empty: the site's root).
+    origin: &'a str,
     selector: Option<&'a Selector>,
     modified: String,
     cache: StageCache,
     context: [u8; 32],
 }
 
-/// What else a twin depends on: the configured content selector, and the routes and
+/// What else a twin depends on: the configured content selector and origin, and the routes and
 /// `_redirects` rules its links are resolved through.
-fn context(routing: &Routing, content: Option<&str>) -> [u8; 32] {
-    let routes = (&routing.routes, &routing.redirects.rules, content);
-    hash::sha256(&serde_json::to_vec(&routes).expect("routes serialize"))
+fn context(routing: &Routing, config: &AgentsConfig) -> [u8; 32] {
+    let routes = (&routing.routes, &routing.redirects.rules);
+    let all = (routes, config.content.as_deref(), &config.origin);
+    hash::sha256(&serde_json::to_vec(&all).expect("routes serialize"))
 }
 
 /// Each page converted, on all cores: its twin, or its path and why it has none.
@@ -190,7 +194,13 @@ fn convert_all(
             let key: [&[u8]; 3] = [&bytes, page.target.as_bytes(), &converter.context];
             let kept = (converter.cache.get(&key)).and_then(|b| serde_json::from_slice(&b).ok());
             let twin = kept.or_else(|| {
-                let mut link = |url: &str| canonical(site, &page.target, url);
+                let mut link = |url: &str| {
+                    let url = canonical(site, &page.target, url)?;
+                    Some(match url.starts_with('/') {
+                        true => format!("{}{url}", converter.origin),
+                        false => url,
+                    })
+                };
                 let twin = markdown::convert(&html, converter.selector, &mut link)?;
                 if let Ok(entry) = serde_json::to_vec(&twin) {
                     converter.cache.put(&key, &entry);
@@ -206,7 +216,8 @@ fn convert_all(
             }
             let tokens = markdown::tokens(&twin.body);
             let modified = &converter.modified;
-            let document = front_matter(&twin, &page.target, modified, tokens) + &twin.body + "\n";
+            let url = format!("{}{}", converter.origin, page.target);
+            let document = front_matter(&twin, &url, modified, tokens) + &twin.body + "\n";
             Some(Ok(Ok(Made {
                 url: twin_path(&page.target),
                 page: page.clone(),
@@ -319,7 +330,7 @@ impl Agents {
         self.stats.pages.push(figures);
         self.twins.push(llms::Entry {
             path: made.page.path,
-            twin: made.url,
+            twin: format!("{}{}", config.origin, made.url),
             title: made.title,
             description: made.description,
             document: made.document,

@@ -16,6 +16,9 @@
 //! # The most bytes of /llms-full.txt (whole twins, in llms.txt's order, until the next would
 //! # pass it).
 //! full_bytes = 4194304
+//! # The site's origin (scheme, host, port): the twins' links and images, their front matter's
+//! # `url` and llms.txt's links name it, absolute; unset: from the site's root (`/guide/next`).
+//! # origin = "https://docs.example.com"
 //! ```
 
 use super::key::{check_field_value, first_invalid_glob, Key};
@@ -40,6 +43,10 @@ pub struct AgentsConfig {
     /// The most bytes of `/llms-full.txt`.
     #[serde(default = "default_full_bytes")]
     pub full_bytes: u64,
+    /// The site's origin (`https://docs.example.com`), for absolute URLs in what agents read;
+    /// empty: URLs from the site's root.
+    #[serde(default)]
+    pub origin: String,
 }
 
 fn default_full_bytes() -> u64 {
@@ -54,6 +61,7 @@ impl Default for AgentsConfig {
             exclude: Vec::new(),
             content_signal: String::new(),
             full_bytes: default_full_bytes(),
+            origin: String::new(),
         }
     }
 }
@@ -64,6 +72,9 @@ impl AgentsConfig {
             if let Err(why) = crate::selector::Selector::parse(content) {
                 return Some((Key::new(&["agents", "content"]), why));
             }
+        }
+        if let Err(why) = check_origin(&self.origin) {
+            return Some((Key::new(&["agents", "origin"]), why));
         }
         first_invalid_glob("agents", "exclude", &self.exclude).or_else(|| {
             let key = Key::new(&["agents", "content_signal"]);
@@ -76,5 +87,74 @@ impl AgentsConfig {
         self.exclude
             .iter()
             .any(|glob| crate::glob::matches(glob, path))
+    }
+}
+
+/// An origin as RFC 6454 serializes one (`http` or `https`, `://`, a host of letters, digits,
+/// `.`, `-`, or an IPv6 literal in brackets, then an optional `:port`), or empty.
+fn check_origin(origin: &str) -> Result<(), String> {
+    if origin.is_empty() {
+        return Ok(());
+    }
+    let example = "as \"https://docs.example.com\" (a scheme and a host, no path)";
+    let authority = (origin.strip_prefix("https://"))
+        .or_else(|| origin.strip_prefix("http://"))
+        .ok_or_else(|| format!("{origin:?} is not an http or https origin: write it {example}"))?;
+    let bad = || format!("{origin:?} is not an origin: write it {example}");
+    let (host_ok, port) = match authority.strip_prefix('[') {
+        Some(rest) => {
+            let (ipv6, after) = rest.split_once(']').ok_or_else(bad)?;
+            let ok = !ipv6.is_empty() && ipv6.bytes().all(|b| b.is_ascii_hexdigit() || b == b':');
+            (
+                ok && (after.is_empty() || after.starts_with(':')),
+                after.strip_prefix(':'),
+            )
+        }
+        None => {
+            let (host, port) = match authority.split_once(':') {
+                Some((host, port)) => (host, Some(port)),
+                None => (authority, None),
+            };
+            let name = |b: u8| b.is_ascii_alphanumeric() || b == b'.' || b == b'-';
+            (!host.is_empty() && host.bytes().all(name), port)
+        }
+    };
+    let digits = |p: &str| !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit());
+    let port_ok = port.is_none_or(digits);
+    match host_ok && port_ok {
+        true => Ok(()),
+        false => Err(bad()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_origin;
+
+    #[test]
+    fn origins_are_a_scheme_a_host_and_a_port() {
+        for good in [
+            "",
+            "https://docs.example.com",
+            "http://localhost:8787",
+            "https://[::1]:8443",
+            "https://[2001:db8::1]",
+        ] {
+            assert_eq!(check_origin(good), Ok(()), "{good}");
+        }
+        for bad in [
+            "docs.example.com",
+            "https://docs.example.com/",
+            "https://docs.example.com/guide",
+            "https://",
+            "ftp://example.com",
+            "https://exa mple.com",
+            "https://example.com:",
+            "https://example.com:99999x",
+            "https://example.com?x",
+            "https://[::1",
+        ] {
+            assert!(check_origin(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -185,6 +185,11 @@ fn storage_values_are_checked_naming_line_and_key() {
             3,
             "storage.r2[0]",
         ),
+        (
+            "[agents]\n\norigin = \"https://example.com/docs\"\n",
+            3,
+            "agents.origin",
+        ),
     ] {
         let err = parse(toml).unwrap_err().to_string();
         let at = format!("edgesite.toml:{line}: ");
