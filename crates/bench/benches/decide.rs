@@ -139,6 +139,81 @@ fn demo(c: &mut Criterion) {
     group.finish();
 }
 
+/// The demo's `/` as a one-route site, with its Markdown twin as its alternate or without:
+/// everything else (the page's representations and fields, the site's fields) the same.
+fn front_page(alternate: bool) -> &'static Site<'static> {
+    let site = &edgesite::SITE;
+    let Target::Asset(index) = &site.route("/").unwrap().target else {
+        panic!("/")
+    };
+    assert!(index.alternate.is_some(), "the demo's / has a twin");
+    let page: &'static Asset<'static> = leak(Box::new(Asset {
+        alternate: index.alternate.filter(|_| alternate),
+        ..**index
+    }));
+    leak(Box::new(Site {
+        routes: leak(
+            vec![Route {
+                path: "/",
+                target: Target::Asset(page),
+            }]
+            .into_boxed_slice(),
+        ),
+        fields: site.fields,
+        boundary: site.boundary,
+        multipart_content_type: site.multipart_content_type,
+        fingerprinted_cache_control: site.fingerprinted_cache_control,
+        shared_caches: site.shared_caches,
+        ..Site::EMPTY
+    }))
+}
+
+/// Issue 35's hot path: a browser's request for a page with a Markdown twin against the same
+/// page without one (the Accept weighed, or not), and the twin's 200 against a plain 200.
+fn twin(c: &mut Criterion) {
+    let (with, without) = (front_page(true), front_page(false));
+    let browser = [
+        ("accept-encoding", CHROME_AE),
+        ("accept", CHROME_ACCEPT),
+        ("sec-fetch-mode", "navigate"),
+    ];
+    let agent = [("accept-encoding", CHROME_AE), ("accept", AGENT_ACCEPT)];
+    let scenarios = [
+        (
+            "page with a twin, Chromium's navigation",
+            with,
+            &browser[..],
+        ),
+        (
+            "page without a twin, Chromium's navigation",
+            without,
+            &browser[..],
+        ),
+        (
+            "page with a twin, no Accept",
+            with,
+            &[browser[0], browser[2]][..],
+        ),
+        (
+            "page without a twin, no Accept",
+            without,
+            &[browser[0], browser[2]][..],
+        ),
+        ("the twin, an agent's Accept", with, &agent[..]),
+        (
+            "page without a twin, an agent's Accept",
+            without,
+            &agent[..],
+        ),
+    ];
+    let mut group = c.benchmark_group("twin");
+    for (name, site, fields) in scenarios {
+        let request = head("/", fields);
+        group.bench_function(name, |b| b.iter(|| answer(site, black_box(&request))));
+    }
+    group.finish();
+}
+
 fn leak<T: ?Sized>(value: Box<T>) -> &'static T {
     Box::leak(value)
 }
@@ -256,6 +331,6 @@ criterion_group! {
     name = benches;
     // Bounded in time: about 2 s of measurement per benchmark.
     config = Criterion::default().warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
-    targets = demo, large, many_rules
+    targets = demo, twin, large, many_rules
 }
 criterion_main!(benches);

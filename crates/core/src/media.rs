@@ -16,7 +16,7 @@
 //!
 //! Every response of a resource with variants carries `Vary: accept` ([`Asset::vary`]).
 
-use crate::accept::weigh;
+use crate::accept::{known_names, weigh};
 use crate::coding::ContentCoding;
 use crate::negotiate::{negotiate_parsed, parsed};
 use crate::site::{Asset, Representation};
@@ -107,6 +107,10 @@ pub fn prefers_alternate(asset: &Asset<'_>, accept: Option<&[u8]>) -> bool {
     let (Some(alternate), Some(accept)) = (asset.alternate, accept) else {
         return false;
     };
+    // A browser's Accept, recognised, never names the alternate: not weighed.
+    if known_names(accept, alternate.content_type) == Some(false) {
+        return false;
+    }
     match weigh(accept, asset.content_type, &[], alternate.content_type) {
         Some(weights) => weights.alternate.is_some_and(|w| w > weights.own),
         None => false,
