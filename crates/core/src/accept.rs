@@ -166,7 +166,11 @@ static KNOWN: [(&[u8], Ranges); 7] = [
 pub(crate) fn known_names(value: &[u8], media_type: &str) -> Option<bool> {
     let ranges = known(value)?;
     let name = bare(media_type);
-    Some(ranges.iter().any(|(range, _)| range.eq_ignore_ascii_case(name)))
+    Some(
+        ranges
+            .iter()
+            .any(|(range, _)| range.eq_ignore_ascii_case(name)),
+    )
 }
 
 /// `type/subtype` of a Content-Type value: what comes before its parameters, trimmed. (A byte
@@ -518,7 +522,10 @@ mod tests {
     #[test]
     fn known_fields_say_whether_they_name_a_type() {
         for (field, _) in KNOWN {
-            assert_eq!(known_names(field, "text/markdown; charset=utf-8"), Some(false));
+            assert_eq!(
+                known_names(field, "text/markdown; charset=utf-8"),
+                Some(false)
+            );
             let named = named_quality(field, "text/html").is_some();
             assert_eq!(known_names(field, "Text/HTML; charset=utf-8"), Some(named));
             let weights = weigh(field, "text/html", &[], "text/markdown").unwrap();

@@ -185,16 +185,22 @@ fn storage_values_are_checked_naming_line_and_key() {
             3,
             "storage.r2[0]",
         ),
-        (
-            "[agents]\n\norigin = \"https://example.com/docs\"\n",
-            3,
-            "agents.origin",
-        ),
     ] {
         let err = parse(toml).unwrap_err().to_string();
         let at = format!("edgesite.toml:{line}: ");
         assert!(err.starts_with(&at) && err.contains(key), "{toml:?}: {err}");
     }
+}
+
+/// `[agents] origin` is an origin: a path in it fails the build naming file, line and key.
+#[test]
+fn an_agents_origin_with_a_path_is_an_error_naming_line_and_key() {
+    let err = parse("[agents]\n\norigin = \"https://example.com/docs\"\n").unwrap_err();
+    let err = err.to_string();
+    assert!(
+        err.starts_with("edgesite.toml:3: ") && err.contains("agents.origin"),
+        "{err}"
+    );
 }
 
 /// Every configured value that reaches a response field is checked: each case fails the
