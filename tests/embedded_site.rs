@@ -234,3 +234,24 @@ fn the_compile_served_from_memory_is_the_generated_site() {
         );
     }
 }
+
+/// A page's Markdown twin, named by the page as its alternate and routed at its `.md` URL, is in
+/// the tables once: the two share its representations (the leaked site the tables are written
+/// from names a copy of the twin's asset, issue 35).
+#[test]
+fn a_pages_twin_is_embedded_once() {
+    let asset = |path: &str| match &SITE.route(path).unwrap().target {
+        Target::Asset(asset) => *asset,
+        Target::Redirect(_) => panic!("{path} is a file"),
+    };
+    for (page, twin) in [("/", "/index.md"), ("/about", "/about.md")] {
+        let alternate = asset(page).alternate.expect("the page has its twin");
+        let twin = asset(twin);
+        assert!(std::ptr::eq(
+            alternate.representations,
+            twin.representations
+        ));
+        assert_eq!(alternate.content_type, "text/markdown; charset=utf-8");
+        assert!(twin.alternate.is_none());
+    }
+}

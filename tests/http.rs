@@ -606,6 +606,8 @@ fn a_client_that_prefers_markdown_gets_the_twin_at_the_pages_url() {
             agent.header("x-markdown-tokens"),
             own.header("x-markdown-tokens")
         );
+        // RFC 9110 §8.7: the URL that names the twin alone.
+        assert_eq!(agent.header("content-location"), Some(twin));
         for accept in [
             CHROMIUM,
             "*/*",
@@ -668,9 +670,10 @@ fn a_client_that_prefers_markdown_gets_the_twin_at_the_pages_url() {
     }
     // A page without a twin (the 404 page's answer) and a file that is not a page: no Accept
     // in their Vary.
-    assert_eq!(request("GET", "/nope", &[("accept", MARKDOWN)]).status, 404);
-    let css = request("GET", "/style.css", &[("accept", MARKDOWN)]);
-    assert!(!css.header("vary").unwrap_or("").contains("accept,"));
+    let missing = request("GET", "/nope", &[("accept", MARKDOWN)]);
+    assert_eq!((missing.status, missing.header("vary")), (404, None));
+    let logo = request("GET", "/logo.svg", &[("accept", MARKDOWN)]);
+    assert_eq!(logo.header("vary"), Some("accept-encoding"));
 }
 
 #[test]

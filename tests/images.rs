@@ -215,11 +215,12 @@ fn conditionals_and_ranges_apply_to_each_representation() {
     }
 }
 
-/// A page showing images with variants does not vary by them: it answers as a page without
-/// images does (its Vary names Accept for its Markdown twin alone, as `/about`'s does), and an
-/// image Accept gets its HTML.
+/// A page showing images with variants does not vary by them: it has no variants of its own,
+/// answers an image Accept with its HTML, and its Vary is a page's (`/about`'s: Accept for its
+/// Markdown twin alone).
 #[test]
 fn pages_do_not_vary_by_the_images_they_show() {
+    assert!(asset("/photos").variants.is_empty());
     let page = get("/photos", &[("accept", CHROMIUM)]);
     assert_eq!(page.status, 200);
     assert!(page

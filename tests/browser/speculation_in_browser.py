@@ -13,8 +13,9 @@ actions; the rules' `moderate` eagerness acts on hover), and the DevTools networ
 PAGE_B fetched as a prefetch (`Sec-Purpose: prefetch`, type Prefetch) before any click. Click the
 link: PAGE_B's navigation timing entry must say `deliveryType` "navigational-prefetch", the
 document must come from the prefetch cache, and no request for the document may reach the
-network after the click. The document must be HTML and nothing fetched a Markdown twin (a page
-with one answers a browser's Accept with the page: issue 35). Prints each navigation's subresource requests that did (files PAGE_A
+network after the click. The document must be HTML and no response the browser got, PAGE_A's
+and its subresources, the prefetch and after the click, be `text/markdown` (a page with a
+Markdown twin answers a browser's Accept with the page: issue 35). Prints each navigation's subresource requests that did (files PAGE_A
 did not load).
 """
 import argparse
@@ -66,7 +67,8 @@ def walk_rules(base, page):
 
 
 def responses(driver):
-    """The network log since the last call: [(url, type, from prefetch cache, from a cache)]."""
+    """The network log since the last call: [(url, type, from prefetch cache, from a cache,
+    MIME type)]."""
     out, cached = [], set()
     events = driver.network_log()
     for event in events:
@@ -79,7 +81,8 @@ def responses(driver):
             from_cache = (params["requestId"] in cached or response.get("fromDiskCache")
                           or response.get("fromMemoryCache"))
             out.append((response["url"], params.get("type"),
-                        bool(response.get("fromPrefetchCache")), bool(from_cache)))
+                        bool(response.get("fromPrefetchCache")), bool(from_cache),
+                        response.get("mimeType", "")))
     return out
 
 
@@ -90,7 +93,7 @@ def hover_then_click(driver, base, page_a, page_b, named):
     cdp(driver, "Network.enable", {})
     driver.navigate(base + page_a)
     time.sleep(0.5)
-    responses(driver)
+    first = responses(driver)
     if page_b == "-":
         others = [base + u for u in named if base + u != base + page_a]
         page_b = script(driver, "const to = arguments[0];"
@@ -107,9 +110,11 @@ def hover_then_click(driver, base, page_a, page_b, named):
     driver.call("POST", f"/session/{driver.session}/actions", {"actions": [
         {"type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"},
          "actions": [move]}]})
-    prefetched = []
+    prefetched, seen = [], list(first)
     for _ in range(50):
-        prefetched += [r for r in responses(driver) if r[0] == target and r[1] == "Prefetch"]
+        fetched = responses(driver)
+        seen += fetched
+        prefetched += [r for r in fetched if r[0] == target and r[1] == "Prefetch"]
         if prefetched:
             break
         time.sleep(0.1)
@@ -128,17 +133,17 @@ def hover_then_click(driver, base, page_a, page_b, named):
     documents = [r for r in after if r[0] == target and r[1] == "Document"]
     if entry.get("deliveryType") != "navigational-prefetch":
         problems.append(f"{target}: deliveryType {entry.get('deliveryType')!r}")
-    if not documents or any(not from_prefetch for _, _, from_prefetch, _ in documents):
+    if not documents or any(not from_prefetch for _, _, from_prefetch, _, _ in documents):
         problems.append(f"{target}: the document did not come from the prefetch: {documents}")
     # A page with a Markdown twin (issue 35): the browser's navigation and prefetch Accept get
     # the page, and nothing the browser fetched is a twin.
     kind = script(driver, "return document.contentType")
     if kind != "text/html":
         problems.append(f"{target}: the document is {kind!r}, not text/html")
-    twins = [url for url, *_ in after if url.split("?")[0].endswith(".md")]
+    twins = [url for url, *_, mime in seen + after if mime == "text/markdown"]
     if twins:
-        problems.append(f"{target}: the browser fetched Markdown twins: {twins}")
-    network = [url for url, kind, from_prefetch, from_cache in after
+        problems.append(f"{target}: the browser was sent Markdown twins: {twins}")
+    network = [url for url, kind, from_prefetch, from_cache, _ in after
                if not from_prefetch and not from_cache and url.startswith(base)]
     return {"page": page_a, "next": page_b, "prefetched_before_click": bool(prefetched),
             "navigation": entry, "document": kind, "network_after_click": network}, problems

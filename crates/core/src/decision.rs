@@ -301,7 +301,8 @@ fn redirect<'a, 'r>(status: RedirectStatus, location: Location<'a, 'r>) -> Outco
 }
 
 /// GET/HEAD of a resource (the SPA fallback's page when `by_navigation`): the resource or its
-/// alternate by Accept, then negotiation, preconditions and ranges of the one chosen.
+/// alternate by Accept (not the fallback's), then negotiation, preconditions and ranges of the
+/// one chosen.
 fn resource<'a, 'r, M: Marks>(
     found: &'a Asset<'a>,
     request: &RequestHead<'_>,
@@ -309,13 +310,16 @@ fn resource<'a, 'r, M: Marks>(
     marks: &mut M,
     by_navigation: bool,
 ) -> (Outcome<'a, 'r>, Chosen) {
-    let asset = match found.alternate {
+    // The SPA fallback's page answers for paths not its own: never with its twin, which names
+    // the page's own URL (and a request for Markdown alone is no navigation: a 404).
+    let alternate = found.alternate.filter(|_| !by_navigation);
+    let asset = match alternate {
         Some(alternate) if prefers_alternate(found, request.accept) => alternate,
         _ => found,
     };
     let chosen = Chosen {
         by_navigation,
-        by_accept: found.alternate.is_some(),
+        by_accept: alternate.is_some(),
     };
     (representation_of(asset, request, head, marks), chosen)
 }

@@ -466,6 +466,12 @@ mod alternates {
         ..Site::EMPTY
     };
 
+    static APP: Site<'static> = Site {
+        routes: &ROUTES,
+        fallback: Some(&PAGE),
+        ..Site::EMPTY
+    };
+
     static TRUSTING: Site<'static> = Site {
         routes: &ROUTES,
         shared_caches: SharedCaches::Vary,
@@ -659,6 +665,26 @@ mod alternates {
             field(&refused, "vary").as_deref(),
             Some("accept, accept-encoding")
         );
+    }
+
+    /// The SPA fallback's page, answering a navigation to a path not its own, is never its twin
+    /// (whose front matter names the page's URL); Markdown alone is no navigation: a 404.
+    #[test]
+    fn the_fallbacks_page_is_never_its_twin() {
+        let agent = "text/markdown, text/html;q=0.9";
+        for fields in [
+            &[("accept", agent)][..],
+            &[("accept", agent), ("sec-fetch-mode", "navigate")][..],
+        ] {
+            let app = request(&APP, "GET", "/app/users/42", fields);
+            assert_eq!(app.status, 200, "{fields:?}");
+            assert_eq!(content_type(&app), "text/html; charset=utf-8", "{fields:?}");
+        }
+        let markdown = request(&APP, "GET", "/app/users/42", &[("accept", "text/markdown")]);
+        assert_eq!(markdown.status, 404);
+        // At its own URL the page still has its twin.
+        let own = request(&APP, "GET", "/guide", &[("accept", agent)]);
+        assert_eq!(content_type(&own), "text/markdown; charset=utf-8");
     }
 
     /// At its own URL the twin varies by Accept-Encoding only, and shared caches may keep it;

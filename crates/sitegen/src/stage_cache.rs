@@ -2,9 +2,10 @@
 //! unchanged reads what was made of it instead of making it again (the optimize stage's minified
 //! files, the agents stage's Markdown twins).
 //!
-//! An entry is named by the SHA-256 of the stage's own text (its source and the crate's
-//! manifest, which names its crates' versions: a change of either misses every entry it could
-//! have changed) and of each part of the key (what was read, and how). An entry holds the
+//! An entry is named by the SHA-256 of the stage's own text (its source, the crate's manifest
+//! and the workspace's lockfile, which names the versions of its crates resolved: a change of
+//! any misses every entry it could have changed) and of each part of the key (what was read,
+//! and how). An entry holds the
 //! SHA-256 of its content, then the content: one damaged or edited is not used (and is made
 //! again). A failed write only costs the work again next build.
 

@@ -92,6 +92,13 @@ struct Numbered<'a> {
 }
 
 impl<'a> Numbered<'a> {
+    fn new() -> Numbered<'a> {
+        Numbered {
+            assets: Vec::new(),
+            index: HashMap::new(),
+        }
+    }
+
     fn number(&mut self, asset: &'a Asset<'a>) -> usize {
         let next = self.assets.len();
         let i = *self.index.entry(std::ptr::from_ref(asset)).or_insert(next);
@@ -116,6 +123,15 @@ struct Pools<'a> {
 /// Per asset: its fields, representations, deltas and variants, as ranges of the pools.
 type Ranges = [(usize, usize); 4];
 
+/// What an asset names of its own, by address: two assets naming the same are copies.
+type Shares<'a> = (
+    *const (&'a str, &'a str),
+    *const Representation<'a>,
+    usize,
+    *const Delta<'a>,
+    *const Variant<'a>,
+);
+
 impl<'a> Pools<'a> {
     fn of(
         assets: &[&'a Asset<'a>],
@@ -129,20 +145,25 @@ impl<'a> Pools<'a> {
             *lists.entry(list).or_insert_with(|| push(pool, list))
         };
         let site = fields(&mut pools.fields, site_fields);
-        // An alternate is written twice (among the alternates and among the assets): its
-        // representations once.
-        let mut written: HashMap<*const Asset<'a>, Ranges> = HashMap::new();
+        // An alternate is written twice (among the alternates and among the assets), and may be
+        // a copy of its routed asset (sitegen's leaked site): what they share, once.
+        let mut written: HashMap<Shares<'a>, Ranges> = HashMap::new();
         for asset in assets {
-            let ranges = *written
-                .entry(std::ptr::from_ref(*asset))
-                .or_insert_with(|| {
-                    [
-                        fields(&mut pools.fields, asset.fields),
-                        push(&mut pools.representations, asset.representations),
-                        push(&mut pools.deltas, asset.deltas),
-                        push(&mut pools.variants, asset.variants),
-                    ]
-                });
+            let shares = (
+                asset.fields.as_ptr(),
+                asset.representations.as_ptr(),
+                asset.representations.len(),
+                asset.deltas.as_ptr(),
+                asset.variants.as_ptr(),
+            );
+            let ranges = *written.entry(shares).or_insert_with(|| {
+                [
+                    fields(&mut pools.fields, asset.fields),
+                    push(&mut pools.representations, asset.representations),
+                    push(&mut pools.deltas, asset.deltas),
+                    push(&mut pools.variants, asset.variants),
+                ]
+            });
             pools.ranges.push(ranges);
         }
         (pools, site)
@@ -178,10 +199,7 @@ impl<'a> Pools<'a> {
 /// When a representation's bytes are in memory ([`Content::Bytes`]: a site to encode keeps
 /// them in blobs), or a count or string does not fit 32 bits.
 pub fn encode(site: &Site<'_>) -> Result<Vec<u8>, Error> {
-    let mut numbered = Numbered {
-        assets: Vec::new(),
-        index: HashMap::new(),
-    };
+    let mut numbered = Numbered::new();
     let routes: Vec<Option<usize>> = site
         .routes
         .iter()
@@ -234,13 +252,9 @@ pub fn encode(site: &Site<'_>) -> Result<Vec<u8>, Error> {
     w.finish()
 }
 
-/// `assets`, each with its ranges of the pools and its alternate's index among the alternates.
 /// The alternates `assets` name, numbered, and each asset's alternate's number.
 fn alternates<'a>(assets: &[&'a Asset<'a>]) -> Result<(Numbered<'a>, Vec<Option<usize>>), Error> {
-    let mut alternates = Numbered {
-        assets: Vec::new(),
-        index: HashMap::new(),
-    };
+    let mut alternates = Numbered::new();
     let alternate_of = (assets.iter())
         .map(|asset| asset.alternate.map(|a| alternates.number(a)))
         .collect();
@@ -250,6 +264,7 @@ fn alternates<'a>(assets: &[&'a Asset<'a>]) -> Result<(Numbered<'a>, Vec<Option<
     Ok((alternates, alternate_of))
 }
 
+/// `assets`, each with its ranges of the pools and its alternate's index among the alternates.
 fn write_assets<'a>(
     w: &mut Writer<'a>,
     assets: &[&'a Asset<'a>],

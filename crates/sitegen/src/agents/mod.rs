@@ -8,9 +8,10 @@
 //!   as `text/markdown; charset=utf-8` with `x-markdown-tokens` (the body's estimate) and the
 //!   configured `Content-Signal`; the page itself gets `Link: <...md>; rel="alternate";
 //!   type="text/markdown"`. The twin is also the page's alternate: sent at the page's own URL
-//!   to a request whose Accept weighs `text/markdown` above `text/html` (the core decides). A twin is a file the build made: encoded, precompressed and given
-//!   its strong ETag like any other, never scanned by the link pass nor named by the
-//!   speculation rules (they read the site's own files only).
+//!   to a request whose Accept weighs `text/markdown` above `text/html` (the core decides),
+//!   with `Content-Location` naming its own URL. A twin is a file the build made: encoded,
+//!   precompressed and given its strong ETag like any other, never scanned by the link pass
+//!   nor named by the speculation rules (they read the site's own files only).
 //! - **`/llms.txt`** (the llms.txt convention: the site's title, its description, then a
 //!   Markdown link to every twin with the page's description, grouped by top folder) and
 //!   **`/llms-full.txt`** (the twins, concatenated in that order up to `[agents] full_bytes`) —
@@ -45,16 +46,22 @@ use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
 /// The stage's own text, which names its entries in the build's cache ([`Converter`]): a change
-/// of the conversion, of the content selector's or URL resolution's code, or of a crate's
-/// version (the manifest) misses every twin it could have changed.
-const STAGE: [&str; 7] = [
+/// of the conversion, of the content selector's or URL resolution's code (sitegen's, and the
+/// core's lookup it runs), or of a crate's version (the lockfile names the versions resolved)
+/// misses every twin it could have changed.
+const STAGE: [&str; 12] = [
     include_str!("mod.rs"),
     include_str!("markdown.rs"),
     include_str!("../selector.rs"),
     include_str!("../url.rs"),
     include_str!("../resolve.rs"),
     include_str!("../rule.rs"),
+    include_str!("../../../core/src/lookup.rs"),
+    include_str!("../../../core/src/rule.rs"),
+    include_str!("../../../core/src/path.rs"),
+    include_str!("../../../core/src/location.rs"),
     include_str!("../../Cargo.toml"),
+    include_str!("../../../../Cargo.lock"),
 ];
 
 /// Where llms.txt and llms-full.txt are served.
@@ -167,10 +174,10 @@ struct Converter<'a> {
     context: [u8; 32],
 }
 
-/// What else a twin depends on: the configured content selector and origin, and the routes and
-/// `_redirects` rules its links are resolved through.
+/// What else a twin depends on: the configured content selector and origin, and the routes,
+/// `_redirects` rules and SPA fallback its links are resolved through.
 fn context(routing: &Routing, config: &AgentsConfig) -> [u8; 32] {
-    let routes = (&routing.routes, &routing.redirects.rules);
+    let routes = (&routing.routes, &routing.redirects.rules, routing.fallback);
     let all = (routes, config.content.as_deref(), &config.origin);
     hash::sha256(&serde_json::to_vec(&all).expect("routes serialize"))
 }
@@ -303,7 +310,12 @@ impl Agents {
         let path = twin_path(&made.page.path);
         let index = sources.add_made(&path, bytes);
         routing.add_file(&path, index);
-        let mut fields = vec![("x-markdown-tokens".to_string(), made.tokens.to_string())];
+        // RFC 9110 §8.7: at the page's URL, where the twin is one of two representations, the
+        // URL that names it alone (at that URL itself, what the request named).
+        let mut fields = vec![
+            ("x-markdown-tokens".to_string(), made.tokens.to_string()),
+            ("content-location".to_string(), made.url.clone()),
+        ];
         if !config.content_signal.is_empty() {
             fields.push(("content-signal".to_string(), config.content_signal.clone()));
         }

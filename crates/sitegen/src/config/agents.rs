@@ -91,7 +91,7 @@ impl AgentsConfig {
 }
 
 /// An origin as RFC 6454 serializes one (`http` or `https`, `://`, a host of letters, digits,
-/// `.`, `-`, or an IPv6 literal in brackets, then an optional `:port`), or empty.
+/// `.`, `-`, or an IPv6 address in brackets, then an optional `:port` up to 65535), or empty.
 fn check_origin(origin: &str) -> Result<(), String> {
     if origin.is_empty() {
         return Ok(());
@@ -104,7 +104,7 @@ fn check_origin(origin: &str) -> Result<(), String> {
     let (host_ok, port) = match authority.strip_prefix('[') {
         Some(rest) => {
             let (ipv6, after) = rest.split_once(']').ok_or_else(bad)?;
-            let ok = !ipv6.is_empty() && ipv6.bytes().all(|b| b.is_ascii_hexdigit() || b == b':');
+            let ok = ipv6.parse::<std::net::Ipv6Addr>().is_ok();
             (
                 ok && (after.is_empty() || after.starts_with(':')),
                 after.strip_prefix(':'),
@@ -119,8 +119,8 @@ fn check_origin(origin: &str) -> Result<(), String> {
             (!host.is_empty() && host.bytes().all(name), port)
         }
     };
-    let digits = |p: &str| !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit());
-    let port_ok = port.is_none_or(digits);
+    let port_ok =
+        port.is_none_or(|p| p.bytes().all(|b| b.is_ascii_digit()) && p.parse::<u16>().is_ok());
     match host_ok && port_ok {
         true => Ok(()),
         false => Err(bad()),
@@ -153,6 +153,8 @@ mod tests {
             "https://example.com:99999x",
             "https://example.com?x",
             "https://[::1",
+            "https://[:::]",
+            "https://example.com:65536",
         ] {
             assert!(check_origin(bad).is_err(), "{bad}");
         }

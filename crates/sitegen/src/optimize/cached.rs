@@ -1,16 +1,16 @@
 //! The optimize stage's entries in the build's cache (`cache_dir/optimize/`, [`StageCache`]):
 //! a rebuild with a file unchanged reads its minified bytes (and a page's survey) instead of
 //! making them again. An entry is named by what was read and how (the kind, the page's
-//! allowances) and by the stage's own text, which names the minifiers' versions (the crate's
-//! manifest). Only what is made without a warning is kept: a file kept as written with a
+//! allowances) and by the stage's own text, with the crate's manifest and the workspace's
+//! lockfile (the minifiers' versions resolved). Only what is made without a warning is kept: a file kept as written with a
 //! warning is read again each build, so the warning is said each build.
 
 use super::html::Survey;
 use crate::stage_cache::StageCache;
 use std::path::Path;
 
-/// The stage's own text: what makes an entry.
-const STAGE: [&str; 7] = [
+/// The stage's own text: what makes an entry (the lockfile: the minifiers' versions resolved).
+const STAGE: [&str; 8] = [
     include_str!("mod.rs"),
     include_str!("cached.rs"),
     include_str!("css.rs"),
@@ -18,6 +18,7 @@ const STAGE: [&str; 7] = [
     include_str!("html.rs"),
     include_str!("guard.rs"),
     include_str!("../../Cargo.toml"),
+    include_str!("../../../../Cargo.lock"),
 ];
 
 /// The stage's entries in `cache_dir`, if the build has one.
