@@ -33,9 +33,19 @@ print_steps() {
 # The PID (= process group) of each server started, by name.
 declare -gA SERVERS=()
 
-# A free TCP port on 127.0.0.1.
+# A free TCP port on 127.0.0.1: below Linux's ephemeral range (32768-60999, where the kernel
+# picks client ports), nothing accepting there (bash's /dev/tcp), and not handed out before by
+# this shell (a list in a file: `$(free_port)` runs in a subshell; $$ is the shell's own PID).
 free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+  local port given="${TMPDIR:-/tmp}/edgesite-ports-$$"
+  while :; do
+    port=$((20000 + RANDOM % 12000))
+    if ! grep -qx "$port" "$given" 2>/dev/null && ! (: </dev/tcp/127.0.0.1/$port) 2>/dev/null; then
+      echo "$port" >>"$given"
+      echo "$port"
+      return
+    fi
+  done
 }
 
 # Waits until http://127.0.0.1:PORT/ answers (any status); fails if PID (when given) dies first
@@ -88,6 +98,7 @@ stop_server() { # name
 stop_all_servers() {
   local name
   for name in "${!SERVERS[@]}"; do stop_server "$name"; done
+  rm -f "${TMPDIR:-/tmp}/edgesite-ports-$$"
 }
 
 # The value of response field NAME for a GET of URL (extra curl arguments after it).

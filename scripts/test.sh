@@ -84,20 +84,11 @@ trap stop_all_servers EXIT
 # ---- builds ----------------------------------------------------------------------------------
 
 # Every test binary of the workspace (edgesite-bench has none: its benches are `make bench`'s),
-# listed in $BINS as: name, package folder, executable.
+# listed in $BINS as: name, package folder, executable (crates/xtask reads cargo's messages).
 host_build() {
   cargo test -q --workspace --exclude edgesite-bench --no-run \
     --message-format=json-render-diagnostics >"$LOGS/host-build.json" &&
-    python3 - "$LOGS/host-build.json" >"$BINS" <<'PY'
-import json, os, sys
-for line in open(sys.argv[1]):
-    try:
-        m = json.loads(line)
-    except ValueError:
-        continue
-    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
-        print(m["target"]["name"], os.path.dirname(m["manifest_path"]), m["executable"], sep="\t")
-PY
+    cargo xtask test-binaries "$LOGS/host-build.json" >"$BINS"
 }
 
 # The binaries the layers run, copied: the site layer rebuilds target/debug/edgesite-native.
@@ -249,26 +240,15 @@ e2e_example() {
 }
 
 # ---- 7. EDGESITE_SITE and rebuild tracking ---------------------------------------------------
-expect() { # port path status [body [header]]
-  local got extra=()
-  [ $# -ge 5 ] && extra=(-H "$5")
-  got=$(curl -s -o "$LOGS/body" -w '%{http_code}' "${extra[@]}" "http://127.0.0.1:$1$2")
-  if [ "$got" != "$3" ] || { [ -n "${4:-}" ] && [ "$(cat "$LOGS/body")" != "$4" ]; }; then
-    echo "GET $2 ${5:-}: expected $3${4:+ \"$4\"}, got $got \"$(head -c 200 "$LOGS/body")\"" >&2
-    return 1
-  fi
-  echo "ok: GET $2 ${5:+($5) }-> $3${4:+ \"$4\"}"
-}
-
-# A real build of the native twin (what proves build.rs tracks the site and fails on a bad one):
-# the workspace's binaries and examples, whose dependencies resolve to the features the host
-# build compiled them with (`-p edgesite-native` alone would compile tokio, hyper and syn again).
-NATIVE_BUILD=(cargo build -q --workspace --exclude edgesite-bench --bins --examples)
-
-# The native twin built with EDGESITE_SITE=SITE, served on PORT.
-build_and_serve() { # site port
-  step "cargo build (EDGESITE_SITE=$1)" env EDGESITE_SITE="$1" "${NATIVE_BUILD[@]}" &&
-    start_server site-override 30 "$2" target/debug/edgesite-native --listen "127.0.0.1:$2"
+# tests/site_layer.rs: real cargo builds of the native twin in the one target folder, one at a
+# time, each served by the binary it built (docs/testing.md); then the demo built again, so the
+# next `make test` finds its build as it left it.
+site_layer() {
+  local rc=0
+  run_tests site_layer -- --ignored --test-threads=1 --nocapture || rc=1
+  step "cargo build (the demo again)" cargo build -q --workspace --exclude edgesite-bench \
+    --bins --examples || rc=1
+  return $rc
 }
 
 # A folder compiled when the server starts and served from memory (examples/serve_site).
@@ -277,156 +257,6 @@ serve_folder() { # port serve_site-args...
   shift
   step "start: serve_site $*" start_server serve-site 120 "$port" \
     target/test-bin/serve_site --listen "127.0.0.1:$port" "$@"
-}
-
-build_logged_to() { # log env-assignments...
-  local log=$1
-  shift
-  env "$@" "${NATIVE_BUILD[@]}" >"$log" 2>&1
-}
-
-# A build must fail, naming the file (and line): expect_build_error pattern env-assignments...
-expect_build_error() {
-  local pattern=$1
-  shift
-  if step "cargo build ($*, must fail)" build_logged_to "$LOGS/build-error.log" "$@"; then
-    echo "building with $* succeeded" >&2
-    return 1
-  fi
-  if ! grep -q "$pattern" "$LOGS/build-error.log"; then
-    echo "the build error for $* does not say \"$pattern\":" >&2
-    cat "$LOGS/build-error.log" >&2
-    return 1
-  fi
-  echo "ok: $* fails the build: $(grep -o 'error: edgesite: .*' "$LOGS/build-error.log" | head -1)"
-}
-
-# A site with 10,000 `_headers` rules, 10,000 fixed and 10,000 dynamic `_redirects` rules (no
-# cap without `[compat] pages_limits`): it builds (sitegen, then rustc on the tables), and the
-# rules take effect over HTTP.
-many_rules() { # port
-  local site="$ROOT/target/many-rules-site"
-  rm -rf "$site" && mkdir -p "$site/h"
-  python3 - "$site" <<'PY'
-import sys
-site = sys.argv[1]
-for j in range(100):
-    open(f"{site}/h/f{j}.txt", "w").write(f"file {j}\n")
-open(f"{site}/index.html", "w").write("<p>many rules</p>\n")
-with open(f"{site}/_headers", "w") as f:
-    for i in range(10_000):
-        f.write(f"/h/f{i % 100}.txt\n  X-Rule: {i}\n")
-with open(f"{site}/_redirects", "w") as f:
-    for i in range(10_000):
-        f.write(f"/old/{i} /h/f{i % 100}.txt 301\n")
-    for i in range(10_000):
-        f.write(f"/d/{i}/:x /h/:x 302\n")
-PY
-  local rule42
-  rule42=$(seq 42 100 9942 | paste -sd, | sed 's/,/, /g')
-  build_and_serve "$site" "$1" &&
-    expect "$1" /old/9999 301 &&
-    [ "$(response_field location "http://127.0.0.1:$1/old/9999")" = /h/f99.txt ] &&
-    expect "$1" /d/9999/f1.txt 302 &&
-    [ "$(response_field location "http://127.0.0.1:$1/d/9999/f1.txt")" = /h/f1.txt ] &&
-    expect "$1" /d/5000/x/y 404 &&
-    expect "$1" /h/f42.txt 200 "file 42" &&
-    [ "$(response_field x-rule "http://127.0.0.1:$1/h/f42.txt")" = "$rule42" ] &&
-    echo "ok: 10,000 _headers rules, 10,000 fixed and 10,000 dynamic _redirects rules served"
-  local rc=$?
-  stop_server site-override
-  return $rc
-}
-
-# `make deploy` (scripts/deploy.sh) records a deploy in the history only once its upload command
-# succeeded: a command that fails and one that is killed leave the history byte for byte as it
-# was (the build only staged the deploy); one that succeeds records it, and the stage is gone.
-fails_as_it_should() { ! "$@"; }
-recorded_deploy() {
-  local work rc=0 before staged="${CARGO_TARGET_DIR:-$ROOT/target}/edgesite/staged-deploy"
-  work=$(mktemp -d)
-  cp -r "$ROOT/tests/fixtures/demo-history" "$work/history"
-  printf '[site]\ndir = "%s"\n[history]\ndir = "%s"\n' "$ROOT/tests/fixtures/site" "$work/history" >"$work/edgesite.toml"
-  digest() { (cd "$work/history" && find . | sort && find . -type f -exec sha256sum {} + | sort) | sha256sum; }
-  before=$(digest)
-  export EDGESITE_CONFIG="$work/edgesite.toml"
-  # Upload commands that run the build, then fail or are killed.
-  printf '#!/bin/bash\n"$@" && exit 1\n' >"$work/fails"
-  printf '#!/bin/bash\n"$@" && kill -KILL $$\n' >"$work/killed"
-  chmod +x "$work/fails" "$work/killed"
-  step "deploy.sh, the upload fails" fails_as_it_should scripts/deploy.sh "$work/fails" "${NATIVE_BUILD[@]}" || rc=1
-  [ "$(digest)" = "$before" ] && [ -f "$staged/staged.json" ] ||
-    { echo "a failed deploy changed the history in $work/history" >&2; rc=1; }
-  step "deploy.sh, the upload is killed" fails_as_it_should scripts/deploy.sh "$work/killed" "${NATIVE_BUILD[@]}" || rc=1
-  [ "$(digest)" = "$before" ] || { echo "a killed deploy changed the history in $work/history" >&2; rc=1; }
-  step "deploy.sh, the upload succeeds" scripts/deploy.sh "${NATIVE_BUILD[@]}" || rc=1
-  unset EDGESITE_CONFIG
-  if [ $rc -eq 0 ] && [ ! -e "$staged" ] && python3 -c 'import json, sys; sys.exit(len(json.load(open(sys.argv[1]))["deploys"]) != 2)' \
-    "$work/history/deploys.json" 2>/dev/null; then
-    echo "ok: a deploy that failed or was killed left the history as it was; one that succeeded was recorded"
-  else
-    echo "the deploy that succeeded was not recorded as the second deploy in $work/history" >&2
-    rc=1
-  fi
-  rm -rf "$work"
-  return $rc
-}
-
-# A large site's first build, as a user runs it in a terminal (`script`: a pseudo-terminal):
-# the build script draws the compression's progress bar on it (issue 24). A new seed each run,
-# so that nothing comes from the encoding cache.
-build_progress() {
-  local site log rc=0
-  site=$(mktemp -d)
-  log=$(mktemp)
-  python3 bench/gensite.py "$site" --pages 160 --page-kb 24 --images 1 --image-kb 1 \
-    --seed "$RANDOM$RANDOM" >/dev/null
-  EDGESITE_SITE=$site script -qec "${NATIVE_BUILD[*]}" "$log" >/dev/null 2>&1 || rc=1
-  # The stage, the bar, files done of the total, megabytes, time left.
-  if ! grep -aqE "edgesite: compress \[[=> ]+\] [0-9]+/[0-9]+ files, [0-9.]+ MB, [0-9]+s left" "$log"; then
-    echo "the build's terminal shows no progress bar; its end:" >&2
-    tail -c 1500 "$log" >&2
-    rc=1
-  fi
-  rm -rf "$site" "$log"
-  return $rc
-}
-
-site_override() {
-  local site port rc=0
-  site=$(mktemp -d)
-  port=$(free_port)
-  cp -r tests/fixtures/site/. "$site/"
-  {
-    build_and_serve "$site" "$port" &&
-      expect "$port" /hello.txt 200 "hello from the fixture site" &&
-      expect "$port" /about.html 404 &&
-      stop_server site-override &&
-      echo "added" >"$site/new.txt" && echo "changed" >"$site/hello.txt" &&
-      build_and_serve "$site" "$port" &&
-      expect "$port" /new.txt 200 added &&
-      expect "$port" /hello.txt 200 changed &&
-      stop_server site-override &&
-      rm "$site/new.txt" &&
-      build_and_serve "$site" "$port" &&
-      expect "$port" /new.txt 404 &&
-      stop_server site-override &&
-      build_and_serve tests/fixtures/site "$port" &&
-      expect "$port" /hello.txt 200 "hello from the fixture site" &&
-      stop_server site-override
-  } || rc=1
-  stop_server site-override
-  many_rules "$port" || rc=1
-  recorded_deploy || rc=1
-  expect_build_error 'the site directory /no/such/site does not exist' EDGESITE_SITE=/no/such/site || rc=1
-  expect_build_error 'tests/fixtures/bad.toml:3: unknown field `cleanurls`' EDGESITE_CONFIG=tests/fixtures/bad.toml || rc=1
-  expect_build_error 'tests/fixtures/bad-value.toml:4: headers.content_security_policy: the value contains' \
-    EDGESITE_CONFIG=tests/fixtures/bad-value.toml || rc=1
-  step "site: a large site's first build shows its progress on the terminal" build_progress || rc=1
-  # Back to the demo, so the next `make test` finds its build as it left it.
-  step "cargo build (the demo again)" "${NATIVE_BUILD[@]}" || rc=1
-  rm -rf "$site"
-  return $rc
 }
 
 repeat_views() {
@@ -604,7 +434,7 @@ lane_servers_then_site() {
     eval 'needs host "worker (deploy bundle)" "worker (configured)" "worker (compact)" "worker (stored)" && e2e_workerd'
   layer wrangler "e2e: Worker under wrangler dev" eval 'needs host && e2e_wrangler_dev'
   layer example "e2e: example Worker (API + site) under wrangler dev" eval 'needs host "worker (example)" && e2e_example'
-  layer site "site: EDGESITE_SITE and rebuild tracking" eval 'needs host "server binaries" && site_override'
+  layer site "site: EDGESITE_SITE and rebuild tracking" eval 'needs host "server binaries" && site_layer'
 }
 
 # The host layer first: its limits tests run target/debug/edgesite-native, which the site layer

@@ -160,16 +160,17 @@ impl Reply {
 
 /// Sends `method target` with `headers` over a new connection and reads the whole answer.
 pub fn request(method: &str, target: &str, headers: &[(&str, &str)]) -> Reply {
-    let server = server();
-    let mut head = format!(
-        "{method} {target} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n",
-        server.addr
-    );
+    request_to(&server().addr, method, target, headers)
+}
+
+/// [`request`] to the server at `addr` (`127.0.0.1:PORT`).
+pub fn request_to(addr: &str, method: &str, target: &str, headers: &[(&str, &str)]) -> Reply {
+    let mut head = format!("{method} {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
     for (name, value) in headers {
         head.push_str(&format!("{name}: {value}\r\n"));
     }
     head.push_str("\r\n");
-    send_raw(head.as_bytes(), method == "HEAD")
+    send_raw_to(addr, head.as_bytes(), method == "HEAD")
 }
 
 pub fn get(target: &str) -> Reply {
@@ -178,7 +179,12 @@ pub fn get(target: &str) -> Reply {
 
 /// Writes `bytes` as they are and parses the answer (no body expected for HEAD).
 pub fn send_raw(bytes: &[u8], head: bool) -> Reply {
-    let mut stream = TcpStream::connect(&server().addr).expect("connect to the server under test");
+    send_raw_to(&server().addr, bytes, head)
+}
+
+/// [`send_raw`] to the server at `addr`.
+fn send_raw_to(addr: &str, bytes: &[u8], head: bool) -> Reply {
+    let mut stream = TcpStream::connect(addr).expect("connect to the server under test");
     stream
         .set_read_timeout(Some(Duration::from_secs(30)))
         .unwrap();
