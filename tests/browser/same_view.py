@@ -16,9 +16,9 @@ request started, left out; in any order, as failed requests are logged in the or
 fail). The screenshots must be identical to the byte (the same Chromium
 encodes the same pixels the same way), and so must the text and the messages. With --save, the
 screenshots of a page that differs are written there. A view that differs is loaded again,
-both ways, up to TRIES pairs, and fails only if no ON load ever equals an OFF load (a frame
-drawn under load differed in the views layer, twice in a row once; what a build changes
-differs every time). With --control (real sites, whose
+both ways, up to TRIES pairs, and fails only if no ON load ever equals an OFF load in all
+three at once (a frame drawn under load differed in the views layer, twice in a row once;
+what a build changes differs every time). With --control (real sites, whose
 scripts race workers, timers and unreachable hosts), each page is loaded from OFF a second
 time, and a check on which the two OFF loads disagree is reported as UNSTABLE rather than
 compared.
@@ -110,30 +110,29 @@ def capture(driver, width):
 
 def compare(driver, args, page, viewport, seen):
     """(off, on, problems, unstable) of one page at one viewport, `seen` holding every earlier
-    load of it: ([off views], [on views]). Each check passes when some ON load equals some OFF
-    load: a difference the build made is there in every pair, one the machine made (a frame
-    drawn under load) is not."""
+    load of it: ([off views], [on views]). The view passes when some ON load equals some OFF
+    load in every check (screenshot, text, console) at once: a difference the build made is
+    there in every pair, one the machine made (a frame drawn under load) is not."""
     off = view(driver, args.off, page, viewport)
     on = view(driver, args.on, page, viewport)
     again = view(driver, args.off, page, viewport) if args.control else off
     seen[0].extend((off, again))
     seen[1].append(on)
     problems, unstable = [], []
+    checks = []
     for i, what in enumerate(("screenshot", "innerText", "console")):
         if off[i] != again[i]:
-            unstable.append(what)
             # Not comparable: the same page differs from itself.
-            on = tuple(off[j] if j == i else on[j] for j in range(3))
-
-    def differs(i):
-        return off[i] != on[i] and not any(
-            a[i] == b[i] for a in seen[0] for b in seen[1])
-
-    if differs(0):
+            unstable.append(what)
+        else:
+            checks.append(i)
+    if any(all(a[i] == b[i] for i in checks) for a in seen[0] for b in seen[1]):
+        checks = []
+    if 0 in checks and off[0] != on[0]:
         problems.append(f"screenshots differ ({len(off[0])} and {len(on[0])} bytes of PNG)")
-    if differs(1):
+    if 1 in checks and off[1] != on[1]:
         problems.append("document.body.innerText differs")
-    if differs(2):
+    if 2 in checks and off[2] != on[2]:
         problems.append(f"console differs: {off[2]} against {on[2]}")
     if off[1].startswith("error: "):
         problems.append(off[1])
