@@ -30,16 +30,30 @@ fn target_dir() -> PathBuf {
         .map_or_else(|| Path::new(ROOT).join("target"), PathBuf::from)
 }
 
+/// The cargo that built this test.
+const CARGO: &str = match option_env!("CARGO") {
+    Some(cargo) => cargo,
+    None => "cargo",
+};
+
 /// `cargo build` of the workspace's binaries and examples, whose dependencies resolve to the
 /// features the host build compiled them with (`-p edgesite-native` alone would compile tokio,
-/// hyper and syn again), with `env` set and the build's own variables otherwise unset.
+/// hyper and syn again).
+const BUILD: [&str; 7] = [
+    "build",
+    "-q",
+    "--workspace",
+    "--exclude",
+    "edgesite-bench",
+    "--bins",
+    "--examples",
+];
+
+/// [`BUILD`] with `env` set and the build's own variables otherwise unset.
 fn build(env: &[(&str, &str)]) -> Output {
     let started = Instant::now();
-    let mut cargo = Command::new(option_env!("CARGO").unwrap_or("cargo"));
-    cargo
-        .current_dir(ROOT)
-        .args(["build", "-q", "--workspace", "--exclude", "edgesite-bench"])
-        .args(["--bins", "--examples"]);
+    let mut cargo = Command::new(CARGO);
+    cargo.current_dir(ROOT).args(BUILD);
     for name in ["EDGESITE_SITE", "EDGESITE_CONFIG", "EDGESITE_RECORD_DEPLOY"] {
         cargo.env_remove(name);
     }
@@ -238,11 +252,12 @@ fn a_deploy_is_recorded_only_when_its_upload_succeeded() {
         command
             .env_remove("EDGESITE_SITE")
             .env_remove("EDGESITE_RECORD_DEPLOY");
-        command
+        let status = command
             .args(upload)
-            .arg(option_env!("CARGO").unwrap_or("cargo"));
-        command.args(["build", "-q", "--workspace", "--exclude", "edgesite-bench"]);
-        let status = command.args(["--bins", "--examples"]).status().unwrap();
+            .arg(CARGO)
+            .args(BUILD)
+            .status()
+            .unwrap();
         let took = started.elapsed().as_secs_f64();
         eprintln!("[time] deploy.sh, upload {upload:?}: {took:.1} s");
         status.success()
@@ -340,9 +355,7 @@ fn a_large_sites_first_build_shows_its_progress_on_the_terminal() {
         .unwrap();
     assert!(generated.success(), "bench/gensite.py failed");
     let log = site.path().join("terminal.log");
-    let cargo = option_env!("CARGO").unwrap_or("cargo");
-    let command =
-        format!("{cargo} build -q --workspace --exclude edgesite-bench --bins --examples");
+    let command = format!("{CARGO} {}", BUILD.join(" "));
     let started = Instant::now();
     let status = Command::new("script")
         .current_dir(ROOT)

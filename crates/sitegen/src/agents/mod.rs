@@ -174,6 +174,12 @@ struct Converter<'a> {
     context: [u8; 32],
 }
 
+/// The URL an agent reads for the site's `path` (from its root): on `origin`
+/// (`[agents] origin`), or the path itself when none is configured.
+fn on_origin(origin: &str, path: &str) -> String {
+    format!("{origin}{path}")
+}
+
 /// What else a twin depends on: the configured content selector and origin, and the routes,
 /// `_redirects` rules and SPA fallback its links are resolved through.
 fn context(routing: &Routing, config: &AgentsConfig) -> [u8; 32] {
@@ -204,7 +210,7 @@ fn convert_all(
                 let mut link = |url: &str| {
                     let url = canonical(site, &page.target, url)?;
                     Some(match url.starts_with('/') {
-                        true => format!("{}{url}", converter.origin),
+                        true => on_origin(converter.origin, &url),
                         false => url,
                     })
                 };
@@ -223,7 +229,7 @@ fn convert_all(
             }
             let tokens = markdown::tokens(&twin.body);
             let modified = &converter.modified;
-            let url = format!("{}{}", converter.origin, page.target);
+            let url = on_origin(converter.origin, &page.target);
             let document = front_matter(&twin, &url, modified, tokens) + &twin.body + "\n";
             Some(Ok(Ok(Made {
                 url: twin_path(&page.target),
@@ -342,7 +348,7 @@ impl Agents {
         self.stats.pages.push(figures);
         self.twins.push(llms::Entry {
             path: made.page.path,
-            twin: format!("{}{}", config.origin, made.url),
+            twin: on_origin(&config.origin, &made.url),
             title: made.title,
             description: made.description,
             document: made.document,
