@@ -24,7 +24,7 @@ native: setup
 
 ## Every test layer (8): host, browser, native, workerd, wrangler, example, site, views (docs/testing.md).
 test: setup
-	@scripts/test.sh
+	@$(ENV) cargo xtask test
 
 ## Formatting, clippy (host and wasm32) and rustdoc, warnings denied.
 lint: setup
@@ -94,7 +94,7 @@ devloop: setup
 
 ## Fuzz every cargo-fuzz target for FUZZ_SECONDS (default 60) each; fails on a crash.
 fuzz: setup
-	@scripts/fuzz.sh
+	@$(ENV) cargo xtask fuzz
 
 ## Soak: SOAK_SECONDS (default 120) of mixed load, 200 connections, against native and the Worker
 ## under bare workerd; fails on any error, RSS growth or descriptor leak.
@@ -108,7 +108,7 @@ compact: setup
 
 ## Bundle sizes against the Worker limits: the demo's deploy bundle, the code alone, generated 5/40/70 MB sites.
 size: setup
-	@scripts/size.sh
+	@bench/size.sh
 
 ## Deploy to Cloudflare (needs CLOUDFLARE_API_TOKEN, or `wrangler login`); the deploy history
 ## ([history]) records it only once the upload succeeded.

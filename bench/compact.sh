@@ -15,8 +15,8 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/env.sh
 . "$ROOT/scripts/env.sh"
-# shellcheck source=scripts/lib.sh
-. "$ROOT/scripts/lib.sh"
+# shellcheck source=bench/lib.sh
+. "$ROOT/bench/lib.sh"
 cd "$ROOT"
 DURATION=${DURATION:-60}
 CONNECTIONS=${CONNECTIONS:-4}

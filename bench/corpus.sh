@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make corpus`: the first view's work (issue 34) proven on real sites: each documentation site
 # of the corpus (Debian packages, installed when missing) is served twice by the native twin
-# (examples/serve_site), with the first view's work off (scripts/lib.sh's first_view_off) and
+# (examples/serve_site), with the first view's work off (bench/lib.sh's first_view_off) and
 # with the defaults, and tests/browser/same_view.py loads PAGES pages of
 # each (default 12: the root and pages spread over the site's sorted list) at two viewports,
 # requiring byte-identical screenshots, the same innerText and the same console (`--control`:
@@ -14,7 +14,7 @@
 # rule's hits, misses and lazy images (any in a first screen fails the run). Then Lighthouse's
 # first view (its mobile preset, simulated Slow 4G; the median of LH_RUNS runs, default 3) of
 # the first LH_PAGES pages (default 3; LIGHTHOUSE=0 skips it), edgesite beside nginx
-# (scripts/lib.sh's start_nginx): the score, LCP and issue 34's audits, also in
+# (bench/lib.sh's start_nginx): the score, LCP and issue 34's audits, also in
 # target/corpus/lighthouse.txt.
 #
 #   python       Sphinx, the Python docs' own theme (python3.11-doc)
@@ -30,8 +30,8 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/env.sh
 . "$ROOT/scripts/env.sh"
-# shellcheck source=scripts/lib.sh
-. "$ROOT/scripts/lib.sh"
+# shellcheck source=bench/lib.sh
+. "$ROOT/bench/lib.sh"
 cd "$ROOT"
 PAGES=${PAGES:-12}
 LIGHTHOUSE=${LIGHTHOUSE:-1}

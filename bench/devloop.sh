@@ -2,15 +2,15 @@
 # `make devloop`: the dev loop's rebuild time, as `make dev` runs it on a site outside public/.
 # Generates a documentation-style site of PAGES pages (default 400; bench/gensite.py) in
 # target/devloop/site, starts `wrangler dev` with the config `make dev` writes for a site there
-# (scripts/lib.sh, dev_config: it watches the site's folder), edits one page (a marker appended
+# (bench/lib.sh, dev_config: it watches the site's folder), edits one page (a marker appended
 # to docs/page-0007.html), and times how long until the Worker serves the new bytes. The
 # tracked public/ is never touched.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/env.sh
 . "$ROOT/scripts/env.sh"
-# shellcheck source=scripts/lib.sh
-. "$ROOT/scripts/lib.sh"
+# shellcheck source=bench/lib.sh
+. "$ROOT/bench/lib.sh"
 cd "$ROOT"
 PORT=${PORT:-18791}
 PAGES=${PAGES:-400}

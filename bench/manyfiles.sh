@@ -11,8 +11,8 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/env.sh
 . "$ROOT/scripts/env.sh"
-# shellcheck source=scripts/lib.sh
-. "$ROOT/scripts/lib.sh"
+# shellcheck source=bench/lib.sh
+. "$ROOT/bench/lib.sh"
 cd "$ROOT"
 # The encoding caches the cold builds set aside, removed at the end: removing them before a
 # build costs it seconds of kernel time (ext4 looks past recently freed inodes when it creates

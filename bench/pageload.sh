@@ -10,7 +10,7 @@
 # side in one run:
 #   edgesite           edgesite-native (examples/serve_site, release build: the site compiled
 #                      when it starts, as a build would compile it)
-#   edgesite-off       the same with the first view's work off (scripts/lib.sh's
+#   edgesite-off       the same with the first view's work off (bench/lib.sh's
 #                      first_view_off: no preload hints, stylesheets inline, images sized or
 #                      prioritised, nothing minified: what it buys)
 #   edgesite-nospec    the same with `[links] speculation = "off"` (what the rules buy)
@@ -28,8 +28,8 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/env.sh
 . "$ROOT/scripts/env.sh"
-# shellcheck source=scripts/lib.sh
-. "$ROOT/scripts/lib.sh"
+# shellcheck source=bench/lib.sh
+. "$ROOT/bench/lib.sh"
 cd "$ROOT"
 PAGES=${PAGES:-200}
 RUNS=${RUNS:-3}
@@ -44,7 +44,7 @@ python3 bench/gensite.py "$WORK/docs" --pages "$PAGES" --page-kb 20 --images 40 
   --style docs >/dev/null
 printf '[links]\nspeculation = "off"\n' >"$WORK/nospec.toml"
 printf '[links]\nspeculation = "prerender"\n' >"$WORK/prerender.toml"
-# The first view's work off (issue 34, scripts/lib.sh's first_view_off); the rest of
+# The first view's work off (issue 34, bench/lib.sh's first_view_off); the rest of
 # edgesite.toml as it is.
 first_view_off edgesite.toml >"$WORK/off.toml"
 

@@ -3,7 +3,7 @@
 # arguments), then records the deploy in edgesite.toml's [history] only once that command has
 # succeeded. The build stages the deploy (EDGESITE_RECORD_DEPLOY=1) in target/edgesite/
 # staged-deploy; `edgesite-history commit` moves it into the history. A deploy that fails or is
-# interrupted leaves the history byte for byte as it was (tests: scripts/test.sh, the site layer).
+# interrupted leaves the history byte for byte as it was (tests: tests/site_layer.rs).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
@@ -19,10 +19,9 @@ fi
 # A site with files in R2 ([storage] r2_bucket): the build first, then its R2 objects put in the
 # bucket (only new ones: scripts/r2-put.mjs), so that no version of the Worker goes live before
 # the objects it names are there; the upload's own build then finds the Worker up to date.
-. scripts/lib.sh
-bucket=$(r2_bucket)
+bucket=$(cargo xtask r2-bucket)
 if [ -n "$bucket" ]; then
-  r2_bound wrangler.toml "$bucket" || exit 1
+  cargo xtask r2-bound wrangler.toml "$bucket"
   scripts/build-worker.sh
   node scripts/r2-put.mjs --bucket "$bucket" --from build/r2 --remote
 fi

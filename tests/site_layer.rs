@@ -7,8 +7,9 @@
 //!
 //! Each test builds the workspace's binaries (`cargo build`, as a user's rebuild does), so they
 //! are ignored by a plain `cargo test` and run one at a time by the site layer:
-//! `site_layer -- --ignored --test-threads=1`. A server is a [`Served`] guard: stopped when it
-//! goes out of scope, also when the test panics, and then its log's end is printed.
+//! `site_layer -- --ignored --test-threads=1`. A server is a [`Served`] guard (crates/testkit):
+//! stopped when it goes out of scope, also when the test panics, and then its log's end is
+//! printed.
 #![cfg(not(target_arch = "wasm32"))]
 
 mod support;
@@ -16,9 +17,8 @@ mod support;
 use sha2::{Digest, Sha256};
 use std::fs;
 use std::io::Read as _;
-use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 use support::{request_to, Reply};
 
@@ -76,50 +76,32 @@ fn build_ok(env: &[(&str, &str)]) {
     );
 }
 
-/// A free loopback port.
-fn free_port() -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.local_addr().unwrap().port()
-}
-
-/// A running server: stopped on drop; its log's end printed when a test panics with it up.
+/// A running server (a `testkit::Server`: stopped on drop, with its whole process group; its
+/// log's end printed when a test panics with it up).
 struct Served {
-    child: Child,
-    addr: String,
-    log: PathBuf,
+    server: testkit::Server,
 }
 
 impl Served {
     /// The native twin the last build made, on a free port, once it answers (30 s at most).
     fn start(name: &str) -> Served {
+        let port = testkit::free_port();
+        let mut command = Command::new(target_dir().join("debug/edgesite-native"));
+        command.args(["--listen", &format!("127.0.0.1:{port}")]);
         let logs = target_dir().join("test-logs");
-        fs::create_dir_all(&logs).unwrap();
-        let log = logs.join(format!("{name}.log"));
-        let out = fs::File::create(&log).unwrap();
-        let addr = format!("127.0.0.1:{}", free_port());
-        let child = Command::new(target_dir().join("debug/edgesite-native"))
-            .args(["--listen", &addr])
-            .stdin(Stdio::null())
-            .stdout(out.try_clone().unwrap())
-            .stderr(out)
-            .spawn()
-            .expect("start edgesite-native");
-        let mut served = Served { child, addr, log };
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while TcpStream::connect(&served.addr).is_err() {
-            let exited = served.child.try_wait().unwrap();
-            assert!(
-                exited.is_none() && Instant::now() < deadline,
-                "{name} did not come up on {} ({exited:?})",
-                served.addr
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        served
+        let server =
+            testkit::Server::start(name, port, Duration::from_secs(30), &logs, &mut command)
+                .unwrap_or_else(|e| panic!("{e}"));
+        Served { server }
     }
 
     fn get(&self, target: &str) -> Reply {
-        request_to(&self.addr, "GET", target, &[])
+        request_to(
+            &format!("127.0.0.1:{}", self.server.port()),
+            "GET",
+            target,
+            &[],
+        )
     }
 
     /// GET `target` answers `status` (and `body`, when given).
@@ -129,21 +111,6 @@ impl Served {
         assert_eq!(reply.status, status, "GET {target}: {text:.200}");
         if let Some(body) = body {
             assert_eq!(text.trim_end(), body, "GET {target}");
-        }
-    }
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        if std::thread::panicking() {
-            let log = fs::read_to_string(&self.log).unwrap_or_default();
-            let tail: Vec<&str> = log.lines().rev().take(40).collect();
-            eprintln!("the server's log ({}), its end:", self.log.display());
-            for line in tail.iter().rev() {
-                eprintln!("  {line}");
-            }
         }
     }
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make size: what each Worker uploads, against Cloudflare's limits (64 MiB uncompressed on every
+# make size (a measurement, beside the benchmarks): what each Worker uploads, against Cloudflare's limits (64 MiB uncompressed on every
 # plan; the older compressed limits, 3 MiB Free and 10 MiB Paid, for reference):
 #   - the demo: the bundle of `wrangler deploy --dry-run` (offline), exactly what deploys;
 #   - the code alone: a one-file site, so the figure is the code, not the site;
