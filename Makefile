@@ -55,8 +55,7 @@ corpus: setup
 ## Build the site and print where its HTML report is (opened too where a desktop is present).
 ## (The build `make test` makes, so that after it this builds nothing.)
 report: setup
-	@$(ENV) cargo build -q --workspace --exclude edgesite-bench --bins --examples && \
-	  echo "$(CURDIR)/target/edgesite/report.html" && \
+	@$(ENV) cargo xtask report && \
 	  { [ -z "$$DISPLAY$$WAYLAND_DISPLAY" ] || ! command -v xdg-open >/dev/null || \
 	    xdg-open target/edgesite/report.html >/dev/null 2>&1 & }
 

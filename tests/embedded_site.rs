@@ -28,7 +28,7 @@ fn compiled() -> edgesite_sitegen::Manifest {
 
 /// The deploy history the build read in place of the config's: `EDGESITE_HISTORY` as cargo set
 /// it for this test binary's compile (.cargo/config.toml), or in this process's environment;
-/// `scripts/test.sh` runs the binaries itself, outside cargo's environment.
+/// `cargo xtask test` runs the binaries itself, outside cargo's environment.
 fn history_override() -> Option<std::path::PathBuf> {
     edgesite_sitegen::build_script::history_from_env()
         .or_else(|| option_env!("EDGESITE_HISTORY").map(std::path::PathBuf::from))

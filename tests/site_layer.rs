@@ -76,8 +76,8 @@ fn build_ok(env: &[(&str, &str)]) {
     );
 }
 
-/// A running server (a `testkit::Server`: stopped on drop, with its whole process group; its
-/// log's end printed when a test panics with it up).
+/// A running server (a `testkit::Server` in this test's process group, so that a Ctrl-C stops
+/// it with the test: stopped on drop; its log's end printed when a test panics with it up).
 struct Served {
     server: testkit::Server,
 }
@@ -89,9 +89,14 @@ impl Served {
         let mut command = Command::new(target_dir().join("debug/edgesite-native"));
         command.args(["--listen", &format!("127.0.0.1:{port}")]);
         let logs = target_dir().join("test-logs");
-        let server =
-            testkit::Server::start(name, port, Duration::from_secs(30), &logs, &mut command)
-                .unwrap_or_else(|e| panic!("{e}"));
+        let server = testkit::Server::start_in_our_group(
+            name,
+            port,
+            Duration::from_secs(30),
+            &logs,
+            &mut command,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
         Served { server }
     }
 

@@ -91,7 +91,7 @@ fn compile_site_under_test() -> &'static edgesite_core::Site<'static> {
     };
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     // As the build read it: EDGESITE_HISTORY as cargo set it for this binary's compile
-    // (.cargo/config.toml), since scripts/test.sh runs the binaries outside cargo.
+    // (.cargo/config.toml), since the harness (cargo xtask test) runs the binaries outside cargo.
     let history = edgesite_sitegen::build_script::history_from_env()
         .or_else(|| option_env!("EDGESITE_HISTORY").map(std::path::PathBuf::from));
     let build = edgesite_sitegen::build_script::Build {

@@ -18,13 +18,16 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// A server process; stopped (its whole process group) on drop.
+/// A server process; stopped (with its whole process group, when it has one) on drop.
 #[derive(Debug)]
 pub struct Server {
     name: String,
     child: Child,
     port: u16,
     log: PathBuf,
+    /// Whether it leads a process group of its own ([`Server::start`]) or stays in its
+    /// starter's ([`Server::start_in_our_group`]).
+    own_group: bool,
 }
 
 impl Server {
@@ -32,12 +35,40 @@ impl Server {
     /// until `http://127.0.0.1:PORT/` answers (any status). Fails, with the log's end, if the
     /// port already answers (a server left running), if the process exits first, or if `wait`
     /// passes.
+    ///
+    /// The server leads a process group of its own, which is stopped whole (a server that
+    /// starts others: wrangler dev's workerd, a shell's children). A terminal's Ctrl-C does not
+    /// reach it: the harness stops it with [`stop_all`].
     pub fn start(
         name: &str,
         port: u16,
         wait: Duration,
         logs: &Path,
         command: &mut Command,
+    ) -> Result<Server, String> {
+        Self::spawn(name, port, wait, logs, command.process_group(0), true)
+    }
+
+    /// As [`Server::start`], the server staying in the starter's process group: for a test
+    /// binary, whose Ctrl-C (which ends it without dropping its guards) must reach its servers
+    /// too. Only the process is stopped on drop.
+    pub fn start_in_our_group(
+        name: &str,
+        port: u16,
+        wait: Duration,
+        logs: &Path,
+        command: &mut Command,
+    ) -> Result<Server, String> {
+        Self::spawn(name, port, wait, logs, command, false)
+    }
+
+    fn spawn(
+        name: &str,
+        port: u16,
+        wait: Duration,
+        logs: &Path,
+        command: &mut Command,
+        own_group: bool,
     ) -> Result<Server, String> {
         if answers(port, Duration::from_secs(2)) {
             return Err(format!(
@@ -52,7 +83,6 @@ impl Server {
             .stdin(Stdio::null())
             .stdout(out)
             .stderr(err)
-            .process_group(0)
             .spawn()
             .map_err(|e| format!("{name}: cannot start {command:?}: {e}"))?;
         let mut live = lock_live();
@@ -64,6 +94,7 @@ impl Server {
             child,
             port,
             log,
+            own_group,
         };
         if stopping {
             return Err(format!("{name}: not started, the harness is stopping"));
@@ -128,7 +159,12 @@ impl Drop for Server {
         if std::thread::panicking() {
             eprintln!("{}", self.log_tail(40));
         }
-        stop_group(&mut self.child);
+        if self.own_group {
+            stop_group(&mut self.child);
+        } else {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
         let id = self.child.id();
         lock_live().pids.retain(|pid| *pid != id);
     }
@@ -186,14 +222,22 @@ fn stop_group(child: &mut Child) {
             .status();
     };
     signal("-TERM");
+    // Up to 5 s for the whole group (workerd under wrangler, a shell's children) to end; the
+    // leader reaped as it exits, so that the group's check does not count it.
     let deadline = Instant::now() + Duration::from_secs(5);
+    let mut leader_done = false;
     while Instant::now() < deadline {
-        if matches!(child.try_wait(), Ok(Some(_))) {
-            break;
+        leader_done = leader_done || matches!(child.try_wait(), Ok(Some(_)));
+        let group_alive = Command::new("kill")
+            .args(["-0", "--", &group])
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if leader_done && !group_alive {
+            return;
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    // The group's other processes (workerd under wrangler, a shell's children) too.
     signal("-KILL");
     let _ = child.kill();
     let _ = child.wait();

@@ -38,7 +38,10 @@ use crate::run::run_to;
 mod names;
 
 /// This builder's own text: a change to it rebuilds what it made.
-const BUILDER: &str = include_str!("build_worker.rs");
+const BUILDER: &str = concat!(
+    include_str!("build_worker.rs"),
+    include_str!("build_worker/names.rs")
+);
 
 /// What cargo's messages say of the package's build: its wasm module and its build script's
 /// output folder.
@@ -407,6 +410,19 @@ impl Built {
         let served = format!("{}\n", self.out_dir.join("served").display());
         fs::write(out.join("edgesite-served.txt"), served).map_err(|e| e.to_string())
     }
+}
+
+/// This build of edgesite's Worker with `config` into `out`, as a command of this same
+/// executable (no nested `cargo run`), run from the project.
+pub(crate) fn command(root: &Path, config: &Path, out: &Path) -> Result<Command, String> {
+    let xtask = std::env::current_exe().map_err(|e| format!("this executable: {e}"))?;
+    let mut command = Command::new(xtask);
+    command
+        .current_dir(root)
+        .env("EDGESITE_CONFIG", config)
+        .arg(names::SUBCOMMAND)
+        .arg(out);
+    Ok(command)
 }
 
 /// The build (the module's documentation).

@@ -11,16 +11,21 @@ fn read_toml(path: &Path) -> Option<toml::Table> {
     fs::read_to_string(path).ok()?.parse::<toml::Table>().ok()
 }
 
+/// Variable `key`, unless unset or empty (empty is "no override", as for the build).
+fn var(key: &str) -> Option<String> {
+    std::env::var(key).ok().filter(|v| !v.is_empty())
+}
+
 /// `EDGESITE_CONFIG` (relative to the project) or `edgesite.toml`.
 pub(crate) fn project_config(root: &Path) -> PathBuf {
-    root.join(std::env::var("EDGESITE_CONFIG").unwrap_or_else(|_| "edgesite.toml".into()))
+    root.join(var("EDGESITE_CONFIG").unwrap_or_else(|| "edgesite.toml".into()))
 }
 
 /// The site folder a build compiles: `EDGESITE_SITE` (relative to the project), else `site.dir`
 /// of the configuration (EDGESITE_CONFIG or edgesite.toml; relative to its folder), else
 /// `public/`. Absolute.
 pub(crate) fn site_dir(root: &Path) -> PathBuf {
-    if let Ok(site) = std::env::var("EDGESITE_SITE") {
+    if let Some(site) = var("EDGESITE_SITE") {
         return clean(&root.join(site));
     }
     let config = project_config(root);
@@ -97,9 +102,12 @@ pub(crate) fn wrangler_sections(
 ) -> Result<String, String> {
     let path = root.join("wrangler.toml");
     let text = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    // The first line that is `[[rules]]` (a comment naming it is not the section).
     let from = text
-        .find("[[rules]]")
-        .ok_or_else(|| format!("{}: no [[rules]]", path.display()))?;
+        .match_indices("[[rules]]")
+        .map(|(at, _)| at)
+        .find(|at| *at == 0 || text[..*at].ends_with('\n'))
+        .ok_or_else(|| format!("{}: no [[rules]] line", path.display()))?;
     let mut out = String::new();
     if let Some(bucket) = bucket {
         out.push_str(&format!(
@@ -143,9 +151,7 @@ pub(crate) fn dev_config(root: &Path, out: &Path, site: &Path) -> Result<(), Str
         root = root.display(),
         date = compat_date(root)?,
     );
-    if let Some(dir) = from.parent() {
-        fs::create_dir_all(dir).map_err(|e| e.to_string())?;
-    }
+    fs::create_dir_all(from).map_err(|e| format!("{}: {e}", from.display()))?;
     let out = clean(&root.join(out));
     fs::write(&out, text).map_err(|e| format!("{}: {e}", out.display()))
 }
@@ -230,6 +236,21 @@ mod tests {
         assert!(off.parse::<toml::Table>().is_ok(), "{off}");
         assert!(first_view_off(Some(&root().join("wrangler.toml"))).is_err());
         assert!(first_view_off(None).unwrap().parse::<toml::Table>().is_ok());
+    }
+
+    #[test]
+    fn a_dev_config_is_written_in_a_new_folder_watching_the_site() {
+        let dir = std::env::temp_dir().join(format!("xtask-dev-{}", std::process::id()));
+        let out = dir.join("a/b/wrangler.toml");
+        dev_config(&root(), &out, &root().join("public")).unwrap();
+        let text = fs::read_to_string(&out).unwrap();
+        assert!(text.parse::<toml::Table>().is_ok(), "{text}");
+        let public = crate::workerd::relative(&dir.join("a/b"), &root().join("public"));
+        assert!(
+            text.contains(&format!("watch_dir = [\"{}\"", public.display())),
+            "{text}"
+        );
+        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -54,6 +54,10 @@ pub(crate) const DEMO_BUILD: [&str; 7] = [
     "--examples",
 ];
 
+/// `cargo test` of the workspace but edgesite-bench (its benches are `make bench`'s; it has no
+/// tests).
+const TEST_WORKSPACE: [&str; 5] = ["test", "-q", "--workspace", "--exclude", "edgesite-bench"];
+
 /// How many host test binaries run at once.
 const HOST_JOBS: usize = 2;
 
@@ -197,14 +201,8 @@ impl Harness {
         let status = self
             .run
             .command("cargo")
-            .args([
-                "test",
-                "-q",
-                "--workspace",
-                "--exclude",
-                "edgesite-bench",
-                "--no-run",
-            ])
+            .args(TEST_WORKSPACE)
+            .arg("--no-run")
             .arg("--message-format=json-render-diagnostics")
             .stdout(out)
             .status()
@@ -252,7 +250,9 @@ impl Harness {
                 .arg("examples/api-worker/build"),
             Some(&run.logs.join("example-build.log")),
         )?;
-        let deps = run.root.join("target/worker/deps");
+        let target = std::env::var_os("CARGO_TARGET_DIR")
+            .map_or_else(|| run.root.join("target"), PathBuf::from);
+        let deps = target.join("worker/deps");
         let again = fs::read_dir(&deps)
             .into_iter()
             .flatten()
@@ -315,7 +315,13 @@ impl Harness {
             if !l.wants(suite) {
                 continue;
             }
-            let mut command = self.suite(suite, &[])?;
+            let mut command = match self.suite(suite, &[]) {
+                Ok(command) => command,
+                Err(e) => {
+                    l.fail(suite, &e);
+                    continue;
+                }
+            };
             command
                 .env("EDGESITE_BASE_URL", format!("http://127.0.0.1:{port}"))
                 .env("EDGESITE_RUNTIME", runtime);
@@ -421,14 +427,7 @@ impl Harness {
         }
         l.checks(HOST_JOBS, checks);
         let mut doctests = self.run.command("cargo");
-        doctests.args([
-            "test",
-            "-q",
-            "--workspace",
-            "--exclude",
-            "edgesite-bench",
-            "--doc",
-        ]);
+        doctests.args(TEST_WORKSPACE).arg("--doc");
         l.check("doctests", &mut doctests, &[]);
         Ok(())
     }
@@ -518,6 +517,19 @@ impl Harness {
     fn wrangler(&self, l: &mut Layer<'_>) -> Result<(), String> {
         self.run.needs(&["host"])?;
         if l.wants_any(HTTP_SUITES.iter().copied().chain(["request log"])) {
+            if let Err(e) = self.wrangler_demo(l) {
+                l.fail("wrangler dev", &e);
+            }
+        }
+        if l.wants_any(["stored", "stored_failures"]) {
+            self.wrangler_stored(l)?;
+        }
+        Ok(())
+    }
+
+    /// The demo's Worker under wrangler dev: the HTTP suites and its request log.
+    fn wrangler_demo(&self, l: &mut Layer<'_>) -> Result<(), String> {
+        {
             let port = free_port();
             let server = self.start_server(
                 "wrangler dev",
@@ -552,9 +564,6 @@ impl Harness {
                     log.display()
                 ))
             });
-        }
-        if l.wants_any(["stored", "stored_failures"]) {
-            self.wrangler_stored(l)?;
         }
         Ok(())
     }

@@ -3,10 +3,12 @@
 //! - `cargo xtask test [--layer L]... [FILTER] [-- ARGS...]`: `make test`. Builds what the
 //!   layers need once, runs them (crate::layers), prints every step's time and `layers: N
 //!   passed, N failed`. `--layer` (repeated, or `LAYERS="a b"`) picks layers; FILTER runs only
-//!   the checks whose `layer/name` contains it (`native/http`, `same_view`); ARGS go to every
-//!   test binary run (a test's name: `cargo xtask test native/http -- etag`).
+//!   the checks whose `layer/name`, as printed, contains it (`native/http`, `same_view`,
+//!   `host/core/`), and builds only what one layer needs when it starts with that layer's name
+//!   and a slash; a FILTER no check matches fails the run. ARGS go to every test binary run (a
+//!   test's name: `cargo xtask test native/http -- etag`).
 //! - `cargo xtask setup`: `make setup` (crate::setup); `cargo xtask fuzz`: `make fuzz`
-//!   (crate::fuzz).
+//!   (crate::fuzz); `cargo xtask report`: `make report` (the build, then report.html's path).
 //! - `cargo xtask workerd ...`: Worker bundles and workerd configs (crate::workerd).
 //! - `cargo xtask build-worker [--package NAME] [--entry TEMPLATE] [OUT]`: a Worker's bundle
 //!   (crate::build_worker; wrangler runs it through `scripts/build-worker.sh`).
@@ -35,6 +37,12 @@ fn main() -> ExitCode {
         Some("build-worker") => build_worker::main(&root, &args[1..]),
         Some("setup") => setup::main(&root),
         Some("fuzz") => fuzz::main(&root),
+        Some("report") => {
+            // `make report`: the build `make test` leaves, then where its report is.
+            let mut build = std::process::Command::new("cargo");
+            build.current_dir(&root).args(layers::DEMO_BUILD);
+            run::run_to(&mut build, None).map(|()| println!("{}", root.join("target/edgesite/report.html").display()))
+        }
         Some("site-dir") => {
             println!("{}", config::site_dir(&root).display());
             Ok(())
@@ -46,7 +54,7 @@ fn main() -> ExitCode {
         Some("r2-bound") if args.len() == 3 => config::r2_bound(Path::new(&args[1]), &args[2]),
         Some("dev-config") if args.len() == 3 => config::dev_config(&root, Path::new(&args[1]), Path::new(&args[2])),
         Some("first-view-off") => config::first_view_off(args.get(1).map(Path::new)).map(|t| print!("{t}")),
-        _ => Err("usage: cargo xtask test [--layer L]... [FILTER] [-- ARGS] | setup | fuzz | workerd ... | build-worker ... | site-dir | \
+        _ => Err("usage: cargo xtask test [--layer L]... [FILTER] [-- ARGS] | setup | fuzz | report | workerd ... | build-worker ... | site-dir | \
                   r2-bucket [CONFIG] | r2-bound WRANGLER BUCKET | dev-config OUT SITE | first-view-off [CONFIG]"
             .into()),
     };
@@ -66,6 +74,7 @@ fn root() -> PathBuf {
 }
 
 fn test(root: PathBuf, args: &[String]) -> ExitCode {
+    run::clean_process_env();
     // Interrupted (Ctrl-C, or SIGTERM from CI's timeout), the servers are stopped first: they
     // run in process groups of their own, which the terminal's signal does not reach.
     let _ = ctrlc::set_handler(|| {
@@ -92,9 +101,7 @@ fn test(root: PathBuf, args: &[String]) -> ExitCode {
             other => return usage(&format!("unexpected {other}")),
         }
     }
-    const LAYERS: [&str; 8] = [
-        "host", "browser", "native", "workerd", "wrangler", "example", "site", "views",
-    ];
+    use run::LAYERS;
     if let Some(unknown) = selection
         .layers
         .iter()

@@ -28,14 +28,19 @@ pub(crate) struct Selection {
     pub(crate) test_args: Vec<String>,
 }
 
+/// The layers, in the order they run and are summed up.
+pub(crate) const LAYERS: [&str; 8] = [
+    "host", "browser", "native", "workerd", "wrangler", "example", "site", "views",
+];
+
 impl Selection {
-    /// Whether layer `key` runs: chosen by `--layer`, and (with a filter naming a layer, as in
-    /// `native/http`) the filter's.
+    /// Whether layer `key` runs: chosen by `--layer`, and, with a filter that starts with a
+    /// layer's name and a slash (`native/http`), that layer's.
     pub(crate) fn layer(&self, key: &str) -> bool {
         let chosen = self.layers.is_empty() || self.layers.iter().any(|l| l == key);
         let named = match self.filter.as_deref().and_then(|f| f.split_once('/')) {
-            Some((layer, _)) => key.contains(layer),
-            None => true,
+            Some((layer, _)) if LAYERS.contains(&layer) => key == layer,
+            _ => true,
         };
         chosen && named
     }
@@ -59,7 +64,8 @@ pub(crate) struct Run {
     pub(crate) selection: Selection,
     built: Mutex<BTreeSet<&'static str>>,
     steps: Mutex<Vec<String>>,
-    summary: Mutex<Vec<(bool, String)>>,
+    /// Each layer run: its key, whether it passed, its line, how many checks it ran.
+    summary: Mutex<Vec<(&'static str, bool, String, usize)>>,
     /// Held while a block of output is printed, so that two lanes' blocks never interleave.
     print: Mutex<()>,
 }
@@ -89,7 +95,7 @@ impl Run {
         println!("{}", text.trim_end());
     }
 
-    /// Runs a timed step; prints and records its time.
+    /// Runs a timed step; prints and records its time (its caller reports its error).
     pub(crate) fn step<T>(
         &self,
         name: &str,
@@ -101,16 +107,14 @@ impl Run {
         let took = since(start);
         self.say(&format!("[time] {name}: {took} s{failed}"));
         lock(&self.steps).push(format!("{took:>8} s  {name}{failed}"));
-        if let Err(e) = &result {
-            self.say(&format!("{name}: {e}"));
-        }
         result
     }
 
-    /// A build step: the layers that need it run only if it succeeded.
+    /// A build step: the layers that need it run only if it succeeded (its error printed).
     pub(crate) fn build(&self, name: &'static str, f: impl FnOnce() -> Result<(), String>) {
-        if self.step(&format!("build: {name}"), f).is_ok() {
-            lock(&self.built).insert(name);
+        match self.step(&format!("build: {name}"), f) {
+            Ok(()) => drop(lock(&self.built).insert(name)),
+            Err(e) => self.say(&format!("build: {name}: {e}")),
         }
     }
 
@@ -157,30 +161,41 @@ impl Run {
             since(start),
             layer.ran
         );
-        lock(&self.summary).push((passed, line));
+        lock(&self.summary).push((key, passed, line, layer.ran));
     }
 
-    /// The closing table of steps and the summary; whether every layer passed.
+    /// The closing table of steps and the summary (in the layers' order, whichever lane ended
+    /// first); whether every layer passed, and a filter ran at least one check.
     pub(crate) fn finish(&self) -> bool {
         let steps = lock(&self.steps).join("\n");
         self.say(&format!("\n=== make test: the time of each step\n{steps}"));
-        let summary = lock(&self.summary);
-        let passed = summary.iter().filter(|(ok, _)| *ok).count();
-        let lines: Vec<&str> = summary.iter().map(|(_, l)| l.as_str()).collect();
+        let mut summary = lock(&self.summary);
+        summary.sort_by_key(|(key, ..)| LAYERS.iter().position(|l| l == key));
+        let passed = summary.iter().filter(|(_, ok, ..)| *ok).count();
+        let lines: Vec<&str> = summary
+            .iter()
+            .map(|(_, _, line, _)| line.as_str())
+            .collect();
+        let failed = summary.len() - passed;
         self.say(&format!(
-            "\n=== make test summary\n{}\nlayers: {passed} passed, {} failed",
-            lines.join("\n"),
-            summary.len() - passed
+            "\n=== make test summary\n{}\nlayers: {passed} passed, {failed} failed",
+            lines.join("\n")
         ));
-        passed == summary.len()
+        let checks: usize = summary.iter().map(|(.., ran)| ran).sum();
+        if let (Some(filter), 0) = (&self.selection.filter, checks) {
+            self.say(&format!(
+                "no check's name (layer/name, as printed) holds {filter:?}"
+            ));
+            return false;
+        }
+        failed == 0
     }
 
-    /// A command of the project: run from the root, in the environment `make test` was run
-    /// in (see [`clean_env`]).
+    /// A command of the project, run from the root (in the environment
+    /// [`clean_process_env`] left).
     pub(crate) fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
         let mut command = Command::new(program);
         command.current_dir(&self.root);
-        clean_env(&mut command);
         command
     }
 }
@@ -242,6 +257,14 @@ impl Layer<'_> {
             }
         });
         self.failed += failed.into_inner();
+    }
+
+    /// A failure of the layer's own (a server that did not start, a fixture not made): counted
+    /// as a failed check, and the layer goes on with the checks that do not need it.
+    pub(crate) fn fail(&mut self, what: &str, error: &str) {
+        self.failed += 1;
+        self.run
+            .say(&format!("FAILED  {}: {what}: {error}", self.key));
     }
 
     /// A check that is not a command: `f`'s error fails it, naming it.
@@ -336,13 +359,14 @@ fn last_words(output: &str) -> String {
         .to_string()
 }
 
-/// Removes from `command`'s environment what `cargo run` (of this harness) added to it, and the
-/// variables that would point a build at another site (the suites check the demo):
-/// `EDGESITE_HISTORY` above all, which cargo sets from `.cargo/config.toml` for what it runs. A
-/// cargo build run from the project gets it again from there; a program that records deploys
-/// (`serve_site --record-deploy`, under a Chromium check) would otherwise record them in the
-/// suites' fixture history.
-pub(crate) fn clean_env(command: &mut Command) {
+/// Removes from this process's environment (so from every command it runs) what `cargo run`
+/// of this harness added to it, and the variables that would point a build at another site (the
+/// suites check the demo): `EDGESITE_HISTORY` above all, which cargo sets from
+/// `.cargo/config.toml` for what it runs. A cargo build run from the project gets it again from
+/// there; a program that records deploys (`serve_site --record-deploy`, under a Chromium check)
+/// would otherwise record them in the suites' fixture history. Called first, before any thread
+/// starts.
+pub(crate) fn clean_process_env() {
     const SET_BY_CARGO_RUN: [&str; 5] = [
         "CARGO_PKG_",
         "CARGO_CRATE_",
@@ -350,19 +374,20 @@ pub(crate) fn clean_env(command: &mut Command) {
         "CARGO_MANIFEST_",
         "CARGO_PRIMARY_",
     ];
-    for (key, _) in std::env::vars_os() {
-        let key = key.to_string_lossy();
-        if key == "CARGO" || SET_BY_CARGO_RUN.iter().any(|p| key.starts_with(p)) {
-            command.env_remove(&*key);
-        }
-    }
-    for key in [
+    const OTHER_SITE: [&str; 4] = [
         "EDGESITE_HISTORY",
         "EDGESITE_SITE",
         "EDGESITE_CONFIG",
         "EDGESITE_RECORD_DEPLOY",
-    ] {
-        command.env_remove(key);
+    ];
+    for (key, _) in std::env::vars_os() {
+        let name = key.to_string_lossy();
+        if name == "CARGO"
+            || SET_BY_CARGO_RUN.iter().any(|p| name.starts_with(p))
+            || OTHER_SITE.contains(&&*name)
+        {
+            std::env::remove_var(&key);
+        }
     }
 }
 
@@ -414,6 +439,12 @@ mod tests {
             filter: Some("native/http".into()),
             ..Selection::default()
         };
+        let host = Selection {
+            filter: Some("core/edgesite_core".into()),
+            ..Selection::default()
+        };
+        assert!(host.layer("host") && host.check("host", "core/edgesite_core"));
+        assert!(!host.check("native", "http"));
         assert!(one.layer("native") && !one.layer("workerd"));
         assert!(one.check("native", "http") && !one.check("native", "ranges"));
         let word = Selection {

@@ -591,7 +591,7 @@ pub(crate) fn main(root: &Path) -> Result<(), String> {
         return Err("setup failed".into());
     }
     let _ = fs::remove_dir_all(setup.tools.join("cargo-target"));
-    let first_line = |tool: &str, arg: &str| {
+    let last_line = |tool: &str, arg: &str| {
         Command::new(tool)
             .arg(arg)
             .env("PATH", &path)
@@ -608,11 +608,11 @@ pub(crate) fn main(root: &Path) -> Result<(), String> {
     };
     say.line(&format!(
         "ready: {}, {}, {}, node {}, wrangler {}",
-        first_line("rustc", "-V"),
-        first_line("wasm-bindgen", "--version"),
-        first_line("wasm-pack", "--version"),
-        first_line("node", "--version"),
-        first_line("wrangler", "--version"),
+        last_line("rustc", "-V"),
+        last_line("wasm-bindgen", "--version"),
+        last_line("wasm-pack", "--version"),
+        last_line("node", "--version"),
+        last_line("wrangler", "--version"),
     ));
     Ok(())
 }

@@ -70,7 +70,9 @@ impl Harness {
         let run = &self.run;
         run.needs(&["host", "server binaries", "worker (deploy bundle)"])?;
         if l.wants_any(ON_SERVERS) {
-            self.views_on_servers(l)?;
+            if let Err(e) = self.views_on_servers(l) {
+                l.fail("the checks on the shared servers", &e);
+            }
         }
         // The site-wide HTML dictionary (RFC 9842 §3.2): page B arrives as a delta.
         if l.wants("html_dictionary") {
@@ -153,6 +155,8 @@ impl Harness {
         let (native_url, workerd_url) =
             (native.url(), format!("http://127.0.0.1:{}", workerd.1[0]));
         let site = TempDir::new(&run.root, "docs-site")?;
+        // The configs with the first view's work off.
+        let configs = TempDir::new(&run.root, "first-view-off")?;
         self.gensite(&site.0)?;
         let docs = self.serve_site(
             "the docs site",
@@ -223,7 +227,7 @@ impl Harness {
         // Nothing a visitor sees changes (issue 34): the same site with the first view's work
         // off and on, pixel-identical screenshots at two viewports, the same text and console.
         if l.wants("same_view docs") {
-            let off = site.0.with_file_name("docs-off.toml");
+            let off = configs.0.join("docs.toml");
             fs::write(&off, config::first_view_off(None)?).map_err(|e| e.to_string())?;
             let docs_off = self.serve_site(
                 "the docs site, first view work off",
@@ -245,7 +249,7 @@ impl Harness {
         }
         drop(docs);
         if l.wants("same_view demo") {
-            let off = site.0.with_file_name("demo-off.toml");
+            let off = configs.0.join("demo.toml");
             fs::write(
                 &off,
                 config::first_view_off(Some(&run.root.join("edgesite.toml")))?,

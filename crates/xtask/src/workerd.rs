@@ -21,7 +21,7 @@ use std::path::{Component, Path, PathBuf};
 use std::process::Command;
 
 use crate::config;
-use crate::run::{clean_env, run_to};
+use crate::run::run_to;
 
 /// The folder of a build: `target/workerd/demo`, or `target/workerd/NAME` for a config.
 pub(crate) fn work_dir(root: &Path, config: Option<&Path>) -> PathBuf {
@@ -44,10 +44,8 @@ pub(crate) fn build(root: &Path, config: Option<&Path>) -> Result<PathBuf, Strin
     match config.filter(|c| *c != Path::new("demo")) {
         None => {
             let _ = fs::remove_dir_all(&bundle);
-            let mut wrangler = Command::new("wrangler");
-            clean_env(&mut wrangler);
             run_to(
-                wrangler
+                Command::new("wrangler")
                     .current_dir(root)
                     .args(["deploy", "--dry-run", "--outdir"])
                     .arg(&bundle),
@@ -72,19 +70,12 @@ pub(crate) fn build(root: &Path, config: Option<&Path>) -> Result<PathBuf, Strin
             }
         }
         Some(config) => {
-            // build-worker keeps its output as its last build left it (a site's 100,000 objects
-            // are not linked again).
+            // build-worker, run by this same executable (not a nested `cargo run`), keeps its
+            // output as its last build left it (a site's 100,000 objects are not linked again).
             let config =
                 fs::canonicalize(config).map_err(|e| format!("{}: {e}", config.display()))?;
-            let mut build = Command::new(root.join("scripts/build-worker.sh"));
-            clean_env(&mut build);
-            run_to(
-                build
-                    .current_dir(root)
-                    .env("EDGESITE_CONFIG", config)
-                    .arg(&bundle),
-                Some(&log),
-            )?;
+            let mut build = crate::build_worker::command(root, &config, &bundle)?;
+            run_to(&mut build, Some(&log))?;
         }
     }
     Ok(bundle)

@@ -9,3 +9,5 @@ pub(super) const WORKER: &str = "worker";
 pub(super) const OUT_DIR: &str = "out_dir";
 /// wasm-bindgen's flags: the JS glue for a bundler (wrangler's esbuild), written to a folder.
 pub(super) const BINDGEN_FLAGS: [&str; 4] = ["--target", "bundler", "--no-typescript", "--out-dir"];
+/// This build's `cargo xtask` subcommand.
+pub(super) const SUBCOMMAND: &str = "build-worker";
