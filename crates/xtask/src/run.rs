@@ -66,6 +66,8 @@ pub(crate) struct Run {
     steps: Mutex<Vec<String>>,
     /// Each layer run: its key, whether it passed, its line, how many checks it ran.
     summary: Mutex<Vec<(&'static str, bool, String, usize)>>,
+    /// Every check run: `layer/name`, its seconds, and its failure (the end of its output).
+    checks: Mutex<Vec<(String, f64, Option<String>)>>,
     /// Held while a block of output is printed, so that two lanes' blocks never interleave.
     print: Mutex<()>,
 }
@@ -85,6 +87,7 @@ impl Run {
             built: Mutex::default(),
             steps: Mutex::default(),
             summary: Mutex::default(),
+            checks: Mutex::default(),
             print: Mutex::new(()),
         }
     }
@@ -181,6 +184,11 @@ impl Run {
             "\n=== make test summary\n{}\nlayers: {passed} passed, {failed} failed",
             lines.join("\n")
         ));
+        let junit = self.logs.join("junit.xml");
+        match fs::write(&junit, junit_xml(&lock(&self.checks))) {
+            Ok(()) => self.say(&format!("(each check in JUnit's XML: {})", junit.display())),
+            Err(e) => self.say(&format!("{}: {e}", junit.display())),
+        }
         let checks: usize = summary.iter().map(|(.., ran)| ran).sum();
         if let (Some(filter), 0) = (&self.selection.filter, checks) {
             self.say(&format!(
@@ -263,6 +271,8 @@ impl Layer<'_> {
     /// as a failed check, and the layer goes on with the checks that do not need it.
     pub(crate) fn fail(&mut self, what: &str, error: &str) {
         self.failed += 1;
+        let full = format!("{}/{what}", self.key);
+        lock(&self.run.checks).push((full, 0.0, Some(error.to_string())));
         self.run
             .say(&format!("FAILED  {}: {what}: {error}", self.key));
     }
@@ -275,7 +285,10 @@ impl Layer<'_> {
         self.ran += 1;
         let start = Instant::now();
         let full = format!("{}/{name}", self.key);
-        match f() {
+        let result = f();
+        let failure = result.as_ref().err().cloned();
+        lock(&self.run.checks).push((full.clone(), start.elapsed().as_secs_f64(), failure));
+        match result {
             Ok(()) => self
                 .run
                 .say(&format!("ok      {full}  ({} s)", since(start))),
@@ -319,6 +332,8 @@ fn run_check(run: &Run, full: &str, command: &mut Command, servers: &[&Server]) 
         }
         Err(e) => format!("FAILED  {full}: cannot run {command:?}: {e}"),
     };
+    let failure = (!passed).then(|| testkit::tail(&output, 60));
+    lock(&run.checks).push((full.to_string(), start.elapsed().as_secs_f64(), failure));
     if !passed {
         for server in servers {
             text.push_str(&format!("\n{}", server.log_tail(30)));
@@ -326,6 +341,53 @@ fn run_check(run: &Run, full: &str, command: &mut Command, servers: &[&Server]) 
     }
     run.say(&text);
     passed
+}
+
+/// The checks as JUnit's XML (what CI systems show per test): a `testsuite` per layer, in the
+/// layers' order, a `testcase` per check with its time, and its failure's text.
+fn junit_xml(checks: &[(String, f64, Option<String>)]) -> String {
+    let escape = |text: &str| {
+        text.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace("\"", "&quot;")
+    };
+    let failures = checks.iter().filter(|(.., f)| f.is_some()).count();
+    let mut xml = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"make test\" tests=\"{}\" failures=\"{failures}\">\n",
+        checks.len()
+    );
+    for layer in LAYERS {
+        let prefix = format!("{layer}/");
+        let mine: Vec<_> = checks
+            .iter()
+            .filter(|(full, ..)| full.starts_with(&prefix))
+            .collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let failed = mine.iter().filter(|(.., f)| f.is_some()).count();
+        let time: f64 = mine.iter().map(|(_, t, _)| t).sum();
+        xml.push_str(&format!(
+            "  <testsuite name=\"{layer}\" tests=\"{}\" failures=\"{failed}\" time=\"{time:.1}\">\n",
+            mine.len()
+        ));
+        for (full, time, failure) in mine {
+            let name = escape(&full[prefix.len()..]);
+            let case =
+                format!("    <testcase classname=\"{layer}\" name=\"{name}\" time=\"{time:.1}\"");
+            match failure {
+                None => xml.push_str(&format!("{case}/>\n")),
+                Some(text) => xml.push_str(&format!(
+                    "{case}>\n      <failure message=\"failed\">{}</failure>\n    </testcase>\n",
+                    escape(text)
+                )),
+            }
+        }
+        xml.push_str("  </testsuite>\n");
+    }
+    xml.push_str("</testsuites>\n");
+    xml
 }
 
 /// What a passing check's output ends with: a test binary's counts (summed over its result
@@ -458,6 +520,38 @@ mod tests {
             ..Selection::default()
         };
         assert!(layers.layer("site") && !layers.layer("host"));
+    }
+
+    #[test]
+    fn the_checks_are_written_as_junit_xml_by_layer() {
+        let checks = [
+            ("views/same_view demo".to_string(), 15.84, None),
+            ("host/core/edgesite_core".to_string(), 0.3, None),
+            (
+                "host/edgesite/http".to_string(),
+                0.1,
+                Some("assertion `left == right` <503>".to_string()),
+            ),
+        ];
+        let xml = junit_xml(&checks);
+        assert!(
+            xml.contains("<testsuites name=\"make test\" tests=\"3\" failures=\"1\">"),
+            "{xml}"
+        );
+        let host = xml
+            .find("<testsuite name=\"host\" tests=\"2\" failures=\"1\" time=\"0.4\">")
+            .unwrap();
+        let views = xml
+            .find("<testsuite name=\"views\" tests=\"1\" failures=\"0\" time=\"15.8\">")
+            .unwrap();
+        assert!(host < views, "the layers' order: {xml}");
+        assert!(
+            xml.contains("<testcase classname=\"host\" name=\"core/edgesite_core\" time=\"0.3\"/>")
+        );
+        assert!(xml.contains(
+            "<failure message=\"failed\">assertion `left == right` &lt;503&gt;</failure>"
+        ));
+        assert!(xml.ends_with("</testsuites>\n"));
     }
 
     #[test]
