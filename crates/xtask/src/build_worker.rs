@@ -45,7 +45,10 @@ const BUILDER: &str = concat!(
 
 /// What cargo's messages say of the package's build: its wasm module and its build script's
 /// output folder.
-fn module_and_out_dir(messages: &str, package: &str) -> (Option<PathBuf>, Option<PathBuf>) {
+pub(crate) fn module_and_out_dir(
+    messages: &str,
+    package: &str,
+) -> (Option<PathBuf>, Option<PathBuf>) {
     let (mut wasm, mut out_dir) = (None, None);
     let id = format!("#{package}@");
     for line in messages.lines() {

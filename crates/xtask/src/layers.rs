@@ -54,6 +54,31 @@ pub(crate) const DEMO_BUILD: [&str; 7] = [
     "--examples",
 ];
 
+/// `make report`: the build `make test` leaves (DEMO_BUILD), and its report in
+/// target/edgesite/, where every build of the package writes its own (a Worker built with a
+/// fixture's config after it would have left that one's): copied there from the build's
+/// `$OUT_DIR`, found in cargo's messages. Returns report.html's path.
+pub(crate) fn demo_report(root: &Path) -> Result<PathBuf, String> {
+    let output = Command::new("cargo")
+        .current_dir(root)
+        .args(DEMO_BUILD)
+        .arg("--message-format=json-render-diagnostics")
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .map_err(|e| format!("cargo: {e}"))?;
+    if !output.status.success() {
+        return Err(format!("cargo build failed ({})", output.status));
+    }
+    let messages = String::from_utf8_lossy(&output.stdout);
+    let (_, out_dir) = crate::build_worker::module_and_out_dir(&messages, "edgesite");
+    let out_dir = out_dir.ok_or("cargo's messages name no build script output of edgesite")?;
+    let dir = root.join("target/edgesite");
+    for name in ["manifest.json", "report.txt", "report.html"] {
+        fs::copy(out_dir.join(name), dir.join(name)).map_err(|e| format!("{name}: {e}"))?;
+    }
+    Ok(dir.join("report.html"))
+}
+
 /// `cargo test` of the workspace but edgesite-bench (its benches are `make bench`'s; it has no
 /// tests).
 const TEST_WORKSPACE: [&str; 5] = ["test", "-q", "--workspace", "--exclude", "edgesite-bench"];

@@ -37,12 +37,7 @@ fn main() -> ExitCode {
         Some("build-worker") => build_worker::main(&root, &args[1..]),
         Some("setup") => setup::main(&root),
         Some("fuzz") => fuzz::main(&root),
-        Some("report") => {
-            // `make report`: the build `make test` leaves, then where its report is.
-            let mut build = std::process::Command::new("cargo");
-            build.current_dir(&root).args(layers::DEMO_BUILD);
-            run::run_to(&mut build, None).map(|()| println!("{}", root.join("target/edgesite/report.html").display()))
-        }
+        Some("report") => layers::demo_report(&root).map(|path| println!("{}", path.display())),
         Some("site-dir") => {
             println!("{}", config::site_dir(&root).display());
             Ok(())

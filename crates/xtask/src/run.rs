@@ -156,6 +156,8 @@ impl Run {
         let result = f(&mut layer);
         if let Err(e) = &result {
             self.say(&format!("layer {key}: {e}"));
+            let failure = Some(e.clone());
+            lock(&self.checks).push((format!("{key}/(the layer)"), 0.0, failure));
         }
         let passed = result.is_ok() && layer.failed == 0;
         let word = if passed { "PASS" } else { "FAIL" };
