@@ -26,4 +26,9 @@ if [ -n "$bucket" ]; then
   node scripts/r2-put.mjs --bucket "$bucket" --from build/r2 --remote
 fi
 "$@"
-cargo run -q -p edgesite-sitegen --bin edgesite-history -- commit "$STAGED"
+# The history tool from the host build `make test` makes (the workspace's feature set: `cargo
+# run -p edgesite-sitegen` would compile sitegen again, 45 s on a clean clone), built as that
+# build is, without this deploy's variables.
+env -u EDGESITE_RECORD_DEPLOY -u EDGESITE_HISTORY -u EDGESITE_CONFIG -u EDGESITE_SITE \
+  cargo build -q --workspace --exclude edgesite-bench --bins --examples
+"${CARGO_TARGET_DIR:-$ROOT/target}/debug/edgesite-history" commit "$STAGED"
