@@ -36,18 +36,8 @@ const CARGO: &str = match option_env!("CARGO") {
     None => "cargo",
 };
 
-/// `cargo build` of the workspace's binaries and examples, whose dependencies resolve to the
-/// features the host build compiled them with (`-p edgesite-native` alone would compile tokio,
-/// hyper and syn again).
-const BUILD: [&str; 7] = [
-    "build",
-    "-q",
-    "--workspace",
-    "--exclude",
-    "edgesite-bench",
-    "--bins",
-    "--examples",
-];
+/// `cargo build` of the workspace's binaries and examples (testkit's, shared with the harness).
+const BUILD: [&str; 7] = testkit::HOST_BUILD;
 
 /// [`BUILD`] with `env` set and the build's own variables otherwise unset.
 fn build(env: &[(&str, &str)]) -> Output {

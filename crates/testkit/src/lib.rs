@@ -18,6 +18,20 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+/// `cargo build` of the workspace's binaries and examples, whose dependencies resolve to the
+/// features the host build (`cargo test --workspace`) compiled them with (`-p edgesite-native`
+/// alone would compile tokio, hyper and syn again): the build `make test` leaves, `make report`
+/// reads and tests/site_layer.rs makes with another site. (scripts/deploy.sh spells it too.)
+pub const HOST_BUILD: [&str; 7] = [
+    "build",
+    "-q",
+    "--workspace",
+    "--exclude",
+    "edgesite-bench",
+    "--bins",
+    "--examples",
+];
+
 /// A server process; stopped (with its whole process group, when it has one) on drop.
 #[derive(Debug)]
 pub struct Server {

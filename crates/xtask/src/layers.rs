@@ -42,17 +42,9 @@ const HTTP_SUITES: [&str; 10] = [
     "shared_caches",
 ];
 
-/// The build `make report` and the site layer's last step make: the demo's binaries and examples
-/// for the host (what the next `make test` finds built).
-pub(crate) const DEMO_BUILD: [&str; 7] = [
-    "build",
-    "-q",
-    "--workspace",
-    "--exclude",
-    "edgesite-bench",
-    "--bins",
-    "--examples",
-];
+/// The build `make report` and the site layer's last step make (testkit's, shared with
+/// tests/site_layer.rs).
+pub(crate) const DEMO_BUILD: [&str; 7] = testkit::HOST_BUILD;
 
 /// `make report`: the build `make test` leaves (DEMO_BUILD), and its report in
 /// target/edgesite/, where every build of the package writes its own (a Worker built with a
