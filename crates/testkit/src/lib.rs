@@ -203,6 +203,12 @@ fn lock_live() -> std::sync::MutexGuard<'static, Live> {
     LIVE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Whether [`stop_all`] was called: a harness starts nothing more (no server, no check) once it
+/// has.
+pub fn stopping() -> bool {
+    lock_live().stopping
+}
+
 /// Stops every server still running (TERM to each group, KILL a second later): for a harness
 /// interrupted by a signal, whose guards will not drop (a server runs in a group of its own, so
 /// the terminal's Ctrl-C does not reach it).

@@ -307,6 +307,14 @@ impl Layer<'_> {
 /// one line when it passes, its output's end and the end of each of `servers`' logs when it
 /// fails. Whether it passed.
 fn run_check(run: &Run, full: &str, command: &mut Command, servers: &[&Server]) -> bool {
+    // Interrupted: a check started now would outlive the harness (it is not in the group the
+    // terminal's signal reached).
+    if testkit::stopping() {
+        run.say(&format!(
+            "FAILED  {full}: not run, the harness was interrupted"
+        ));
+        return false;
+    }
     let dir = run.logs.join("checks");
     let log = dir.join(format!("{}.log", full.replace(['/', ' '], "-")));
     let start = Instant::now();
@@ -463,6 +471,9 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// Runs `command` to completion; its output to `log` (or inherited when `None`). An error names
 /// the command, its status and the log's end.
 pub(crate) fn run_to(command: &mut Command, log: Option<&Path>) -> Result<(), String> {
+    if testkit::stopping() {
+        return Err("not run: the harness was interrupted".into());
+    }
     let status = match log {
         Some(path) => {
             let out = fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
