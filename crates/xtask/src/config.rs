@@ -12,7 +12,7 @@ fn read_toml(path: &Path) -> Option<toml::Table> {
 }
 
 /// Variable `key`, unless unset or empty (empty is "no override", as for the build).
-fn var(key: &str) -> Option<String> {
+pub(crate) fn var(key: &str) -> Option<String> {
     std::env::var(key).ok().filter(|v| !v.is_empty())
 }
 

@@ -12,7 +12,7 @@
 //! them, so no nightly is needed.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use crate::run::run_to;
@@ -38,15 +38,6 @@ fn executed(log: &str) -> Option<&str> {
         .rev()
         .find_map(|l| l.strip_prefix("stat::number_of_executed_units:"))
         .map(str::trim)
-}
-
-/// The tools folder (`EDGESITE_TOOLS`, else `~/.cache/edgesite-tools`).
-fn tools() -> PathBuf {
-    match std::env::var_os("EDGESITE_TOOLS").filter(|t| !t.is_empty()) {
-        Some(tools) => PathBuf::from(tools),
-        None => PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
-            .join(".cache/edgesite-tools"),
-    }
 }
 
 /// cargo-fuzz at the pinned version in the tools folder, installed when it is not.
@@ -120,8 +111,8 @@ fn run_target(
 }
 
 pub(crate) fn main(root: &Path) -> Result<(), String> {
-    let env = |key: &str| std::env::var(key).ok().filter(|v| !v.is_empty());
-    let tools = tools();
+    let env = crate::config::var;
+    let tools = crate::setup::tools();
     let seconds: u64 = env("FUZZ_SECONDS")
         .map_or(Ok(60), |s| s.parse())
         .map_err(|_| "FUZZ_SECONDS: not a number")?;

@@ -540,13 +540,19 @@ pub(crate) fn versions(root: &Path) -> Result<Vec<(String, String)>, String> {
         .collect())
 }
 
+/// The tools folder: `EDGESITE_TOOLS`, else `~/.cache/edgesite-tools` (as scripts/env.sh
+/// reads it: empty is unset).
+pub(crate) fn tools() -> PathBuf {
+    match crate::config::var("EDGESITE_TOOLS") {
+        Some(tools) => PathBuf::from(tools),
+        None => PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
+            .join(".cache/edgesite-tools"),
+    }
+}
+
 /// `cargo xtask setup`.
 pub(crate) fn main(root: &Path) -> Result<(), String> {
-    let tools = std::env::var_os("EDGESITE_TOOLS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cache/edgesite-tools")
-        });
+    let tools = tools();
     fs::create_dir_all(tools.join("bin")).map_err(|e| format!("{}: {e}", tools.display()))?;
     let setup = Setup {
         root: root.to_path_buf(),

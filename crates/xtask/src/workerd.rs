@@ -110,26 +110,13 @@ pub(crate) fn relative(from: &Path, to: &Path) -> PathBuf {
     out
 }
 
-/// The files of `dir` under it, relative, sorted; `skip` folders left out.
+/// The files of `dir` under it, relative, sorted; those under the top-level folders `skip`
+/// left out.
 fn files(dir: &Path, skip: &[&str]) -> Vec<PathBuf> {
-    fn walk(base: &Path, dir: &Path, skip: &[&str], out: &mut Vec<PathBuf>) {
-        let Ok(entries) = fs::read_dir(dir) else {
-            return;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let rel = path.strip_prefix(base).unwrap_or(&path).to_path_buf();
-            if path.is_dir() {
-                if !skip.iter().any(|s| rel == Path::new(s)) {
-                    walk(base, &path, skip, out);
-                }
-            } else {
-                out.push(rel);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(dir, dir, skip, &mut out);
+    let mut out: Vec<PathBuf> = crate::build_worker::listing(dir)
+        .into_keys()
+        .filter(|rel| !skip.iter().any(|s| rel.starts_with(s)))
+        .collect();
     out.sort();
     out
 }
