@@ -107,9 +107,8 @@ def view(driver, url):
     """Navigates to `url`; returns (network requests [(url, status)], cached [url])."""
     driver.network_log()  # what came before
     driver.navigate(url)
-    time.sleep(0.5)  # late events (the load event has fired: every subresource is in)
     requests, cached, status = {}, set(), {}
-    for event in driver.network_log():
+    for event in settled_log(driver):
         method, params = event.get("method"), event.get("params", {})
         rid = params.get("requestId")
         if method == "Network.requestWillBeSent":
@@ -131,6 +130,23 @@ def view(driver, url):
     network = [(u, status.get(r)) for r, u in ours.items() if r not in cached]
     from_cache = [u for r, u in ours.items() if r in cached]
     return network, from_cache
+
+
+def settled_log(driver, quiet=0.25, most=3.0):
+    """The network log once it has settled: the load event has fired (every subresource is in),
+    and the late events (a response's wire status, a request started after the load) come
+    within moments; so, the events until none came for `quiet` seconds, or `most` passed."""
+    events, start = [], time.monotonic()
+    last = start
+    while True:
+        new = driver.network_log()
+        now = time.monotonic()
+        if new:
+            events += new
+            last = now
+        if now - last >= quiet or now - start >= most:
+            return events
+        time.sleep(0.05)
 
 
 def cdp(driver, cmd, params):

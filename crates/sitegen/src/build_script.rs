@@ -19,7 +19,9 @@
 //! (overrides the config's `site.dir`, default `public/`), `EDGESITE_HISTORY` (overrides the
 //! config's `[history] dir`; empty: no override), `SOURCE_DATE_EPOCH` and
 //! `EDGESITE_RECORD_DEPLOY` (`1`: stage this build's deploy in `target/edgesite/staged-deploy`
-//! for the history, which `make deploy` records once the upload succeeded). A bad
+//! for the history, which `make deploy` records once the upload succeeded) and
+//! `EDGESITE_PROGRESS` (when a long stage shows its progress: `auto`, the default, once it has
+//! run two seconds; `always`; `never`; as cargo's `term.progress.when`). A bad
 //! configuration or site fails the build with a message naming the file (and line). At every
 //! build it prints the build report and writes it, with the integrity manifest, to
 //! `target/edgesite/`; `cargo:rustc-env=EDGESITE_SITE_DIR` names the folder it embedded, and
@@ -90,6 +92,7 @@ fn build(
     out_dir: &Path,
     bodies: Bodies,
 ) -> Result<PathBuf, Box<dyn std::error::Error>> {
+    crate::progress::show(progress_from_env()?);
     let source_date_epoch = env::var("SOURCE_DATE_EPOCH").ok();
     let site_override = env::var_os("EDGESITE_SITE").map(PathBuf::from);
     println!("cargo:rerun-if-env-changed=EDGESITE_HISTORY");
@@ -281,6 +284,23 @@ pub fn record_deploy(
     history
         .record(manifest, config.history.keep)
         .map_err(|source| Error::Read { path: dir, source })
+}
+
+/// `EDGESITE_PROGRESS`: when a long stage shows its progress (unset or empty: `auto`).
+fn progress_from_env() -> Result<crate::progress::When, String> {
+    use crate::progress::When;
+    match env::var_os("EDGESITE_PROGRESS")
+        .as_ref()
+        .map(|v| v.to_str())
+    {
+        None | Some(Some("" | "auto")) => Ok(When::Auto),
+        Some(Some("always")) => Ok(When::Always),
+        Some(Some("never")) => Ok(When::Never),
+        Some(value) => Err(format!(
+            "EDGESITE_PROGRESS={}: expected auto, always or never",
+            value.unwrap_or("(not UTF-8)")
+        )),
+    }
 }
 
 /// `EDGESITE_HISTORY`, when set and not empty: the deploy history to read instead of the

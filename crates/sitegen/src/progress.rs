@@ -1,6 +1,7 @@
 //! What a build shows of itself while it runs: the time of each stage ([`Clock`], for the
 //! report), and the progress of a stage that takes a while (the first compression of a large site, the image
-//! stage's encodes), shown where the user runs the build, once it has run two seconds:
+//! stage's encodes), shown where the user runs the build, once it has run two seconds (or as
+//! `EDGESITE_PROGRESS` says: [`When`]):
 //! - on a terminal, a bar (indicatif): the stage, files done of the total, bytes, time left. A
 //!   build script's stdout and stderr go to cargo, which shows them only with `-vv`, so the bar
 //!   is drawn on the controlling terminal (`/dev/tty`) when there is one: the terminal of
@@ -8,7 +9,7 @@
 //! - without one (CI logs, a pipe), plain lines on stderr, at most every ten seconds.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -45,6 +46,35 @@ impl Clock {
 
 /// How long a stage runs before its progress shows.
 const QUIET_FOR: Duration = Duration::from_secs(2);
+
+/// When a stage shows its progress, as cargo's `term.progress.when` says it for cargo's own:
+/// `EDGESITE_PROGRESS=auto|always|never`, read by the build script ([`show`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum When {
+    /// Once the stage has run two seconds (the default).
+    Auto = 0,
+    /// From its first file on.
+    Always = 1,
+    /// Never (no bar, no lines).
+    Never = 2,
+}
+
+/// The process's [`When`]; the stages started after this call follow it.
+static WHEN: AtomicU8 = AtomicU8::new(When::Auto as u8);
+
+/// Sets when the stages of this process show their progress.
+pub(crate) fn show(when: When) {
+    WHEN.store(when as u8, Ordering::Relaxed);
+}
+
+/// How long a stage started now stays quiet (`None`: all along).
+fn quiet_for() -> Option<Duration> {
+    match WHEN.load(Ordering::Relaxed) {
+        0 => Some(QUIET_FOR),
+        1 => Some(Duration::ZERO),
+        _ => None,
+    }
+}
 /// How often a plain line is written.
 const LINE_EVERY: Duration = Duration::from_secs(10);
 
@@ -55,7 +85,9 @@ pub(crate) struct Progress {
     done: AtomicU64,
     bytes: AtomicU64,
     started: Instant,
-    /// The bar, made once the stage has run `QUIET_FOR` (`None` inside: no terminal).
+    /// How long it stays quiet (`None`: all along).
+    quiet_for: Option<Duration>,
+    /// The bar, made once the stage has run `quiet_for` (`None` inside: no terminal).
     bar: OnceLock<Option<ProgressBar>>,
     /// When the last plain line was written (`None`: none yet).
     last_line: Mutex<Option<Instant>>,
@@ -71,6 +103,7 @@ impl Progress {
             done: AtomicU64::new(0),
             bytes: AtomicU64::new(0),
             started: now,
+            quiet_for: quiet_for(),
             bar: OnceLock::new(),
             last_line: Mutex::new(None),
         }
@@ -81,7 +114,7 @@ impl Progress {
         let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
         let bytes = self.bytes.fetch_add(bytes, Ordering::Relaxed) + bytes;
         let elapsed = self.started.elapsed();
-        if elapsed < QUIET_FOR {
+        if self.quiet_for.is_none_or(|quiet| elapsed < quiet) {
             return;
         }
         match self.bar.get_or_init(|| self.terminal_bar()) {
@@ -187,5 +220,20 @@ mod tests {
         let progress = Progress::new("compress", 2);
         progress.one_done(10);
         assert!(progress.bar.get().is_none() && progress.last_line.lock().unwrap().is_none());
+    }
+
+    #[test]
+    fn always_shows_from_the_first_file_and_never_shows_nothing() {
+        // The process's setting is read when a stage starts; set here on each stage, so that
+        // the other tests' stages (started with the default) are not touched.
+        let mut always = Progress::new("compress", 2);
+        always.quiet_for = Some(Duration::ZERO);
+        always.one_done(10);
+        assert!(always.bar.get().is_some());
+        let mut never = Progress::new("compress", 1);
+        never.started -= Duration::from_secs(60);
+        never.quiet_for = None;
+        never.one_done(10);
+        assert!(never.bar.get().is_none() && never.last_line.lock().unwrap().is_none());
     }
 }

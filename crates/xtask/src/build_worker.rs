@@ -252,12 +252,18 @@ struct Built {
     store: PathBuf,
 }
 
-/// Step 1: cargo builds the package for wasm32; what it built, from its messages.
+/// Step 1: cargo builds the package for wasm32, as a cdylib (the root package is an rlib:
+/// Cargo.toml says why); what it built, from its messages.
 fn cargo_build(root: &Path, package: &str) -> Result<Built, String> {
     let output = Command::new("cargo")
         .current_dir(root)
-        .args(["build", "--lib", "-p", package, "--profile", names::WORKER])
-        .args(["--target", "wasm32-unknown-unknown"])
+        .args(["rustc", "--lib", "-p", package, "--profile", names::WORKER])
+        .args([
+            "--target",
+            "wasm32-unknown-unknown",
+            "--crate-type",
+            "cdylib",
+        ])
         .arg("--message-format=json-render-diagnostics")
         .stderr(Stdio::inherit())
         .output()

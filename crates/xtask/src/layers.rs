@@ -12,10 +12,13 @@
 //!
 //! Layers: `host` first (its limits tests run target/debug/edgesite-native, which `site`
 //! rebuilds); then the native twin and one workerd serving four Workers start, shared; then two
-//! lanes side by side: `browser` (a wasm32 compile, then Chromium), and the server layers
-//! (`native`, `workerd`, `wrangler`, `example`, then `site`, whose builds rewrite the served
-//! copy of the site the suites compare bodies with); `views` last, alone (Chromium's timing
-//! wants the CPU to itself).
+//! lanes side by side: `site` (real builds of the workspace with other sites, with the root
+//! package's `site-layer` feature: a build of their own, which leaves the demo's build script
+//! run, its served copy of the pages the suites compare bodies with, and the test binaries
+//! that embed it as they were; then the demo built again, which puts its binaries back in
+//! target/debug), and `browser` (a wasm32 compile, then Chromium) with the server layers
+//! (`native`, `workerd`, `wrangler`, `example`); `views` last, in lanes of its own
+//! ([`crate::views`]).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -92,7 +95,7 @@ pub(crate) struct TestBinary {
 }
 
 /// The one workerd and its ports: the deploy bundle's, then the FIXTURES' Workers'.
-type Workerd = (Server, Vec<u16>);
+pub(crate) type Workerd = (Server, Vec<u16>);
 
 /// The servers several layers share, started on first use, stopped when the run ends.
 #[derive(Debug, Default)]
@@ -155,7 +158,9 @@ impl Harness {
         }
         std::thread::scope(|scope| {
             let browser = "browser (wasm-pack test --headless --chrome)";
-            scope.spawn(|| run.layer("browser", browser, |l| self.browser(l)));
+            let site = "site: EDGESITE_SITE and rebuild tracking";
+            scope.spawn(|| run.layer("site", site, |l| self.site(l)));
+            run.layer("browser", browser, |l| self.browser(l));
             run.layer("native", "e2e: edgesite-native binary", |l| {
                 self.native_layer(l)
             });
@@ -166,9 +171,6 @@ impl Harness {
             });
             let example = "e2e: example Worker (API + site) under wrangler dev";
             run.layer("example", example, |l| self.example(l));
-            run.layer("site", "site: EDGESITE_SITE and rebuild tracking", |l| {
-                self.site(l)
-            });
         });
         let views = "views: repeat views in headless Chromium (DevTools network log)";
         run.layer("views", views, |l| self.views(l));
@@ -425,8 +427,9 @@ impl Harness {
 
     // ---- layers --------------------------------------------------------------------------
 
-    /// Every test binary of the workspace, two at a time (the machine's two cores; each binary
-    /// runs its tests on threads of its own too), then the doctests.
+    /// Every test binary of the workspace and the doctests, two at a time (the machine's two
+    /// cores; each binary runs its tests on threads of its own too), the slowest of the last
+    /// run first (so that none starts last and runs alone).
     fn host(&self, l: &mut Layer<'_>) -> Result<(), String> {
         self.run.needs(&["host"])?;
         let mut checks = Vec::new();
@@ -442,10 +445,13 @@ impl Harness {
                 self.binary_command(binary, &[]),
             ));
         }
-        l.checks(HOST_JOBS, checks);
         let mut doctests = self.run.command("cargo");
         doctests.args(TEST_WORKSPACE).arg("--doc");
-        l.check("doctests", &mut doctests, &[]);
+        checks.push(("doctests".to_string(), doctests));
+        let last = crate::run::last_times(&self.run.logs.join("junit.xml"), "host");
+        let seconds = |name: &String| last.get(name).copied().unwrap_or(0.0);
+        checks.sort_by(|(a, _), (b, _)| seconds(b).total_cmp(&seconds(a)));
+        l.checks(HOST_JOBS, checks);
         Ok(())
     }
 

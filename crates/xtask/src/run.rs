@@ -8,7 +8,7 @@
 //! `cargo xtask test --layer L` runs one layer, a FILTER only the checks whose `layer/name`
 //! holds it, and the arguments after `--` go to the test binaries (a test's name, `--exact`).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -210,6 +210,9 @@ impl Run {
     }
 }
 
+/// A lane of a layer's checks ([`Layer::lanes`]).
+pub(crate) type Lane<'a> = Box<dyn FnOnce(&mut Layer<'_>) + Send + 'a>;
+
 /// A layer being run: its checks.
 #[derive(Debug)]
 pub(crate) struct Layer<'r> {
@@ -267,6 +270,38 @@ impl Layer<'_> {
             }
         });
         self.failed += failed.into_inner();
+    }
+
+    /// Runs `lanes` side by side, each a lane of this layer's checks in its own order (the
+    /// views layer's: checks that mostly wait beside one that draws).
+    pub(crate) fn lanes(&mut self, lanes: Vec<Lane<'_>>) {
+        let (run, key) = (self.run, self.key);
+        let counts: Vec<(usize, usize)> = std::thread::scope(|scope| {
+            let handles: Vec<_> = lanes
+                .into_iter()
+                .map(|lane| {
+                    scope.spawn(move || {
+                        let mut layer = Layer {
+                            run,
+                            key,
+                            failed: 0,
+                            ran: 0,
+                        };
+                        lane(&mut layer);
+                        (layer.failed, layer.ran)
+                    })
+                })
+                .collect();
+            // A lane that panicked counts as a failed check.
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or((1, 1)))
+                .collect()
+        });
+        for (failed, ran) in counts {
+            self.failed += failed;
+            self.ran += ran;
+        }
     }
 
     /// A failure of the layer's own (a server that did not start, a fixture not made): counted
@@ -398,6 +433,20 @@ fn junit_xml(checks: &[(String, f64, Option<String>)]) -> String {
     }
     xml.push_str("</testsuites>\n");
     xml
+}
+
+/// Each check of `layer` in the JUnit XML of the last run ([`junit_xml`] writes one
+/// `<testcase>` per line), and its seconds; empty when there is none.
+pub(crate) fn last_times(junit: &Path, layer: &str) -> HashMap<String, f64> {
+    let text = fs::read_to_string(junit).unwrap_or_default();
+    let start = format!("<testcase classname=\"{layer}\" name=\"");
+    text.lines()
+        .filter_map(|line| {
+            let (name, rest) = line.trim().strip_prefix(&start)?.split_once('"')?;
+            let time = rest.split_once("time=\"")?.1.split_once('"')?.0;
+            Some((name.to_string(), time.parse().ok()?))
+        })
+        .collect()
 }
 
 /// What a passing check's output ends with: a test binary's counts (summed over its result
@@ -565,6 +614,26 @@ mod tests {
             "<failure message=\"failed\">assertion `left == right` &lt;503&gt;</failure>"
         ));
         assert!(xml.ends_with("</testsuites>\n"));
+    }
+
+    #[test]
+    fn the_last_runs_times_are_read_back_from_its_junit_xml() {
+        let dir = std::env::temp_dir().join(format!("xtask-junit-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let junit = dir.join("junit.xml");
+        let checks = [
+            ("host/sitegen/images".to_string(), 16.6, None),
+            ("host/doctests".to_string(), 4.0, Some("x < y".to_string())),
+            ("views/report".to_string(), 1.5, None),
+        ];
+        fs::write(&junit, junit_xml(&checks)).unwrap();
+        let host = last_times(&junit, "host");
+        assert_eq!(host.len(), 2);
+        assert_eq!(host["sitegen/images"], 16.6);
+        assert_eq!(host["doctests"], 4.0);
+        assert_eq!(last_times(&junit, "views")["report"], 1.5);
+        assert!(last_times(&dir.join("none.xml"), "host").is_empty());
+        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -6,17 +6,20 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use std::sync::Arc;
+
 use testkit::{free_port, Server};
 
 use crate::config;
-use crate::layers::Harness;
+use crate::layers::{Harness, Workerd};
 use crate::run::{run_to, Layer};
 
 /// The checks on the shared servers and the generated docs-style site.
-const ON_SERVERS: [&str; 6] = [
+const ON_SERVERS: [&str; 7] = [
     "repeat_views",
     "speculation",
-    "preloads",
+    "preloads docs",
+    "preloads photos",
     "same_view docs",
     "images",
     "same_view demo",
@@ -66,26 +69,62 @@ impl Harness {
         command
     }
 
+    /// The layer's checks in three lanes side by side (the machine has two cores; two lanes
+    /// mostly wait): the checks that draw and compare pixels in a lane of their own, the
+    /// others (which wait on the network log or on Chromium's timers: its unused-preload
+    /// warning, a dictionary stored after its response) in two.
     pub(crate) fn views(&self, l: &mut Layer<'_>) -> Result<(), String> {
         let run = &self.run;
         run.needs(&["host", "server binaries", "worker (deploy bundle)"])?;
-        if l.wants_any(ON_SERVERS) {
-            if let Err(e) = self.views_on_servers(l) {
-                l.fail("the checks on the shared servers", &e);
-            }
-        }
-        if l.wants("html_dictionary") {
-            if let Err(e) = self.html_dictionary(l) {
-                l.fail("html_dictionary", &e);
-            }
-        }
-        // RFC 9842: Chromium decodes the dcz and dcb streams sitegen builds (each served alone
-        // by the script's loopback server), and two deploys served by the native twin: the
-        // second's script arrives as a delta against the first's, and runs.
+        let servers = match l.wants_any(ON_SERVERS) {
+            true => match self.views_servers() {
+                Ok(servers) => Some(servers),
+                Err(e) => {
+                    l.fail("the checks on the shared servers", &e);
+                    None
+                }
+            },
+            false => None,
+        };
+        let servers = servers.as_ref();
+        l.lanes(vec![
+            Box::new(|l| {
+                if let Some(s) = servers {
+                    self.repeat_views(l, s);
+                    self.speculation(l, s);
+                    self.preloads_photos(l, s);
+                }
+                if let Err(e) = self.report(l) {
+                    l.fail("report", &e);
+                }
+            }),
+            Box::new(|l| {
+                if let Some(s) = servers {
+                    self.same_view(l, s);
+                }
+            }),
+            Box::new(|l| {
+                if let Some(s) = servers {
+                    self.preloads_docs(l, s);
+                    self.images(l, s);
+                }
+                self.transport_checks(l);
+                if let Err(e) = self.html_dictionary(l) {
+                    l.fail("html_dictionary", &e);
+                }
+            }),
+        ]);
+        Ok(())
+    }
+
+    /// RFC 9842: Chromium decodes the dcz and dcb streams sitegen builds (each served alone by
+    /// the script's loopback server), and two deploys served by the native twin: the second's
+    /// script arrives as a delta against the first's, and runs.
+    fn transport_checks(&self, l: &mut Layer<'_>) {
         l.check(
             "dictionary_transport",
             self.python("dictionary_transport.py")
-                .arg(run.root.join("target/test-bin/delta")),
+                .arg(self.run.root.join("target/test-bin/delta")),
             &[],
         );
         l.check(
@@ -94,7 +133,6 @@ impl Harness {
                 .arg(free_port().to_string()),
             &[],
         );
-        self.report(l)
     }
 
     /// The site-wide HTML dictionary (RFC 9842 §3.2) on a docs-style site: page B arrives as a
@@ -149,26 +187,31 @@ impl Harness {
         )
     }
 
-    /// The checks on the shared servers and the generated docs-style site.
-    fn views_on_servers(&self, l: &mut Layer<'_>) -> Result<(), String> {
-        let run = &self.run;
+    /// The servers of the checks that need them: the shared native twin and workerd, and the
+    /// generated docs-style site served by `serve_site`.
+    fn views_servers(&self) -> Result<ViewServers, String> {
         let native = self.native()?;
         let workerd = self.workerd()?;
-        let (native_url, workerd_url) =
-            (native.url(), format!("http://127.0.0.1:{}", workerd.1[0]));
-        let site = TempDir::new(&run.root, "docs-site")?;
-        // The configs with the first view's work off.
-        let configs = TempDir::new(&run.root, "first-view-off")?;
+        let site = TempDir::new(&self.run.root, "docs-site")?;
         self.gensite(&site.0)?;
         let docs = self.serve_site(
             "the docs site",
             "serve-site",
             &[Path::new("--site"), &site.0],
         )?;
-        let docs_url = docs.url();
-        let servers = [&*native, &workerd.0, &docs];
-        // Page A, page B, page A again, and B, A, B: the second view must make exactly one
-        // request (its document's 304); one Chromium session for all of them.
+        Ok(ViewServers {
+            native,
+            workerd,
+            docs,
+            site,
+            configs: TempDir::new(&self.run.root, "first-view-off")?,
+        })
+    }
+
+    /// Page A, page B, page A again, and B, A, B: the second view must make exactly one
+    /// request (its document's 304); one Chromium session for all of them.
+    fn repeat_views(&self, l: &mut Layer<'_>, s: &ViewServers) {
+        let (native_url, workerd_url, docs_url) = (s.native.url(), s.workerd_url(), s.docs.url());
         l.check(
             "repeat_views",
             self.python("repeat_views.py")
@@ -187,10 +230,14 @@ impl Harness {
                     "/",
                     "/docs/page-0003",
                 ]),
-            &servers,
+            &s.all(),
         );
-        // Speculation Rules (issue 23): every URL the rules name is a page; hovering a link
-        // prefetches it, and the click is served from the prefetch.
+    }
+
+    /// Speculation Rules (issue 23): every URL the rules name is a page; hovering a link
+    /// prefetches it, and the click is served from the prefetch.
+    fn speculation(&self, l: &mut Layer<'_>, s: &ViewServers) {
+        let (native_url, workerd_url, docs_url) = (s.native.url(), s.workerd_url(), s.docs.url());
         l.check(
             "speculation",
             self.python("speculation_in_browser.py").args([
@@ -207,95 +254,155 @@ impl Harness {
                 "/",
                 "-",
             ]),
-            &servers,
+            &s.all(),
         );
-        // The first view (issue 34): what the docs site's stylesheets fetch late is named in
-        // each page's first response, and Chromium requests every hinted URL once and uses it;
-        // the demo's /photos preloads its likely LCP image, negotiated by Accept.
+    }
+
+    /// The first view (issue 34): what the docs site's stylesheets fetch late is named in each
+    /// page's first response, and Chromium requests every hinted URL once and uses it (two
+    /// checks, each page waits three seconds for Chromium's unused-preload warning).
+    fn preloads_docs(&self, l: &mut Layer<'_>, s: &ViewServers) {
+        let docs_url = s.docs.url();
         l.check(
-            "preloads",
+            "preloads docs",
             self.python("preloads_in_browser.py").args([
                 &docs_url,
                 "/docs/page-0001",
                 &docs_url,
                 "/",
-                &native_url,
+            ]),
+            &[&s.docs],
+        );
+    }
+
+    /// The same for the demo's /photos, which preloads its likely LCP image, negotiated by
+    /// Accept, on the native twin and workerd.
+    fn preloads_photos(&self, l: &mut Layer<'_>, s: &ViewServers) {
+        l.check(
+            "preloads photos",
+            self.python("preloads_in_browser.py").args([
+                &s.native.url(),
                 "/photos",
-                &workerd_url,
+                &s.workerd_url(),
                 "/photos",
             ]),
-            &servers,
+            &[&s.native, &s.workerd.0],
         );
-        // Nothing a visitor sees changes (issue 34): the same site with the first view's work
-        // off and on, pixel-identical screenshots at two viewports, the same text and console.
-        if l.wants("same_view docs") {
-            let off = configs.0.join("docs.toml");
-            fs::write(&off, config::first_view_off(None)?).map_err(|e| e.to_string())?;
-            let docs_off = self.serve_site(
-                "the docs site, first view work off",
-                "serve-site-off",
-                &[Path::new("--site"), &site.0, Path::new("--config"), &off],
-            )?;
-            l.check(
-                "same_view docs",
-                self.python("same_view.py").args([
-                    "--save",
-                    "target/same-view",
-                    &docs_off.url(),
-                    &docs_url,
-                    "/docs/page-0001",
-                    "/",
-                ]),
-                &[&docs_off, &docs],
-            );
-        }
-        drop(docs);
-        if l.wants("same_view demo") {
-            let off = configs.0.join("demo.toml");
-            fs::write(
-                &off,
-                config::first_view_off(Some(&run.root.join("edgesite.toml")))?,
-            )
-            .map_err(|e| e.to_string())?;
-            let public = run.root.join("public");
-            let demo_off = self.serve_site(
-                "the demo, first view work off",
-                "serve-site-off",
-                &[Path::new("--site"), &public, Path::new("--config"), &off],
-            )?;
-            let demo = self.serve_site(
-                "the demo",
-                "serve-site",
-                &[
-                    Path::new("--site"),
-                    &public,
-                    Path::new("--config"),
-                    &run.root.join("edgesite.toml"),
-                ],
-            )?;
-            l.check(
-                "same_view demo",
-                self.python("same_view.py")
-                    .args(["--save", "target/same-view", &demo_off.url(), &demo.url()])
-                    .args([
-                        "/",
-                        "/about",
-                        "/photos",
-                        "/guide/",
-                        "/nope",
-                        "/guide/deeper/nope",
-                    ]),
-                &[&demo_off, &demo],
-            );
-        }
-        // Image variants (issue 22): the demo's /photos arrives as AVIF and WebP, rendered at
-        // the published size, with at least 30% fewer image bytes than with `Accept: */*`.
+    }
+
+    /// Image variants (issue 22): the demo's /photos arrives as AVIF and WebP, rendered at the
+    /// published size, with at least 30% fewer image bytes than with `Accept: */*`.
+    fn images(&self, l: &mut Layer<'_>, s: &ViewServers) {
         l.check(
             "images",
             self.python("images_in_browser.py")
-                .args([&native_url, &workerd_url]),
-            &[&native, &workerd.0],
+                .args([&s.native.url(), &s.workerd_url()]),
+            &[&s.native, &s.workerd.0],
+        );
+    }
+
+    /// The checks that draw: the same view with the first view's work off and on.
+    fn same_view(&self, l: &mut Layer<'_>, s: &ViewServers) {
+        if let Err(e) = self.same_view_docs(l, s) {
+            l.fail("same_view docs", &e);
+        }
+        if let Err(e) = self.same_view_demo(l, s) {
+            l.fail("same_view demo", &e);
+        }
+    }
+
+    /// Nothing a visitor sees changes (issue 34): the docs site with the first view's work off
+    /// and on, pixel-identical screenshots at two viewports, the same text and console.
+    fn same_view_docs(&self, l: &mut Layer<'_>, s: &ViewServers) -> Result<(), String> {
+        if !l.wants("same_view docs") {
+            return Ok(());
+        }
+        let off = s.configs.0.join("docs.toml");
+        fs::write(&off, config::first_view_off(None)?).map_err(|e| e.to_string())?;
+        let docs_off = self.serve_site(
+            "the docs site, first view work off",
+            "serve-site-off",
+            &[Path::new("--site"), &s.site.0, Path::new("--config"), &off],
+        )?;
+        l.check(
+            "same_view docs",
+            self.python("same_view.py").args([
+                "--save",
+                "target/same-view",
+                &docs_off.url(),
+                &s.docs.url(),
+                "/docs/page-0001",
+                "/",
+            ]),
+            &[&docs_off, &s.docs],
         );
         Ok(())
+    }
+
+    /// The same for the demo, its pages and its 404s.
+    fn same_view_demo(&self, l: &mut Layer<'_>, s: &ViewServers) -> Result<(), String> {
+        if !l.wants("same_view demo") {
+            return Ok(());
+        }
+        let root = &self.run.root;
+        let off = s.configs.0.join("demo.toml");
+        fs::write(
+            &off,
+            config::first_view_off(Some(&root.join("edgesite.toml")))?,
+        )
+        .map_err(|e| e.to_string())?;
+        let public = root.join("public");
+        let demo_off = self.serve_site(
+            "the demo, first view work off",
+            "serve-site-demo-off",
+            &[Path::new("--site"), &public, Path::new("--config"), &off],
+        )?;
+        let demo = self.serve_site(
+            "the demo",
+            "serve-site-demo",
+            &[
+                Path::new("--site"),
+                &public,
+                Path::new("--config"),
+                &root.join("edgesite.toml"),
+            ],
+        )?;
+        l.check(
+            "same_view demo",
+            self.python("same_view.py")
+                .args(["--save", "target/same-view", &demo_off.url(), &demo.url()])
+                .args([
+                    "/",
+                    "/about",
+                    "/photos",
+                    "/guide/",
+                    "/nope",
+                    "/guide/deeper/nope",
+                ]),
+            &[&demo_off, &demo],
+        );
+        Ok(())
+    }
+}
+
+/// The servers of the views layer's checks on servers, and the docs site's folders.
+struct ViewServers {
+    native: Arc<Server>,
+    workerd: Arc<Workerd>,
+    /// `serve_site` serving `site`.
+    docs: Server,
+    site: TempDir,
+    /// The configurations with the first view's work off.
+    configs: TempDir,
+}
+
+impl ViewServers {
+    /// The servers, for the logs a failing check prints.
+    fn all(&self) -> [&Server; 3] {
+        [&self.native, &self.workerd.0, &self.docs]
+    }
+
+    fn workerd_url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.workerd.1[0])
     }
 }
