@@ -253,9 +253,12 @@ impl Setup {
         }
         link("/usr/bin/cargo", bin.join("cargo"))?;
         link("/usr/bin/lld-22", bin.join("rust-lld"))?;
+        // bash, not sh: dash leaves out of the environment it passes on the variables whose
+        // names are not identifiers, such as cargo's `CARGO_BIN_EXE_edgesite-native` for a
+        // package's integration tests (their build failed with the fallback).
         for tool in ["rustc", "rustdoc"] {
             let script = format!(
-                "#!/bin/sh\nexec /usr/bin/{tool} --sysroot \"{}\" \"$@\"\n",
+                "#!/bin/bash\nexec /usr/bin/{tool} --sysroot \"{}\" \"$@\"\n",
                 self.sysroot().display()
             );
             fs::write(bin.join(tool), script).map_err(|e| e.to_string())?;
