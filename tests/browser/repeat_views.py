@@ -133,18 +133,25 @@ def view(driver, url):
 
 
 def settled_log(driver, quiet=0.25, most=3.0):
-    """The network log once it has settled: the load event has fired (every subresource is in),
-    and the late events (a response's wire status, a request started after the load) come
-    within moments; so, the events until none came for `quiet` seconds, or `most` passed."""
+    """The network log once it has settled: the load event has fired, so every subresource is
+    in, but a response's wire status (`responseReceivedExtraInfo`) or a request started after
+    the load may come a moment later. So: the events until every request the log names has
+    finished or failed and none came for `quiet` seconds, or `most` passed."""
     events, start = [], time.monotonic()
-    last = start
+    last, started, ended = start, set(), set()
     while True:
         new = driver.network_log()
         now = time.monotonic()
         if new:
             events += new
             last = now
-        if now - last >= quiet or now - start >= most:
+        for event in new:
+            method, rid = event.get("method"), event.get("params", {}).get("requestId")
+            if method == "Network.requestWillBeSent":
+                started.add(rid)
+            elif method in ("Network.loadingFinished", "Network.loadingFailed"):
+                ended.add(rid)
+        if (started <= ended and now - last >= quiet) or now - start >= most:
             return events
         time.sleep(0.05)
 

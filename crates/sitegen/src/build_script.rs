@@ -92,7 +92,8 @@ fn build(
     out_dir: &Path,
     bodies: Bodies,
 ) -> Result<PathBuf, Box<dyn std::error::Error>> {
-    crate::progress::show(progress_from_env()?);
+    let progress = env::var_os("EDGESITE_PROGRESS");
+    crate::progress::set_when(crate::progress::When::from_env(progress.as_deref())?);
     let source_date_epoch = env::var("SOURCE_DATE_EPOCH").ok();
     let site_override = env::var_os("EDGESITE_SITE").map(PathBuf::from);
     println!("cargo:rerun-if-env-changed=EDGESITE_HISTORY");
@@ -284,23 +285,6 @@ pub fn record_deploy(
     history
         .record(manifest, config.history.keep)
         .map_err(|source| Error::Read { path: dir, source })
-}
-
-/// `EDGESITE_PROGRESS`: when a long stage shows its progress (unset or empty: `auto`).
-fn progress_from_env() -> Result<crate::progress::When, String> {
-    use crate::progress::When;
-    match env::var_os("EDGESITE_PROGRESS")
-        .as_ref()
-        .map(|v| v.to_str())
-    {
-        None | Some(Some("" | "auto")) => Ok(When::Auto),
-        Some(Some("always")) => Ok(When::Always),
-        Some(Some("never")) => Ok(When::Never),
-        Some(value) => Err(format!(
-            "EDGESITE_PROGRESS={}: expected auto, always or never",
-            value.unwrap_or("(not UTF-8)")
-        )),
-    }
 }
 
 /// `EDGESITE_HISTORY`, when set and not empty: the deploy history to read instead of the

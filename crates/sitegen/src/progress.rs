@@ -59,20 +59,44 @@ pub(crate) enum When {
     Never = 2,
 }
 
+impl When {
+    /// `EDGESITE_PROGRESS`'s value (unset or empty: `auto`).
+    pub(crate) fn from_env(value: Option<&std::ffi::OsStr>) -> Result<When, String> {
+        match value.map(|v| v.to_str()) {
+            None | Some(Some("" | "auto")) => Ok(When::Auto),
+            Some(Some("always")) => Ok(When::Always),
+            Some(Some("never")) => Ok(When::Never),
+            Some(value) => Err(format!(
+                "EDGESITE_PROGRESS={}: expected auto, always or never",
+                value.unwrap_or("(not UTF-8)")
+            )),
+        }
+    }
+
+    /// How long a stage stays quiet (`None`: all along).
+    fn quiet_for(self) -> Option<Duration> {
+        match self {
+            When::Auto => Some(QUIET_FOR),
+            When::Always => Some(Duration::ZERO),
+            When::Never => None,
+        }
+    }
+}
+
 /// The process's [`When`]; the stages started after this call follow it.
 static WHEN: AtomicU8 = AtomicU8::new(When::Auto as u8);
 
 /// Sets when the stages of this process show their progress.
-pub(crate) fn show(when: When) {
+pub(crate) fn set_when(when: When) {
     WHEN.store(when as u8, Ordering::Relaxed);
 }
 
-/// How long a stage started now stays quiet (`None`: all along).
-fn quiet_for() -> Option<Duration> {
+/// The process's [`When`].
+fn when() -> When {
     match WHEN.load(Ordering::Relaxed) {
-        0 => Some(QUIET_FOR),
-        1 => Some(Duration::ZERO),
-        _ => None,
+        n if n == When::Always as u8 => When::Always,
+        n if n == When::Never as u8 => When::Never,
+        _ => When::Auto,
     }
 }
 /// How often a plain line is written.
@@ -103,7 +127,7 @@ impl Progress {
             done: AtomicU64::new(0),
             bytes: AtomicU64::new(0),
             started: now,
-            quiet_for: quiet_for(),
+            quiet_for: when().quiet_for(),
             bar: OnceLock::new(),
             last_line: Mutex::new(None),
         }
@@ -223,17 +247,40 @@ mod tests {
     }
 
     #[test]
+    fn edgesite_progress_is_read_and_a_bad_value_named() {
+        use std::ffi::OsStr;
+        let read = |v: Option<&str>| When::from_env(v.map(OsStr::new));
+        assert_eq!(read(None), Ok(When::Auto));
+        assert_eq!(read(Some("")), Ok(When::Auto));
+        assert_eq!(read(Some("auto")), Ok(When::Auto));
+        assert_eq!(read(Some("always")), Ok(When::Always));
+        assert_eq!(read(Some("never")), Ok(When::Never));
+        assert_eq!(
+            read(Some("Always")),
+            Err("EDGESITE_PROGRESS=Always: expected auto, always or never".into())
+        );
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let bad = When::from_env(Some(OsStr::from_bytes(b"\xff")));
+            assert!(bad.is_err_and(|e| e.contains("(not UTF-8)")));
+        }
+    }
+
+    #[test]
     fn always_shows_from_the_first_file_and_never_shows_nothing() {
-        // The process's setting is read when a stage starts; set here on each stage, so that
-        // the other tests' stages (started with the default) are not touched.
-        let mut always = Progress::new("compress", 2);
-        always.quiet_for = Some(Duration::ZERO);
+        // The process's setting is read when a stage starts; here each stage's is set, so that
+        // the other tests' stages (started with the default) are not touched. One file of one:
+        // a bar drawn on a terminal is finished.
+        let mut always = Progress::new("compress", 1);
+        always.quiet_for = When::Always.quiet_for();
         always.one_done(10);
         assert!(always.bar.get().is_some());
         let mut never = Progress::new("compress", 1);
         never.started -= Duration::from_secs(60);
-        never.quiet_for = None;
+        never.quiet_for = When::Never.quiet_for();
         never.one_done(10);
         assert!(never.bar.get().is_none() && never.last_line.lock().unwrap().is_none());
+        assert_eq!(When::Auto.quiet_for(), Some(QUIET_FOR));
     }
 }

@@ -269,7 +269,7 @@ fn cargo_build(root: &Path, package: &str) -> Result<Built, String> {
         .output()
         .map_err(|e| format!("cargo: {e}"))?;
     if !output.status.success() {
-        return Err(format!("cargo build for wasm32 failed ({})", output.status));
+        return Err(format!("cargo rustc for wasm32 failed ({})", output.status));
     }
     let messages = String::from_utf8_lossy(&output.stdout);
     let (Some(wasm), Some(out_dir)) = module_and_out_dir(&messages, package) else {

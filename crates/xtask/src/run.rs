@@ -276,7 +276,7 @@ impl Layer<'_> {
     /// views layer's: checks that mostly wait beside one that draws).
     pub(crate) fn lanes(&mut self, lanes: Vec<Lane<'_>>) {
         let (run, key) = (self.run, self.key);
-        let counts: Vec<(usize, usize)> = std::thread::scope(|scope| {
+        let counts: Vec<Option<(usize, usize)>> = std::thread::scope(|scope| {
             let handles: Vec<_> = lanes
                 .into_iter()
                 .map(|lane| {
@@ -292,15 +292,17 @@ impl Layer<'_> {
                     })
                 })
                 .collect();
-            // A lane that panicked counts as a failed check.
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or((1, 1)))
-                .collect()
+            handles.into_iter().map(|h| h.join().ok()).collect()
         });
-        for (failed, ran) in counts {
-            self.failed += failed;
-            self.ran += ran;
+        for (lane, counts) in counts.into_iter().enumerate() {
+            match counts {
+                Some((failed, ran)) => {
+                    self.failed += failed;
+                    self.ran += ran;
+                }
+                // Its checks' results are lost with it: a failure of the layer's own.
+                None => self.fail(&format!("lane {}", lane + 1), "panicked"),
+            }
         }
     }
 

@@ -138,6 +138,9 @@ impl Harness {
     /// The site-wide HTML dictionary (RFC 9842 §3.2) on a docs-style site: page B arrives as a
     /// delta.
     fn html_dictionary(&self, l: &mut Layer<'_>) -> Result<(), String> {
+        if !l.wants("html_dictionary") {
+            return Ok(());
+        }
         let site = TempDir::new(&self.run.root, "html-dictionary")?;
         self.gensite(&site.0)?;
         let mut command = self.python("html_dictionary.py");

@@ -17,7 +17,7 @@
 //! - `serve PORT [CONFIG]`: builds, configures, and runs workerd in the foreground.
 
 use std::fs;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::config;
@@ -95,21 +95,6 @@ fn main_module(bundle: &Path) -> Result<&'static str, String> {
         })
 }
 
-/// `to` relative to the folder `from` (both absolute), as capnp's `embed` wants it.
-pub(crate) fn relative(from: &Path, to: &Path) -> PathBuf {
-    let from: Vec<Component<'_>> = from.components().collect();
-    let to: Vec<Component<'_>> = to.components().collect();
-    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
-    let mut out = PathBuf::new();
-    for _ in common..from.len() {
-        out.push("..");
-    }
-    for part in &to[common..] {
-        out.push(part);
-    }
-    out
-}
-
 /// The files of `dir` under it, relative, sorted; those under the top-level folders `skip`
 /// left out.
 fn files(dir: &Path, skip: &[&str]) -> Vec<PathBuf> {
@@ -134,7 +119,7 @@ fn modules(config_dir: &Path, bundle: &Path, main: &str) -> Vec<String> {
             Some("bin") => "data",
             _ => continue,
         };
-        let embed = relative(config_dir, &bundle.join(&rel));
+        let embed = config::relative(config_dir, &bundle.join(&rel));
         let module = format!(
             "(name = \"{name}\", {kind} = embed \"{}\")",
             embed.display()
@@ -172,7 +157,8 @@ pub(crate) fn write_config(
             assets.display()
         ));
         if !files(&bundle.join("r2"), &[]).is_empty() {
-            let stand_in = relative(config_dir, &root.join("tests/fixtures/r2-stand-in.js"));
+            let stand_in =
+                config::relative(config_dir, &root.join("tests/fixtures/r2-stand-in.js"));
             modules.insert(
                 0,
                 format!(
@@ -305,14 +291,14 @@ mod tests {
     #[test]
     fn paths_are_made_relative_to_the_configs_folder() {
         assert_eq!(
-            relative(
+            config::relative(
                 Path::new("/t/workerd"),
                 Path::new("/t/workerd/demo/bundle/w.js")
             ),
             Path::new("demo/bundle/w.js")
         );
         assert_eq!(
-            relative(Path::new("/t/workerd/demo"), Path::new("/t/tests/f.js")),
+            config::relative(Path::new("/t/workerd/demo"), Path::new("/t/tests/f.js")),
             Path::new("../../tests/f.js")
         );
     }
