@@ -17,7 +17,7 @@
 //! The only part of sitegen that reads the environment: `EDGESITE_CONFIG` (default
 //! `edgesite.toml` in the crate's folder; a missing file means the defaults), `EDGESITE_SITE`
 //! (overrides the config's `site.dir`, default `public/`), `EDGESITE_HISTORY` (overrides the
-//! config's `[history] dir`; empty: no override), `SOURCE_DATE_EPOCH` and
+//! config's `[history] dir`; these three count as unset when empty), `SOURCE_DATE_EPOCH` and
 //! `EDGESITE_RECORD_DEPLOY` (`1`: stage this build's deploy in `target/edgesite/staged-deploy`
 //! for the history, which `make deploy` records once the upload succeeded) and
 //! `EDGESITE_PROGRESS` (when a long stage shows its progress: `auto`, the default, once it has
@@ -66,8 +66,7 @@ pub fn run_with(on_wasm32: Bodies) -> ExitCode {
         println!("cargo:rerun-if-env-changed={variable}");
     }
     // Absolute, or relative to the crate's folder (join keeps an absolute path as it is).
-    let config_path =
-        root.join(env::var_os("EDGESITE_CONFIG").unwrap_or_else(|| "edgesite.toml".into()));
+    let config_path = root.join(set("EDGESITE_CONFIG").unwrap_or_else(|| "edgesite.toml".into()));
     println!("cargo:rerun-if-changed={}", config_path.display());
     match build(&root, &config_path, &out_dir, bodies) {
         Ok(site_dir) => {
@@ -95,13 +94,13 @@ fn build(
     let progress = env::var_os("EDGESITE_PROGRESS");
     crate::progress::set_when(crate::progress::When::from_env(progress.as_deref())?);
     let source_date_epoch = env::var("SOURCE_DATE_EPOCH").ok();
-    let site_override = env::var_os("EDGESITE_SITE").map(PathBuf::from);
+    let site_override = set("EDGESITE_SITE").map(PathBuf::from);
     println!("cargo:rerun-if-env-changed=EDGESITE_HISTORY");
     let history_override = history_from_env();
     let build = Build {
         root,
         config_path,
-        config_named: env::var_os("EDGESITE_CONFIG").is_some(),
+        config_named: set("EDGESITE_CONFIG").is_some(),
         site: site_override.as_deref(),
         history: history_override.as_deref(),
         source_date_epoch: source_date_epoch.as_deref(),
@@ -291,9 +290,14 @@ pub fn record_deploy(
 /// config's (edgesite's own `.cargo/config.toml` points the demo's builds at the test suites'
 /// fixture history, so that `make deploy` alone writes the demo's own).
 pub fn history_from_env() -> Option<PathBuf> {
-    env::var_os("EDGESITE_HISTORY")
-        .filter(|dir| !dir.is_empty())
-        .map(PathBuf::from)
+    set("EDGESITE_HISTORY").map(PathBuf::from)
+}
+
+/// Variable `name` when set and not empty: an empty one counts as unset, as a shell's `X= cmd`
+/// or a Makefile's empty variable means (an empty `EDGESITE_SITE` named the crate's own folder
+/// as the site; an empty `EDGESITE_CONFIG` failed the build reading a folder).
+fn set(name: &str) -> Option<std::ffi::OsString> {
+    env::var_os(name).filter(|value| !value.is_empty())
 }
 
 /// `EDGESITE_RECORD_DEPLOY=1` (set by `make deploy`): stages this build's deploy for the
@@ -391,7 +395,17 @@ fn report_dir(out_dir: &Path) -> PathBuf {
 
 #[cfg(test)]
 mod tests {
-    use super::{target_dir, Build};
+    use super::{set, target_dir, Build};
+
+    #[test]
+    fn an_empty_variable_counts_as_unset() {
+        // Names of this test's own: the test binary's threads read no others.
+        std::env::set_var("EDGESITE_TEST_EMPTY_VARIABLE", "");
+        std::env::set_var("EDGESITE_TEST_SET_VARIABLE", "site");
+        assert_eq!(set("EDGESITE_TEST_EMPTY_VARIABLE"), None);
+        assert_eq!(set("EDGESITE_TEST_SET_VARIABLE"), Some("site".into()));
+        assert_eq!(set("EDGESITE_TEST_UNSET_VARIABLE"), None);
+    }
     use crate::model::Tier;
     use std::path::Path;
 
