@@ -76,15 +76,12 @@ impl Harness {
     pub(crate) fn views(&self, l: &mut Layer<'_>) -> Result<(), String> {
         let run = &self.run;
         run.needs(&["host", "server binaries", "worker (deploy bundle)"])?;
-        let servers = match l.wants_any(ON_SERVERS) {
-            true => match self.views_servers() {
-                Ok(servers) => Some(servers),
-                Err(e) => {
-                    l.fail("the checks on the shared servers", &e);
-                    None
-                }
-            },
-            false => None,
+        let servers = if l.wants_any(ON_SERVERS) {
+            self.views_servers()
+                .map_err(|e| l.fail("the checks on the shared servers", &e))
+                .ok()
+        } else {
+            None
         };
         let servers = servers.as_ref();
         l.lanes(vec![
