@@ -9,7 +9,7 @@
 //! - without one (CI logs, a pipe), plain lines on stderr, at most every ten seconds.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -48,15 +48,15 @@ impl Clock {
 const QUIET_FOR: Duration = Duration::from_secs(2);
 
 /// When a stage shows its progress, as cargo's `term.progress.when` says it for cargo's own:
-/// `EDGESITE_PROGRESS=auto|always|never`, read by the build script ([`show`]).
+/// `EDGESITE_PROGRESS=auto|always|never`, read by the build script ([`set_when`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum When {
     /// Once the stage has run two seconds (the default).
-    Auto = 0,
+    Auto,
     /// From its first file on.
-    Always = 1,
+    Always,
     /// Never (no bar, no lines).
-    Never = 2,
+    Never,
 }
 
 impl When {
@@ -83,21 +83,18 @@ impl When {
     }
 }
 
-/// The process's [`When`]; the stages started after this call follow it.
-static WHEN: AtomicU8 = AtomicU8::new(When::Auto as u8);
+/// The process's [`When`], set once by the build script; until then [`When::Auto`].
+static WHEN: OnceLock<When> = OnceLock::new();
 
-/// Sets when the stages of this process show their progress.
+/// Sets when the stages of this process show their progress (the first call counts: a build
+/// script runs one build).
 pub(crate) fn set_when(when: When) {
-    WHEN.store(when as u8, Ordering::Relaxed);
+    let _ = WHEN.set(when);
 }
 
 /// The process's [`When`].
 fn when() -> When {
-    match WHEN.load(Ordering::Relaxed) {
-        n if n == When::Always as u8 => When::Always,
-        n if n == When::Never as u8 => When::Never,
-        _ => When::Auto,
-    }
+    WHEN.get().copied().unwrap_or(When::Auto)
 }
 /// How often a plain line is written.
 const LINE_EVERY: Duration = Duration::from_secs(10);
