@@ -47,7 +47,19 @@ impl<'c> Policy<'c> {
         bytes: &[u8],
         sha256: &[u8; 32],
     ) -> (&'c str, CacheReason) {
-        cache_control(self.cache, path, mime::content_type(path), bytes, sha256)
+        let fingerprinted = || is_fingerprinted(path, bytes, sha256);
+        cache_control(self.cache, path, mime::content_type(path), fingerprinted)
+    }
+
+    /// [`Policy::cache_control`] of a file read in pieces (`digests`: with SHA-1 and MD5 when
+    /// [`may_name_a_hash`] says its name may carry one).
+    pub(crate) fn cache_control_by(
+        self,
+        path: &str,
+        digests: &hash::FileDigests,
+    ) -> (&'c str, CacheReason) {
+        let fingerprinted = || is_fingerprinted_by(path, &digests.sha256, digests.legacy);
+        cache_control(self.cache, path, mime::content_type(path), fingerprinted)
     }
 
     /// The `v` of a file at `path` whose digest is `digest` (hex) and whose Cache-Control
@@ -62,6 +74,23 @@ impl<'c> Policy<'c> {
     ) -> Option<&'s str> {
         (reason != CacheReason::Fingerprinted && self.fingerprint.covers(path))
             .then(|| &digest[..10])
+    }
+
+    /// [`Policy::fingerprint`] of a file read in pieces (`digests`, with SHA-1 and MD5 when
+    /// [`may_name_a_hash`] says its name may carry one).
+    pub(crate) fn fingerprint_by(
+        self,
+        path: &str,
+        digests: &hash::FileDigests,
+        digest: Option<&str>,
+    ) -> Option<String> {
+        if !self.fingerprint.covers(path) {
+            return None;
+        }
+        let (_, reason) = self.cache_control_by(path, digests);
+        let hex = hash::hex(&digests.sha256);
+        self.fingerprint_of(path, reason, digest.unwrap_or(&hex))
+            .map(str::to_string)
     }
 
     /// The `v` of a file at `path` with these bytes: [`Policy::fingerprint_of`] with the
@@ -85,14 +114,13 @@ impl<'c> Policy<'c> {
     }
 }
 
-/// The Cache-Control for the file at `path` with these bytes (whose SHA-256 the caller already
-/// has) and content type.
+/// The Cache-Control for the file at `path` with this content type; `fingerprinted`: whether
+/// its name carries a hash of its bytes (asked only when no rule matches).
 fn cache_control<'c>(
     config: &'c CacheConfig,
     path: &str,
     content_type: &str,
-    bytes: &[u8],
-    sha256: &[u8; 32],
+    fingerprinted: impl FnOnce() -> bool,
 ) -> (&'c str, CacheReason) {
     if let Some(rule) = config
         .rules
@@ -101,7 +129,7 @@ fn cache_control<'c>(
     {
         return (&rule.cache_control, CacheReason::Rule);
     }
-    if is_fingerprinted(path, bytes, sha256) {
+    if fingerprinted() {
         return (&config.fingerprinted, CacheReason::Fingerprinted);
     }
     if content_type.starts_with("text/html") {
@@ -112,21 +140,44 @@ fn cache_control<'c>(
 
 /// Whether the file name carries a hash of `bytes` (see the module docs); `sha256` is theirs.
 pub(crate) fn is_fingerprinted(path: &str, bytes: &[u8], sha256: &[u8; 32]) -> bool {
+    may_name_a_hash(path)
+        && is_fingerprinted_by(
+            path,
+            sha256,
+            Some((Sha1::digest(bytes).into(), Md5::digest(bytes).into())),
+        )
+}
+
+/// The tokens of a file name that could be a hash: 8 characters or more between its separators.
+fn hash_tokens(path: &str) -> Vec<&str> {
     let name = path.rsplit('/').next().unwrap_or(path);
     let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem);
-    let tokens: Vec<&str> = stem
-        .split(['.', '-', '_', '~'])
+    stem.split(['.', '-', '_', '~'])
         .filter(|t| t.len() >= 8)
-        .collect();
+        .collect()
+}
+
+/// Whether the name of the file at `path` has a token that could be a hash (only then are its
+/// SHA-1 and MD5 worth computing).
+pub(crate) fn may_name_a_hash(path: &str) -> bool {
+    !hash_tokens(path).is_empty()
+}
+
+/// [`is_fingerprinted`] from the digests of the bytes: their SHA-256, and their SHA-1 and MD5
+/// (`None`: not computed, so a name carrying either is not taken for a hash).
+pub(crate) fn is_fingerprinted_by(
+    path: &str,
+    sha256: &[u8; 32],
+    legacy: Option<([u8; 20], [u8; 16])>,
+) -> bool {
+    let tokens = hash_tokens(path);
     if tokens.is_empty() {
         return false;
     }
-    let digests = [
-        hash::hex(sha256),
-        hash::hex(&Sha1::digest(bytes)),
-        hash::hex(&Md5::digest(bytes)),
-        URL_SAFE_NO_PAD.encode(sha256),
-    ];
+    let mut digests = vec![hash::hex(sha256), URL_SAFE_NO_PAD.encode(sha256)];
+    if let Some((sha1, md5)) = legacy {
+        digests.extend([hash::hex(&sha1), hash::hex(&md5)]);
+    }
     tokens
         .iter()
         .any(|token| digests.iter().any(|digest| digest.starts_with(*token)))
@@ -148,13 +199,7 @@ mod tests {
         content_type: &str,
         bytes: &[u8],
     ) -> (&'c str, CacheReason) {
-        super::cache_control(
-            config,
-            path,
-            content_type,
-            bytes,
-            &Sha256::digest(bytes).into(),
-        )
+        super::cache_control(config, path, content_type, || is_fingerprinted(path, bytes))
     }
 
     const JS: &str = "text/javascript; charset=utf-8";
@@ -178,6 +223,34 @@ mod tests {
         assert!(is_fingerprinted(&format!("/index-{}.js", &b64[..8]), bytes));
         let md5 = hash::hex(&Md5::digest(bytes));
         assert!(is_fingerprinted(&format!("/x.{}.js", &md5[..12]), bytes));
+    }
+
+    #[test]
+    fn a_file_read_in_pieces_gets_what_it_would_read_whole() {
+        let bytes = b"console.log(1)";
+        let config = Config::default();
+        let policy = Policy::of(&config);
+        let sha256: [u8; 32] = Sha256::digest(bytes).into();
+        let legacy: ([u8; 20], [u8; 16]) = (Sha1::digest(bytes).into(), Md5::digest(bytes).into());
+        let names = [
+            name_for(bytes, |h| format!("/app.{h}.js")),
+            format!("/x.{}.js", &hash::hex(&legacy.0)[..12]),
+            format!("/x-{}.js", &hash::hex(&legacy.1)[..8]),
+            format!("/x~{}.js", &URL_SAFE_NO_PAD.encode(sha256)[..9]),
+            "/x.12345678.js".to_string(),
+            "/app.js".to_string(),
+        ];
+        for name in &names {
+            let digests = hash::FileDigests {
+                sha256,
+                sha384: [0; 48],
+                legacy: may_name_a_hash(name).then_some(legacy),
+                len: bytes.len() as u64,
+            };
+            let whole = policy.cache_control(name, bytes, &sha256);
+            assert_eq!(policy.cache_control_by(name, &digests), whole, "{name}");
+        }
+        assert!(!may_name_a_hash("/app.js") && may_name_a_hash("/x.12345678.js"));
     }
 
     #[test]

@@ -22,9 +22,64 @@ pub(crate) fn strong_etag(sha256: &[u8; 32]) -> String {
 
 /// The Subresource Integrity string (W3C SRI) for `bytes`: `sha384-` and the base64 digest.
 pub(crate) fn sri_sha384(bytes: &[u8]) -> String {
+    sri_of(&sha2::Sha384::digest(bytes).into())
+}
+
+/// The digests of a file read in pieces, never whole (a video or a disk image may be larger
+/// than the build's memory): SHA-256, SRI's sha384, and when asked the SHA-1 and MD5 a file
+/// name's hash may be ([`crate::cache::is_fingerprinted_by`]).
+pub(crate) struct FileDigests {
+    pub(crate) sha256: [u8; 32],
+    pub(crate) sha384: [u8; 48],
+    /// SHA-1 and MD5, when asked for.
+    pub(crate) legacy: Option<([u8; 20], [u8; 16])>,
+    /// How many bytes were read.
+    pub(crate) len: u64,
+}
+
+/// How much of a file [`file_digests`] holds at once.
+pub(crate) const PIECE_BYTES: usize = 1 << 20;
+
+/// The digests of the file at `path` ([`FileDigests`]), SHA-1 and MD5 too when `legacy`.
+///
+/// # Errors
+/// When the file cannot be read.
+pub(crate) fn file_digests(path: &std::path::Path, legacy: bool) -> std::io::Result<FileDigests> {
+    use std::io::Read as _;
+    let mut file = std::fs::File::open(path)?;
+    let (mut sha256, mut sha384) = (Sha256::new(), sha2::Sha384::new());
+    let mut others = legacy.then(|| (sha1::Sha1::new(), md5::Md5::new()));
+    let mut piece = vec![0; PIECE_BYTES];
+    let mut len = 0u64;
+    loop {
+        let read = match file.read(&mut piece) {
+            Ok(0) => break,
+            Ok(read) => read,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        let bytes = &piece[..read];
+        sha256.update(bytes);
+        sha384.update(bytes);
+        if let Some((sha1, md5)) = &mut others {
+            sha1.update(bytes);
+            md5.update(bytes);
+        }
+        len += read as u64;
+    }
+    Ok(FileDigests {
+        sha256: sha256.finalize().into(),
+        sha384: sha384.finalize().into(),
+        legacy: others.map(|(sha1, md5)| (sha1.finalize().into(), md5.finalize().into())),
+        len,
+    })
+}
+
+/// The Subresource Integrity string for bytes whose sha384 is `digest`.
+pub(crate) fn sri_of(digest: &[u8; 48]) -> String {
     format!(
         "sha384-{}",
-        base64::engine::general_purpose::STANDARD.encode(sha2::Sha384::digest(bytes))
+        base64::engine::general_purpose::STANDARD.encode(digest)
     )
 }
 
@@ -53,6 +108,28 @@ mod tests {
             sri_sha384(b"hello"),
             "sha384-WeF0h3dEjGnea4ANejO7+5/xtGPkQ1TDVTvNucZm+pASWjx5+QOXvfX2oT3oKGhP"
         );
+    }
+
+    #[test]
+    fn a_file_read_in_pieces_has_the_digests_of_its_bytes() {
+        let dir = std::env::temp_dir().join(format!("edgesite-digests-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // Longer than a piece, and not a multiple of it: every piece and the last short one.
+        let bytes: Vec<u8> = (0..PIECE_BYTES * 2 + 12_345)
+            .map(|i| (i * 7 % 251) as u8)
+            .collect();
+        let path = dir.join("file.bin");
+        std::fs::write(&path, &bytes).unwrap();
+        let read = file_digests(&path, true).unwrap();
+        assert_eq!(read.sha256, sha256(&bytes));
+        assert_eq!(sri_of(&read.sha384), sri_sha384(&bytes));
+        let (sha1, md5) = read.legacy.unwrap();
+        assert_eq!(sha1, <[u8; 20]>::from(sha1::Sha1::digest(&bytes)));
+        assert_eq!(md5, <[u8; 16]>::from(md5::Md5::digest(&bytes)));
+        assert_eq!(read.len, bytes.len() as u64);
+        assert!(file_digests(&path, false).unwrap().legacy.is_none());
+        assert!(file_digests(&dir.join("absent"), false).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

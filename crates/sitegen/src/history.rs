@@ -141,7 +141,7 @@ impl History {
             if to.exists() {
                 continue;
             }
-            write_into(&to, &body.read()?)?;
+            body.write(&to)?;
             recorded.bodies_written += 1;
         }
         let index = Index {
@@ -184,11 +184,12 @@ impl<'a> Body<'a> {
         }
     }
 
-    fn read(&self) -> std::io::Result<std::borrow::Cow<'a, [u8]>> {
-        Ok(match *self {
-            Body::Bytes(bytes) => std::borrow::Cow::Borrowed(bytes),
-            Body::File(path) => std::borrow::Cow::Owned(std::fs::read(path)?),
-        })
+    /// Writes it at `to` (a file copied, never read whole: it may be larger than memory).
+    fn write(&self, to: &Path) -> std::io::Result<()> {
+        match *self {
+            Body::Bytes(bytes) => write_into(to, bytes),
+            Body::File(path) => copy_into(to, path),
+        }
     }
 }
 
@@ -239,7 +240,7 @@ pub fn stage(
         if held.join(&file.sha256).exists() || bodies.join(&file.sha256).exists() {
             continue;
         }
-        write_into(&bodies.join(&file.sha256), &Body::of(file).read()?)?;
+        Body::of(file).write(&bodies.join(&file.sha256))?;
     }
     let history = std::path::absolute(history_dir)?;
     let json = serde_json::to_string_pretty(&Staged {
@@ -278,25 +279,26 @@ pub fn commit(staged: &Path) -> Result<Option<(PathBuf, String, Recorded)>, Erro
     })?;
     let mut history = History::open(&stage.history)?;
     let read_error = |path: PathBuf| move |source| Error::Read { path, source };
-    let mut bytes = Vec::new();
+    // Each checked as it is read, a piece at a time, and copied: never held whole.
+    let mut paths = Vec::new();
     for sha256 in stage.deploy.files.values() {
         let path = staged.join("bodies").join(sha256);
         if !path.exists() {
             continue;
         }
-        let body = std::fs::read(&path).map_err(read_error(path.clone()))?;
-        if hash::hex(&hash::sha256(&body)) != *sha256 {
+        let read = hash::file_digests(&path, false).map_err(read_error(path.clone()))?;
+        if hash::hex(&read.sha256) != *sha256 {
             return Err(Error::Config {
                 path,
                 line: 1,
                 message: "a staged body whose bytes do not match its name; build again".into(),
             });
         }
-        bytes.push((sha256.clone(), body));
+        paths.push((sha256.clone(), path));
     }
-    let bodies: Vec<(&str, Body<'_>)> = bytes
+    let bodies: Vec<(&str, Body<'_>)> = paths
         .iter()
-        .map(|(sha, body)| (sha.as_str(), Body::Bytes(body)))
+        .map(|(sha, path)| (sha.as_str(), Body::File(path)))
         .collect();
     let build_id = stage.deploy.build_id.clone();
     let recorded = history
@@ -304,6 +306,16 @@ pub fn commit(staged: &Path) -> Result<Option<(PathBuf, String, Recorded)>, Erro
         .map_err(read_error(stage.history.clone()))?;
     std::fs::remove_dir_all(staged).map_err(read_error(staged.to_path_buf()))?;
     Ok(Some((stage.history, build_id, recorded)))
+}
+
+/// Copies the file `from` to `to` as [`write_into`] writes: under another name first, so `to`
+/// is whole or absent.
+fn copy_into(to: &Path, from: &Path) -> std::io::Result<()> {
+    let mut partial = to.as_os_str().to_owned();
+    partial.push(".partial");
+    let partial = PathBuf::from(partial);
+    std::fs::copy(from, &partial)?;
+    std::fs::rename(&partial, to)
 }
 
 /// [`write_atomically`](crate::atomic::write_atomically) to the path `to`.

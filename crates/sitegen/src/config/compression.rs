@@ -33,6 +33,11 @@ pub struct CompressionConfig {
     /// ... and at least this many bytes smaller (default 64).
     #[serde(default = "default_min_savings_bytes")]
     pub min_savings_bytes: u64,
+    /// Files larger than this are stored in identity alone, never compressed (default 64 MiB):
+    /// the encoders hold a file whole and run at about a megabyte a second at these levels, and
+    /// the files that large on a website are archives, media and datasets.
+    #[serde(default = "default_max_input_bytes")]
+    pub max_input_bytes: u64,
     /// Which representations are stored (default `auto`).
     #[serde(default)]
     pub store: Store,
@@ -78,6 +83,7 @@ impl Default for CompressionConfig {
             zopfli_iterations: default_zopfli_iterations(),
             min_savings_percent: default_min_savings_percent(),
             min_savings_bytes: default_min_savings_bytes(),
+            max_input_bytes: default_max_input_bytes(),
             store: Store::default(),
         }
     }
@@ -85,6 +91,10 @@ impl Default for CompressionConfig {
 
 /// The codings sitegen precompresses: all but identity and the dictionary codings (RFC 9842
 /// deltas are built from the deploy history, not listed here).
+fn default_max_input_bytes() -> u64 {
+    64 * 1024 * 1024
+}
+
 fn default_codings() -> Vec<ContentCoding> {
     ContentCoding::ALL
         .into_iter()

@@ -109,7 +109,13 @@ fn deltas_of(
         return Ok(());
     }
     let versions = earlier_versions(history, file);
-    if versions.is_empty() {
+    // A delta is kept only when smaller than the br representation: without one (a file not
+    // compressed), none is, and the file is not read.
+    let has_br = file
+        .representations
+        .iter()
+        .any(|v| v.coding == ContentCoding::Br);
+    if versions.is_empty() || !has_br {
         return Ok(());
     }
     let new = identity_of(file)?;

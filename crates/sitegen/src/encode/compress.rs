@@ -118,10 +118,13 @@ pub fn compress(
     })
 }
 
-/// Whether a file of this name and size is tried at all: not an already-compressed type, and
-/// large enough that an encoding could save `min_savings_bytes`.
+/// Whether a file of this name and size is tried at all: not an already-compressed type, large
+/// enough that an encoding could save `min_savings_bytes`, and not larger than
+/// `max_input_bytes`.
 pub(crate) fn tries(file_name: &str, size: u64, config: &CompressionConfig) -> bool {
-    !is_already_compressed(file_name) && size >= config.min_savings_bytes.max(1)
+    !is_already_compressed(file_name)
+        && size >= config.min_savings_bytes.max(1)
+        && size <= config.max_input_bytes
 }
 
 /// At least `min_savings_percent`% and `min_savings_bytes` bytes smaller than identity.

@@ -14,8 +14,8 @@ use crate::images::{Images, Made};
 use crate::links::{Links, Rewrite};
 use crate::mime;
 use crate::model::{
-    Asset, Assets, CacheReason, EncodeCounts, ImageStats, Representation, Rewritten, Tier, Variant,
-    CODE_ESTIMATE_BYTES,
+    Asset, Assets, CacheReason, EncodeCounts, ImageStats, Representation, Rewritten, Source, Tier,
+    Variant, CODE_ESTIMATE_BYTES,
 };
 use crate::parallel;
 use crate::progress::Progress;
@@ -254,18 +254,27 @@ fn first_fields(settings: &Settings<'_>, link: Link<'_>) -> Vec<(String, String)
 
 /// Reads (or takes the link pass's rewrite or the image stage's re-encode of), hashes and
 /// precompresses one file, and decides its caching fields and its first fields (the configured
-/// ones, then the page's preload hints, before `_headers`, which may remove any).
+/// ones, then the page's preload hints, before `_headers`, which may remove any). A file nothing
+/// needs whole is read in pieces ([`in_pieces`]).
 fn encode_one(
     found: Found,
     settings: &Settings<'_>,
     link: Link<'_>,
     image: Option<&Made>,
 ) -> Result<(Asset, EncodeCounts), Error> {
+    check_path_length(&found)?;
+    if let Some(path) = in_pieces(&found, link, image, settings) {
+        return Ok((
+            pieced(&found, path, settings, link, image)?,
+            EncodeCounts::default(),
+        ));
+    }
     let rewrite = link.rewrite;
     let optimised = image.and_then(|made| made.optimised.as_ref());
-    let bytes = match optimised {
-        Some(optimised) => optimised.clone(),
-        None => served_bytes(&found, rewrite)?,
+    let bytes = match (optimised, rewrite) {
+        (Some(optimised), _) => optimised.clone(),
+        (None, Some(rewrite)) => rewrite.bytes.clone(),
+        (None, None) => found.source.read()?.into_owned(),
     };
     let digest = hash::sha256(&bytes);
     // Bytes that are not a file's (rewritten, re-encoded, minified, made by the build) are kept,
@@ -284,33 +293,112 @@ fn encode_one(
         settings,
         &mut counts,
     ));
-    let content_type = mime::content_type(&found.url_path);
-    let (cache_control, cache_reason, fingerprint) =
-        caching(&found, &bytes, &identity, image, settings.policy)?;
-    let asset = Asset {
+    let caching = caching(&found, &bytes, &identity, image, settings.policy)?;
+    let integrity = hash::sri_sha384(&bytes);
+    let asset = asset(
+        found,
+        (representations, integrity),
+        caching,
+        settings,
+        link,
+        image,
+    );
+    Ok((asset, counts))
+}
+
+/// The file of `found` when it is read in pieces, never whole: a site file served as it is (not
+/// rewritten by the link pass, not re-encoded by the image stage) that is not compressed (an
+/// already-compressed type, or larger than `compression.max_input_bytes`). Nothing needs all
+/// its bytes at once, and a video or a disk image may be larger than the build's memory.
+fn in_pieces<'f>(
+    found: &'f Found,
+    link: Link<'_>,
+    image: Option<&Made>,
+    settings: &Settings<'_>,
+) -> Option<&'f Path> {
+    let Source::File(path) = &found.source else {
+        return None;
+    };
+    if link.rewrite.is_some() || image.is_some_and(|made| made.optimised.is_some()) {
+        return None;
+    }
+    let size = found.source.len()?;
+    (!compress::tries(&found.url_path, size, settings.compression)).then_some(path)
+}
+
+/// [`encode_one`] of a file read in pieces ([`in_pieces`]): its identity alone, its digests
+/// taken as it is read.
+fn pieced(
+    found: &Found,
+    path: &Path,
+    settings: &Settings<'_>,
+    link: Link<'_>,
+    image: Option<&Made>,
+) -> Result<Asset, Error> {
+    let legacy = crate::cache::may_name_a_hash(&found.url_path);
+    let digests = hash::file_digests(path, legacy).map_err(|source| Error::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let size = usize::try_from(digests.len).map_err(|_| Error::Unservable {
+        path: path.to_path_buf(),
+        reason: "it is larger than this machine can address",
+    })?;
+    let identity = Representation::new(ContentCoding::Identity, &digests.sha256, size, None);
+    let (cache_control, reason) = settings.policy.cache_control_by(&found.url_path, &digests);
+    let digest = image.map_or(&identity.sha256, |made| &made.digest);
+    let fingerprint = settings
+        .policy
+        .fingerprint_of(&found.url_path, reason, digest)
+        .unwrap_or_default()
+        .to_string();
+    let caching = (cache_control.to_string(), reason, fingerprint);
+    let integrity = hash::sri_of(&digests.sha384);
+    let found = found.clone();
+    Ok(asset(
+        found,
+        (vec![identity], integrity),
+        caching,
+        settings,
+        link,
+        image,
+    ))
+}
+
+/// The asset of `found` with its representations (identity first) and its integrity, its
+/// Cache-Control, why, and its fingerprint.
+fn asset(
+    found: Found,
+    (representations, integrity): (Vec<Representation>, String),
+    (cache_control, cache_reason, fingerprint): (String, CacheReason, String),
+    settings: &Settings<'_>,
+    link: Link<'_>,
+    image: Option<&Made>,
+) -> Asset {
+    let identity = &representations[0];
+    Asset {
         variants: image.map_or_else(Vec::new, variants),
         image: image.map(|made| made.report.clone()),
         tier: Tier::Bundle,
         alternate: link.alternate,
         fingerprint,
-        rewritten: rewrite.map(|r| Rewritten {
+        rewritten: link.rewrite.map(|r| Rewritten {
             references: r.references,
             source_sha256: r.source_sha256.clone(),
         }),
-        content_type,
+        content_type: mime::content_type(&found.url_path),
         cache_control,
         cache_reason,
         fields: first_fields(settings, link),
         size: identity.size,
-        etag: identity.etag,
-        sha256: identity.sha256,
-        integrity: hash::sri_sha384(&bytes),
+        etag: identity.etag.clone(),
+        sha256: identity.sha256.clone(),
+        integrity,
         representations,
         deltas: Vec::new(),
         path: found.url_path,
         source: found.source,
-    };
-    Ok((asset, counts))
+    }
 }
 
 /// A file's Cache-Control, why, and its fingerprint (empty: none). A file name's hash is checked
@@ -358,8 +446,8 @@ fn variants(made: &Made) -> Vec<Variant> {
         .collect()
 }
 
-/// The bytes a file serves: the link pass's rewrite of it, or the source's.
-fn served_bytes(found: &Found, rewrite: Option<&Rewrite>) -> Result<Vec<u8>, Error> {
+/// A URL path no request can name is a build error, naming the file.
+fn check_path_length(found: &Found) -> Result<(), Error> {
     if found.url_path.len() > edgesite_core::MAX_PATH_LEN - 1 {
         let path = found.source.path().unwrap_or(Path::new(&found.url_path));
         return Err(Error::Unservable {
@@ -367,10 +455,7 @@ fn served_bytes(found: &Found, rewrite: Option<&Rewrite>) -> Result<Vec<u8>, Err
             reason: "its URL path is longer than edgesite_core::MAX_PATH_LEN bytes",
         });
     }
-    match rewrite {
-        Some(rewrite) => Ok(rewrite.bytes.clone()),
-        None => Ok(found.source.read()?.into_owned()),
-    }
+    Ok(())
 }
 
 /// The encoded representations of a file worth keeping (see [`compress::precompress`]).

@@ -3,9 +3,11 @@
 
 use super::scan::css_file_refs;
 use super::{graph, html, positions, Links, Ref, Rewrite, Role, Scanned};
-use crate::cache::Policy;
+use crate::cache::{may_name_a_hash, Policy};
 use crate::config::FingerprintMode;
+use crate::hash;
 use crate::images::Images;
+use crate::model::Source;
 use crate::resolve::Resolved;
 use crate::sources::Found;
 use crate::warning::{Warning, WarningKind};
@@ -37,13 +39,19 @@ impl<'a> Hashes<'a> {
             return known.clone();
         }
         let file = &self.found[index];
-        let bytes = match &rewrites[index] {
-            Some(rewrite) => rewrite.bytes.clone(),
-            None => file.source.read().ok()?.into_owned(),
-        };
-        // An image's `v` covers its variants too (`Made::digest`); `bytes` are its source's.
+        // An image's `v` covers its variants too (`Made::digest`); the bytes are its source's.
         let image = self.images.of(index).map(|made| made.digest.as_str());
-        let fingerprint = self.policy.fingerprint(&file.url_path, &bytes, image);
+        let path = &file.url_path;
+        let fingerprint = match (&rewrites[index], &file.source) {
+            (Some(rewrite), _) => self.policy.fingerprint(path, &rewrite.bytes, image),
+            // A site file is read in pieces (a download may be larger than the build's memory).
+            (None, Source::File(_)) if !self.policy.fingerprint.covers(path) => None,
+            (None, Source::File(file)) => {
+                let digests = hash::file_digests(file, may_name_a_hash(path)).ok()?;
+                self.policy.fingerprint_by(path, &digests, image)
+            }
+            (None, made) => self.policy.fingerprint(path, made.in_memory()?, image),
+        };
         self.known.insert(index, fingerprint.clone());
         fingerprint
     }

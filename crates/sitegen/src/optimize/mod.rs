@@ -446,8 +446,12 @@ fn looks_minified(path: &str, text: &str) -> bool {
 fn site_keeps_spaces(files: &[Found], code: &[Option<Outcome>]) -> bool {
     files.iter().zip(code).any(|(file, outcome)| {
         let kind = kind_of(&file.url_path);
-        if let (Some(FileKind::Js(_)), Ok(bytes)) = (kind, file.source.read()) {
-            return names_white_space(&String::from_utf8_lossy(&bytes));
+        // Only a script is read here (the tuple read every file of the site, whole).
+        if let Some(FileKind::Js(_)) = kind {
+            return file
+                .source
+                .read()
+                .is_ok_and(|bytes| names_white_space(&String::from_utf8_lossy(&bytes)));
         }
         if kind != Some(FileKind::Css) {
             return false;
