@@ -4,7 +4,7 @@ ENV := . scripts/env.sh &&
 PORT ?= 8787
 LISTEN ?= 127.0.0.1:8080
 
-.PHONY: setup dev native example test lint bench loadtest coldstart memory bigsite manyfiles devloop fuzz soak compact store size views pageload corpus report images dictbench deploy clean
+.PHONY: setup dev native example test lint bench loadtest coldstart memory bigsite hugefile manyfiles devloop fuzz soak compact store size views pageload corpus report images dictbench deploy clean
 
 ## Install the toolchain and tools (idempotent; seconds when done).
 setup:
@@ -74,6 +74,10 @@ coldstart: setup
 ## A 1.2 GB generated site (most of it in the store, the largest files in R2): build times, bundle size, every file served byte for byte under wrangler dev and native.
 bigsite: setup
 	@bench/bigsite.sh
+
+## A 5 GiB file in R2, end to end: its build, and its length, ranges and body under workerd and native.
+hugefile: setup
+	@bench/hugefile.sh
 
 ## Sites of many tiny files (SIZES, default "5000 20000"): the Worker's cold build, rebuild, module and first 200.
 manyfiles: setup

@@ -24,6 +24,7 @@ import { parseArgs } from "node:util";
 const MIB = 1024 * 1024;
 // The largest file `wrangler r2 object put` uploads.
 const WRANGLER_MAX_BYTES = 300 * MIB;
+const MAX_PARTS = 10_000;
 
 const { values } = parseArgs({
 	options: {
@@ -161,10 +162,13 @@ async function putInParts(send, url, key, path, size) {
 	if (!uploadId) throw new Error(`multipart upload of ${key}: no UploadId`);
 	const id = encodeURIComponent(uploadId);
 	const file = openSync(path, "r");
+	// S3 (and R2) take at most 10,000 parts: a larger object goes up in larger parts, whole
+	// MiB (R2's largest object, 5 GiB less than 5 TiB, in parts of 524 MiB, under its 5 GiB).
+	const each = Math.max(partBytes, Math.ceil(size / MAX_PARTS / MIB) * MIB);
 	try {
 		const etags = [];
-		for (let at = 0, part = 1; at < size; at += partBytes, part++) {
-			const bytes = Buffer.alloc(Math.min(partBytes, size - at));
+		for (let at = 0, part = 1; at < size; at += each, part++) {
+			const bytes = Buffer.alloc(Math.min(each, size - at));
 			if (readSync(file, bytes, 0, bytes.length, at) !== bytes.length) throw new Error(`${path} changed while it was put`);
 			const done = await send(`${url}?partNumber=${part}&uploadId=${id}`, { method: "PUT", body: bytes }, `part ${part} of ${key}`);
 			etags.push(`<Part><PartNumber>${part}</PartNumber><ETag>${done.headers.get("etag")}</ETag></Part>`);

@@ -116,8 +116,8 @@ pub use respond::{respond, respond_if_served, respond_into};
 pub use response::{Body, FieldList, FieldText, Multipart, Piece, Response};
 pub use rule::{segment_key, Captures, MAX_CAPTURES};
 pub use site::{
-    Action, Asset, Content, Delta, NotFoundPage, ObjectKey, Part, Redirect, RedirectStatus,
-    Representation, Route, Rule, RuleNode, Segment, SharedCaches, Site, Store, Target, Variant,
-    DECODED_CACHE_BYTES,
+    Action, Asset, Content, Delta, NotFoundPage, ObjectKey, ObjectLength, Part, Redirect,
+    RedirectStatus, Representation, Route, Rule, RuleNode, Segment, SharedCaches, Site, Store,
+    Target, Variant, DECODED_CACHE_BYTES,
 };
 pub use timing::{respond_timed, ServerTiming};

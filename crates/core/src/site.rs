@@ -407,8 +407,8 @@ pub enum Content<'a> {
         id: u32,
         /// Which of the platform's stores holds it.
         store: Store,
-        /// How many bytes.
-        length: u32,
+        /// How many bytes (R2 keeps objects past 4 GiB).
+        length: ObjectLength,
     },
     /// Not stored (compact storage): the bytes are those of the asset's representation `from`
     /// (an encoded one) decoded. Adapters decode on demand and keep up to
@@ -422,6 +422,31 @@ pub enum Content<'a> {
         /// How many bytes decoding gives.
         length: u32,
     },
+}
+
+/// A stored object's length in bytes, any `u64`: kept as two 32-bit halves, so that
+/// [`Content`] stays as large and as aligned as its other kinds (a Worker holds one per
+/// representation of the site in wasm memory: at 100,000 files a `u64` there would cost
+/// megabytes of padding).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ObjectLength {
+    low: u32,
+    high: u32,
+}
+
+impl ObjectLength {
+    /// `bytes` long.
+    pub const fn new(bytes: u64) -> ObjectLength {
+        ObjectLength {
+            low: bytes as u32,
+            high: (bytes >> 32) as u32,
+        }
+    }
+
+    /// How many bytes.
+    pub const fn get(self) -> u64 {
+        (self.high as u64) << 32 | self.low as u64
+    }
 }
 
 /// Which of the platform's stores holds a [`Content::Stored`] object.
@@ -448,9 +473,8 @@ impl<'a> Representation<'a> {
     pub fn length(&self) -> u64 {
         match self.content {
             Content::Bytes(bytes) => bytes.len() as u64,
-            Content::External { length, .. }
-            | Content::Stored { length, .. }
-            | Content::Decoded { length, .. } => u64::from(length),
+            Content::External { length, .. } | Content::Decoded { length, .. } => u64::from(length),
+            Content::Stored { length, .. } => length.get(),
         }
     }
 
@@ -462,9 +486,10 @@ impl<'a> Representation<'a> {
     /// not of that form (the tables' decoder refuses such tables).
     ///
     /// ```
-    /// # use edgesite_core::{Content, ContentCoding, Representation, Store};
+    /// # use edgesite_core::{Content, ContentCoding, ObjectLength, Representation, Store};
     /// let r = Representation { coding: ContentCoding::Identity, etag: "\"AAECAwQFBgcICQoLDA0ODw\"",
-    ///     content_length: "3", content: Content::Stored { id: 0, store: Store::R2, length: 3 } };
+    ///     content_length: "3",
+    ///     content: Content::Stored { id: 0, store: Store::R2, length: ObjectLength::new(3) } };
     /// let key = r.object_key().unwrap();
     /// assert_eq!(key.to_string(), "_edgesite/r/000102030405060708090a0b0c0d0e0f.bin");
     /// ```

@@ -954,6 +954,87 @@ fn bytes_not_in_memory_are_named_for_the_adapter_with_the_same_fields() {
     );
 }
 
+/// A file in R2 past 4 GiB (a disk image, a long video): 5 GiB.
+const HUGE_LENGTH: u64 = 5 << 30;
+
+static HUGE: Asset<'static> = Asset {
+    content_type: "application/octet-stream",
+    representations: &[Representation {
+        coding: ContentCoding::Identity,
+        etag: "\"AAAAAAAAAAAAAAAAAAAAAA\"",
+        content_length: "5368709120",
+        content: Content::Stored {
+            id: 3,
+            store: crate::Store::R2,
+            length: crate::ObjectLength::new(HUGE_LENGTH),
+        },
+    }],
+    ..OUTSIDE
+};
+
+static HUGE_SITE: Site<'static> = Site {
+    routes: &[Route {
+        path: "/disk.img",
+        target: Target::Asset(&HUGE),
+    }],
+    ..Site::EMPTY
+};
+
+#[test]
+fn a_stored_file_past_4_gib_is_answered_with_its_whole_length() {
+    let huge = |range: Option<&'static str>| {
+        let mut head = RequestHead::new("GET", "/disk.img");
+        if let Some(range) = range {
+            head.set_field("range", range.as_bytes());
+        }
+        crate::respond(&HUGE_SITE, &head)
+    };
+    let r = huge(None);
+    assert_eq!(r.status, 200);
+    assert_eq!(r.field("content-length").unwrap(), "5368709120");
+    assert_eq!(r.body.len(), HUGE_LENGTH);
+    // RFC 9110 §14.4: ranges past 4 GiB, counted from the start and from the end.
+    for (range, first) in [
+        ("bytes=5368709110-", 5_368_709_110),
+        ("bytes=-10", 5_368_709_110),
+        ("bytes=4294967296-4294967305", 4_294_967_296),
+    ] {
+        let r = huge(Some(range));
+        assert_eq!(r.status, 206, "{range}");
+        let last = first + 9;
+        let expected = std::format!("bytes {first}-{last}/5368709120");
+        assert_eq!(r.field("content-range").unwrap(), expected.as_str());
+        assert!(matches!(
+            r.body,
+            Body::Representation { range: Some(got), .. } if (got.first, got.last) == (first, last)
+        ));
+        assert_eq!(r.body.len(), 10);
+    }
+    // RFC 9110 §15.5.17: a range past the end is 416 with the whole length.
+    let r = huge(Some("bytes=5368709120-"));
+    assert_eq!(r.status, 416);
+    assert_eq!(r.field("content-range").unwrap(), "bytes */5368709120");
+    // RFC 9110 §14.6: a part's Content-Range past 4 GiB.
+    let r = huge(Some("bytes=0-0, -1"));
+    let Body::Multipart(multipart) = r.body else {
+        panic!("{:?}", r.body)
+    };
+    let mut text = Vec::new();
+    multipart.for_each_piece(|piece| {
+        if let crate::Piece::Text(t) = piece {
+            text.extend_from_slice(t);
+        }
+    });
+    let text = std::string::String::from_utf8(text).unwrap();
+    assert!(
+        text.contains("Content-Range: bytes 5368709119-5368709119/5368709120"),
+        "{text}"
+    );
+    // The store's length keeps Content no larger than its other kinds (4-aligned halves).
+    assert_eq!(core::mem::align_of::<crate::ObjectLength>(), 4);
+    assert_eq!(crate::ObjectLength::new(u64::MAX).get(), u64::MAX);
+}
+
 #[test]
 fn a_multipart_body_is_text_and_ranges_of_the_representation() {
     // RFC 9110 §14.6: the adapter fills the ranges from wherever the bytes are.
@@ -1292,7 +1373,7 @@ fn a_stored_object_is_named_by_its_etag() {
         content: Content::Stored {
             id: 0,
             store,
-            length: 1,
+            length: crate::ObjectLength::new(1),
         },
     };
     let key = |r: Representation<'static>| r.object_key().map(|k| k.to_string());
@@ -1332,7 +1413,7 @@ proptest::proptest! {
             coding: ContentCoding::Identity,
             etag: &etag,
             content_length: "1",
-            content: Content::Stored { id: 0, store: crate::Store::Assets, length: 1 },
+            content: Content::Stored { id: 0, store: crate::Store::Assets, length: crate::ObjectLength::new(1) },
         };
         let hex: std::string::String = digest.iter().map(|b| std::format!("{b:02x}")).collect();
         let key = stored.object_key().map(|k| k.to_string());

@@ -2,8 +2,9 @@
 
 use crate::format::{error, Error, MAGIC, NONE, VERSION};
 use edgesite_core::{
-    Action, Asset, Content, ContentCoding, Delta, NotFoundPage, Part, Redirect, RedirectStatus,
-    Representation, Route, Rule, RuleNode, Segment, SharedCaches, Site, Store, Target, Variant,
+    Action, Asset, Content, ContentCoding, Delta, NotFoundPage, ObjectLength, Part, Redirect,
+    RedirectStatus, Representation, Route, Rule, RuleNode, Segment, SharedCaches, Site, Store,
+    Target, Variant,
 };
 
 /// The reader: the tables, where it is, and the strings section as text.
@@ -350,7 +351,7 @@ fn representation(
                 1 => Store::R2,
                 other => return Err(error(format!("store {other}"))),
             },
-            length: r.u32()?,
+            length: stored_length(r)?,
         },
         2 => Content::Decoded {
             id: r.u32()?,
@@ -378,6 +379,13 @@ fn representation(
         )));
     }
     Ok(representation)
+}
+
+/// A stored object's length: its low 32 bits, then its high ones.
+fn stored_length(r: &mut Reader) -> Result<ObjectLength, Error> {
+    let low = r.u32()?;
+    let high = r.u32()?;
+    Ok(ObjectLength::new(u64::from(high) << 32 | u64::from(low)))
 }
 
 /// Bytes in a blob: a slice of it when the blobs are given, else where they are.

@@ -428,7 +428,10 @@ fn representation<'s>(w: &mut Writer<'s>, r: &'s Representation<'s>) -> Result<(
                 Store::Assets => 0,
                 Store::R2 => 1,
             });
-            w.u32(length);
+            // Low then high 32 bits: the high half is 0, one byte, below 4 GiB.
+            let length = length.get();
+            w.u32(length as u32);
+            w.u32((length >> 32) as u32);
         }
         Content::Decoded { id, from, length } => {
             for n in [2, id, u32::from(from), length] {

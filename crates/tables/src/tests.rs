@@ -2,8 +2,9 @@
 
 use super::*;
 use edgesite_core::{
-    Action, Asset, Content, ContentCoding, Delta, NotFoundPage, Part, Redirect, RedirectStatus,
-    Representation, Route, Rule, RuleNode, Segment, SharedCaches, Site, Store, Target, Variant,
+    Action, Asset, Content, ContentCoding, Delta, NotFoundPage, ObjectLength, Part, Redirect,
+    RedirectStatus, Representation, Route, Rule, RuleNode, Segment, SharedCaches, Site, Store,
+    Target, Variant,
 };
 
 fn leak<T>(items: Vec<T>) -> &'static [T] {
@@ -52,11 +53,12 @@ fn representations() -> &'static [Representation<'static>] {
         Representation {
             coding: ContentCoding::Identity,
             etag: "\"AAECAwQFBgcICQoLDA0ODw\"",
-            content_length: "5",
+            // Past 4 GiB (R2 keeps such objects): both halves of its length.
+            content_length: "5368709125",
             content: Content::Stored {
                 id: 1,
                 store: Store::R2,
-                length: 5,
+                length: ObjectLength::new((5 << 30) + 5),
             },
         },
         Representation {
@@ -95,7 +97,7 @@ fn assets() -> (&'static Asset<'static>, &'static Asset<'static>) {
             content: Content::Stored {
                 id: 4,
                 store: Store::Assets,
-                length: 4,
+                length: ObjectLength::new(4),
             },
         },
     }]);
@@ -450,7 +452,7 @@ fn tables_the_core_could_not_serve_are_refused() {
         content: Content::Stored {
             id: 0,
             store: Store::Assets,
-            length: 7,
+            length: ObjectLength::new(7),
         },
         ..decoded(0)
     };

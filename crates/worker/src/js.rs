@@ -61,7 +61,7 @@ extern "C" {
         manual: bool,
         key: &str,
         r2: bool,
-        length: u32,
+        length: f64,
         whole: bool,
         pieces: &js_sys::Array,
         total: f64,
@@ -189,7 +189,8 @@ pub(crate) fn to_js(response: &Response<'_>) -> Result<JsValue, JsValue> {
             encoded,
             &key,
             store == edgesite_core::Store::R2,
-            length,
+            // A Number: exact up to 2^53 bytes (8 PiB), past any store's object.
+            length.get() as f64,
             whole,
             &pieces,
             response.body.len() as f64,

@@ -246,7 +246,11 @@ pub fn decide(site: &Site<'_>, code: u32) -> i32 {
                 offset,
                 length,
             } => (id, blob, offset, length),
-            Content::Stored { id, length, .. } => (id, STORED, 0, length),
+            // The output area holds 32-bit lengths: a larger object takes the general path.
+            Content::Stored { id, length, .. } => match u32::try_from(length.get()) {
+                Ok(length) => (id, STORED, 0, length),
+                Err(_) => return GENERAL,
+            },
             Content::Bytes(_) | Content::Decoded { .. } => return GENERAL,
         };
         for (slot, value) in OUTPUT.iter().zip([blob, offset, length]) {
@@ -496,6 +500,54 @@ mod tests {
         ],
         ..Site::EMPTY
     };
+
+    /// A stored object's length goes in the output area's 32-bit slot: one that fits takes the
+    /// fast path with its length, a larger one (R2 keeps objects past 4 GiB) the general path,
+    /// which hands its length to the JS half as a Number.
+    #[test]
+    fn a_stored_object_past_32_bits_takes_the_general_path() {
+        let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+        let stored = |length: u64| {
+            let representations = Box::leak(Box::new([Representation {
+                coding: ContentCoding::Identity,
+                etag: "\"AAAAAAAAAAAAAAAAAAAAAA\"",
+                content_length: Box::leak(length.to_string().into_boxed_str()),
+                content: Content::Stored {
+                    id: 5,
+                    store: Store::R2,
+                    length: edgesite_core::ObjectLength::new(length),
+                },
+            }]));
+            let asset = Box::leak(Box::new(Asset {
+                content_type: "video/mp4",
+                fingerprint: "",
+                representations: &representations[..],
+                ..ASSET
+            }));
+            let routes = Box::leak(Box::new([Route {
+                path: "/talk.mp4",
+                target: Target::Asset(asset),
+            }]));
+            &*Box::leak(Box::new(Site {
+                routes: &routes[..],
+                ..Site::EMPTY
+            }))
+        };
+        for (length, fast) in [
+            (u64::from(u32::MAX), true),
+            (1 << 32, false),
+            (5 << 30, false),
+        ] {
+            let site = stored(length);
+            write("/talk.mp4", &[]);
+            let compact = decide(site, 0);
+            assert_eq!(compact != GENERAL, fast, "{length}");
+            if fast {
+                let [blob, _, written] = OUTPUT.each_ref().map(|slot| slot.load(Ordering::Relaxed));
+                assert_eq!((blob, u64::from(written)), (STORED, length));
+            }
+        }
+    }
 
     /// A page's Markdown twin at the page's URL varies by Accept and the same twin at its own
     /// URL does not: the first takes the general path, so what the JS half keeps for the

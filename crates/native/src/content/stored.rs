@@ -95,14 +95,14 @@ pub(super) fn read(store: &Path, body: &Body<'static>) -> Option<Result<Sent, Un
         return None;
     };
     let key = key.to_string();
-    Some(object(store, &key, length).and_then(|file| send(file, body, representation)))
+    Some(object(store, &key, length.get()).and_then(|file| send(file, body, representation)))
 }
 
 /// The object `key`, checked to hold `length` bytes.
-fn object(store: &Path, key: &str, length: u32) -> Result<File, Unavailable> {
+fn object(store: &Path, key: &str, length: u64) -> Result<File, Unavailable> {
     let file = File::open(store.join(key)).map_err(|_| Unavailable::Store)?;
     let metadata = file.metadata().map_err(|_| Unavailable::Store)?;
-    if !metadata.is_file() || metadata.len() != u64::from(length) {
+    if !metadata.is_file() || metadata.len() != length {
         return Err(Unavailable::Store);
     }
     Ok(file)
@@ -216,7 +216,7 @@ mod tests {
 
     /// A site whose one file, `/f.bin`, is an object of `length` bytes in `store`: object `n`
     /// (below 64), named by its ETag ([`Representation::object_key`]); see [`object`].
-    fn site(store: &str, n: usize, length: u32) -> &'static Site<'static> {
+    fn site(store: &str, n: usize, length: u64) -> &'static Site<'static> {
         const DIGITS: &[u8; 64] =
             b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
         let etag = format!("\"{}{}A\"", "A".repeat(20), char::from(DIGITS[n]));
@@ -227,7 +227,7 @@ mod tests {
             content: edgesite_core::Content::Stored {
                 id: 0,
                 store: edgesite_core::Store::Assets,
-                length,
+                length: edgesite_core::ObjectLength::new(length),
             },
         }]));
         let asset = Box::leak(Box::new(Asset {
@@ -335,6 +335,57 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
+    /// An object past 4 GiB (R2 keeps them; here a sparse file): ranges near its end are its
+    /// bytes there, and one past it is 416 with its whole length (RFC 9110 §14.4, §15.5.17).
+    #[test]
+    fn an_object_past_4_gib_is_read_where_its_ranges_are() {
+        use std::os::unix::fs::FileExt as _;
+        let _alone = ONE_AT_A_TIME
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let dir = std::env::temp_dir().join(format!("edgesite-huge-{}", std::process::id()));
+        let length: u64 = 5 << 30;
+        let huge = site(dir.to_str().unwrap(), 5, length);
+        std::fs::create_dir_all(object(huge).parent().unwrap()).unwrap();
+        let file = std::fs::File::create(object(huge)).unwrap();
+        file.set_len(length).unwrap();
+        file.write_all_at(b"0123456789", length - 10).unwrap();
+        file.write_all_at(b"past 4 GiB", 1 << 32).unwrap();
+        let body = |range: &str| {
+            let answer = get(huge, Some(range));
+            let status = answer.status();
+            let content_range = answer.headers()["content-range"]
+                .to_str()
+                .unwrap()
+                .to_string();
+            let runtime = tokio::runtime::Runtime::new().unwrap();
+            let bytes = runtime.block_on(collected(answer)).unwrap();
+            (status.as_u16(), content_range, bytes)
+        };
+        assert_eq!(
+            body("bytes=-10"),
+            (
+                206,
+                "bytes 5368709110-5368709119/5368709120".into(),
+                b"0123456789".to_vec()
+            )
+        );
+        assert_eq!(
+            body("bytes=4294967296-4294967305"),
+            (
+                206,
+                "bytes 4294967296-4294967305/5368709120".into(),
+                b"past 4 GiB".to_vec()
+            )
+        );
+        let (status, content_range, _) = body("bytes=5368709120-");
+        assert_eq!(
+            (status, content_range.as_str()),
+            (416, "bytes */5368709120")
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     /// The body of `response`, all of it, or the error it ended with.
     async fn collected(response: crate::Response) -> std::io::Result<Vec<u8>> {
         use http_body_util::BodyExt as _;
@@ -356,7 +407,7 @@ mod tests {
         let store = dir.to_str().unwrap();
         let length = 4 * CHUNK + 123;
         let bytes: Vec<u8> = (0..length).map(|i| (i * 7 % 251) as u8).collect();
-        let large = site(store, 4, length as u32);
+        let large = site(store, 4, length as u64);
         std::fs::create_dir_all(object(large).parent().unwrap()).unwrap();
         std::fs::write(object(large), &bytes).unwrap();
         let runtime = tokio::runtime::Runtime::new().unwrap();

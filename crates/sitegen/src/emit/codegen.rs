@@ -265,7 +265,8 @@ fn content(
     if let Some(objects) = kept.objects.as_deref_mut() {
         objects.put(variant, kept.tier, source)?;
         return Ok(format!(
-            "{CORE}::Content::Stored {{ id: {id}, store: {CORE}::Store::{:?}, length: {} }}",
+            "{CORE}::Content::Stored {{ id: {id}, store: {CORE}::Store::{:?}, \
+             length: {CORE}::ObjectLength::new({}) }}",
             kept.tier.store(),
             variant.size
         ));

@@ -215,7 +215,13 @@ fn representation(
     bundle: &mut Bundle<'_>,
     id: &mut u32,
 ) -> std::io::Result<core::Representation<'static>> {
-    let length = u32::try_from(variant.size).expect("files are under 4 GiB (the budget)");
+    let length = u32::try_from(variant.size).map_err(|_| {
+        std::io::Error::other(format!(
+            "{} is {} bytes: a file in the bundle is under 4 GiB ([budget] max_file_bytes); \
+             keep it in R2 ([storage] r2_bucket)",
+            file.source, variant.size
+        ))
+    })?;
     if let Some(from) = variant.decoded_from {
         let content = Content::Decoded {
             id: *id,
@@ -257,7 +263,7 @@ fn stored(
     let content = Content::Stored {
         id: *id,
         store: file.tier.store(),
-        length: u32::try_from(variant.size).expect("files are under 4 GiB (the budget)"),
+        length: core::ObjectLength::new(variant.size),
     };
     Ok(numbered(variant, content, id))
 }

@@ -405,7 +405,7 @@ mod tests {
                 content: Content::Stored {
                     id: 0,
                     store,
-                    length: 0,
+                    length: edgesite_core::ObjectLength::new(0),
                 },
             };
             let read = served.object_key().expect("a sitegen ETag names an object");

@@ -40,13 +40,14 @@ impl Manifest {
     }
 }
 
-/// The largest file edgesite keeps in R2: the largest length its tables hold (32 bits). R2 takes
-/// objects up to 5 TiB, and `make deploy` puts any of these (scripts/r2-put.mjs: through R2's S3
-/// API in parts, or through `wrangler r2 object put` up to 300 MiB).
-const MAX_R2_FILE_BYTES: u64 = u32::MAX as u64;
+/// The largest file edgesite keeps in R2: R2's largest object, 5 GiB less than 5 TiB
+/// (developers.cloudflare.com/r2/reference/limits). `make deploy` puts any of these
+/// (scripts/r2-put.mjs: through R2's S3 API in up to 10,000 parts, or through `wrangler r2
+/// object put` up to 300 MiB); the tables hold any length.
+pub(crate) const MAX_R2_FILE_BYTES: u64 = (5 << 40) - (5 << 30);
 
-/// Fails when a file or the bundle is over its limit: a file in R2 is held to what the tables
-/// can name, every other file to `[budget] max_file_bytes`.
+/// Fails when a file or the bundle is over its limit: a file in R2 is held to R2's largest
+/// object, every other file to `[budget] max_file_bytes`.
 pub(super) fn check(files: &[Asset], budget: &BudgetConfig) -> Result<(), Error> {
     let limit = |f: &Asset| match f.tier {
         Tier::R2 => MAX_R2_FILE_BYTES,
@@ -54,9 +55,7 @@ pub(super) fn check(files: &[Asset], budget: &BudgetConfig) -> Result<(), Error>
     };
     if let Some(file) = files.iter().find(|f| f.size > limit(f)) {
         let why = match file.tier {
-            Tier::R2 => {
-                "(4 GiB less a byte, the largest length edgesite's tables hold)".to_string()
-            }
+            Tier::R2 => "(R2's largest object, 5 GiB less than 5 TiB)".to_string(),
             Tier::Bundle | Tier::Assets => format!(
                 "([budget] max_file_bytes, {} bytes: Static Assets takes files up to 25 MiB; \
                  name an R2 bucket, [storage] r2_bucket, to keep larger ones there)",

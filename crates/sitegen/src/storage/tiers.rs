@@ -388,16 +388,19 @@ mod tests {
     }
 
     #[test]
-    fn a_file_in_r2_may_be_as_long_as_the_tables_hold_and_no_longer() {
+    fn a_file_in_r2_may_be_as_long_as_r2_takes_and_no_longer() {
+        use super::super::budget::MAX_R2_FILE_BYTES;
         let budget = crate::config::BudgetConfig::default();
-        let mut film = file("/film.mp4", "video/mp4", u64::from(u32::MAX));
+        let mut film = file("/film.mp4", "video/mp4", 5 << 30);
         film.tier = Tier::R2;
         let check = |f: &Asset| super::super::budget::check(std::slice::from_ref(f), &budget);
-        assert!(check(&film).is_ok(), "4 GiB less a byte is held");
+        assert!(check(&film).is_ok(), "5 GiB, past 32 bits, is held");
+        film.size = MAX_R2_FILE_BYTES;
+        assert!(check(&film).is_ok(), "R2's largest object is held");
         film.size += 1;
         let error = check(&film).unwrap_err().to_string();
         assert!(
-            error.contains("film.mp4") && error.contains("4 GiB less a byte"),
+            error.contains("film.mp4") && error.contains("R2's largest object"),
             "{error}"
         );
     }
