@@ -1153,7 +1153,11 @@ fn past_the_budget_the_rest_goes_to_the_store_as_objects_named_by_their_bytes() 
     for file in manifest.files.iter().filter(|f| f.tier == Tier::Assets) {
         for r in file.kept() {
             let key = r.object_key(Tier::Assets);
-            assert!(site_rs.contains(&format!("Store::Assets, length: {} }}", r.size)));
+            let length = format!(
+                "Store::Assets, length: ::edgesite_core::ObjectLength::new({}) }}",
+                r.size
+            );
+            assert!(site_rs.contains(&length), "{length}");
             assert!(site_rs.contains(&format!("etag: {:?}", r.etag)));
             assert!(
                 key.contains(&r.sha256[..32]),
