@@ -407,7 +407,7 @@ mod tests {
         let store = dir.to_str().unwrap();
         let length = 4 * CHUNK + 123;
         let bytes: Vec<u8> = (0..length).map(|i| (i * 7 % 251) as u8).collect();
-        let large = site(store, 4, length as u64);
+        let large = site(store, 4, length);
         std::fs::create_dir_all(object(large).parent().unwrap()).unwrap();
         std::fs::write(object(large), &bytes).unwrap();
         let runtime = tokio::runtime::Runtime::new().unwrap();
