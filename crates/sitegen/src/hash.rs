@@ -40,6 +40,11 @@ pub(crate) struct FileDigests {
 /// How much of a file [`file_digests`] holds at once.
 pub(crate) const PIECE_BYTES: usize = 1 << 20;
 
+/// The length of a buffer that reads a file of `len` bytes in pieces: the file, or a piece.
+pub(crate) fn piece_for(len: u64) -> usize {
+    usize::try_from(len).map_or(PIECE_BYTES, |len| len.clamp(1, PIECE_BYTES))
+}
+
 /// The digests of the file at `path` ([`FileDigests`]), SHA-1 and MD5 too when `legacy`.
 ///
 /// # Errors
@@ -49,7 +54,8 @@ pub(crate) fn file_digests(path: &std::path::Path, legacy: bool) -> std::io::Res
     let mut file = std::fs::File::open(path)?;
     let (mut sha256, mut sha384) = (Sha256::new(), sha2::Sha384::new());
     let mut others = legacy.then(|| (sha1::Sha1::new(), md5::Md5::new()));
-    let mut piece = vec![0; PIECE_BYTES];
+    // No larger than the file (a site has many small ones): a piece is zeroed when made.
+    let mut piece = vec![0; piece_for(file.metadata()?.len())];
     let mut len = 0u64;
     loop {
         let read = match file.read(&mut piece) {
@@ -128,6 +134,12 @@ mod tests {
         assert_eq!(md5, <[u8; 16]>::from(md5::Md5::digest(&bytes)));
         assert_eq!(read.len, bytes.len() as u64);
         assert!(file_digests(&path, false).unwrap().legacy.is_none());
+        // Files smaller than a piece, and an empty one.
+        for small in [&b"hello"[..], b""] {
+            std::fs::write(&path, small).unwrap();
+            let read = file_digests(&path, false).unwrap();
+            assert_eq!((read.sha256, read.len), (sha256(small), small.len() as u64));
+        }
         assert!(file_digests(&dir.join("absent"), false).is_err());
         std::fs::remove_dir_all(&dir).unwrap();
     }

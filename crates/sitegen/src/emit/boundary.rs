@@ -52,7 +52,7 @@ impl Body<'_> {
 fn file_holds(path: &Path, finder: &Finder<'_>) -> std::io::Result<bool> {
     let keep = finder.needle().len().saturating_sub(1);
     let mut file = std::fs::File::open(path)?;
-    let mut buffer = vec![0; keep + crate::hash::PIECE_BYTES];
+    let mut buffer = vec![0; keep + crate::hash::piece_for(file.metadata()?.len())];
     let mut held = 0;
     loop {
         let read = match file.read(&mut buffer[held..]) {
