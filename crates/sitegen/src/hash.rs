@@ -26,15 +26,25 @@ pub(crate) fn sri_sha384(bytes: &[u8]) -> String {
 }
 
 /// The digests of a file read in pieces, never whole (a video or a disk image may be larger
-/// than the build's memory): SHA-256, SRI's sha384, and when asked the SHA-1 and MD5 a file
+/// than the build's memory): SHA-256, and when asked SRI's sha384 and the SHA-1 and MD5 a file
 /// name's hash may be ([`crate::cache::is_fingerprinted_by`]).
 pub(crate) struct FileDigests {
     pub(crate) sha256: [u8; 32],
-    pub(crate) sha384: [u8; 48],
-    /// SHA-1 and MD5, when asked for.
+    /// sha384, when asked for ([`Wanted::sri`]).
+    pub(crate) sha384: Option<[u8; 48]>,
+    /// SHA-1 and MD5, when asked for ([`Wanted::legacy`]).
     pub(crate) legacy: Option<([u8; 20], [u8; 16])>,
     /// How many bytes were read.
     pub(crate) len: u64,
+}
+
+/// The digests [`file_digests`] computes beside SHA-256.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Wanted {
+    /// SRI's sha384 (the encode stage's `integrity`).
+    pub(crate) sri: bool,
+    /// SHA-1 and MD5 (a name that may carry either).
+    pub(crate) legacy: bool,
 }
 
 /// How much of a file [`file_digests`] holds at once.
@@ -45,15 +55,16 @@ pub(crate) fn piece_for(len: u64) -> usize {
     usize::try_from(len).map_or(PIECE_BYTES, |len| len.clamp(1, PIECE_BYTES))
 }
 
-/// The digests of the file at `path` ([`FileDigests`]), SHA-1 and MD5 too when `legacy`.
+/// The digests of the file at `path`: SHA-256, and those `wanted`.
 ///
 /// # Errors
 /// When the file cannot be read.
-pub(crate) fn file_digests(path: &std::path::Path, legacy: bool) -> std::io::Result<FileDigests> {
+pub(crate) fn file_digests(path: &std::path::Path, wanted: Wanted) -> std::io::Result<FileDigests> {
     use std::io::Read as _;
     let mut file = std::fs::File::open(path)?;
-    let (mut sha256, mut sha384) = (Sha256::new(), sha2::Sha384::new());
-    let mut others = legacy.then(|| (sha1::Sha1::new(), md5::Md5::new()));
+    let mut sha256 = Sha256::new();
+    let mut sha384 = wanted.sri.then(sha2::Sha384::new);
+    let mut others = wanted.legacy.then(|| (sha1::Sha1::new(), md5::Md5::new()));
     // No larger than the file (a site has many small ones): a piece is zeroed when made.
     let mut piece = vec![0; piece_for(file.metadata()?.len())];
     let mut len = 0u64;
@@ -66,7 +77,9 @@ pub(crate) fn file_digests(path: &std::path::Path, legacy: bool) -> std::io::Res
         };
         let bytes = &piece[..read];
         sha256.update(bytes);
-        sha384.update(bytes);
+        if let Some(sha384) = &mut sha384 {
+            sha384.update(bytes);
+        }
         if let Some((sha1, md5)) = &mut others {
             sha1.update(bytes);
             md5.update(bytes);
@@ -75,7 +88,7 @@ pub(crate) fn file_digests(path: &std::path::Path, legacy: bool) -> std::io::Res
     }
     Ok(FileDigests {
         sha256: sha256.finalize().into(),
-        sha384: sha384.finalize().into(),
+        sha384: sha384.map(|h| h.finalize().into()),
         legacy: others.map(|(sha1, md5)| (sha1.finalize().into(), md5.finalize().into())),
         len,
     })
@@ -126,21 +139,26 @@ mod tests {
             .collect();
         let path = dir.join("file.bin");
         std::fs::write(&path, &bytes).unwrap();
-        let read = file_digests(&path, true).unwrap();
+        let all = Wanted {
+            sri: true,
+            legacy: true,
+        };
+        let read = file_digests(&path, all).unwrap();
         assert_eq!(read.sha256, sha256(&bytes));
-        assert_eq!(sri_of(&read.sha384), sri_sha384(&bytes));
+        assert_eq!(sri_of(&read.sha384.unwrap()), sri_sha384(&bytes));
         let (sha1, md5) = read.legacy.unwrap();
         assert_eq!(sha1, <[u8; 20]>::from(sha1::Sha1::digest(&bytes)));
         assert_eq!(md5, <[u8; 16]>::from(md5::Md5::digest(&bytes)));
         assert_eq!(read.len, bytes.len() as u64);
-        assert!(file_digests(&path, false).unwrap().legacy.is_none());
+        let sha256_alone = file_digests(&path, Wanted::default()).unwrap();
+        assert!(sha256_alone.legacy.is_none() && sha256_alone.sha384.is_none());
         // Files smaller than a piece, and an empty one.
         for small in [&b"hello"[..], b""] {
             std::fs::write(&path, small).unwrap();
-            let read = file_digests(&path, false).unwrap();
+            let read = file_digests(&path, Wanted::default()).unwrap();
             assert_eq!((read.sha256, read.len), (sha256(small), small.len() as u64));
         }
-        assert!(file_digests(&dir.join("absent"), false).is_err());
+        assert!(file_digests(&dir.join("absent"), all).is_err());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -286,7 +286,8 @@ pub fn commit(staged: &Path) -> Result<Option<(PathBuf, String, Recorded)>, Erro
         if !path.exists() {
             continue;
         }
-        let read = hash::file_digests(&path, false).map_err(read_error(path.clone()))?;
+        let read =
+            hash::file_digests(&path, hash::Wanted::default()).map_err(read_error(path.clone()))?;
         if hash::hex(&read.sha256) != *sha256 {
             return Err(Error::Config {
                 path,

@@ -336,7 +336,8 @@ fn pieced(
     image: Option<&Made>,
 ) -> Result<Asset, Error> {
     let legacy = crate::cache::may_name_a_hash(&found.url_path);
-    let digests = hash::file_digests(path, legacy).map_err(|source| Error::Read {
+    let wanted = hash::Wanted { sri: true, legacy };
+    let digests = hash::file_digests(path, wanted).map_err(|source| Error::Read {
         path: path.to_path_buf(),
         source,
     })?;
@@ -353,7 +354,11 @@ fn pieced(
         .unwrap_or_default()
         .to_string();
     let caching = (cache_control.to_string(), reason, fingerprint);
-    let integrity = hash::sri_of(&digests.sha384);
+    let integrity = digests
+        .sha384
+        .as_ref()
+        .map(hash::sri_of)
+        .unwrap_or_default();
     let found = found.clone();
     Ok(asset(
         found,

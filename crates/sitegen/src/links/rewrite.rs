@@ -47,7 +47,9 @@ impl<'a> Hashes<'a> {
             // A site file is read in pieces (a download may be larger than the build's memory).
             (None, Source::File(_)) if !self.policy.fingerprint.covers(path) => None,
             (None, Source::File(file)) => {
-                let digests = hash::file_digests(file, may_name_a_hash(path)).ok()?;
+                let legacy = may_name_a_hash(path);
+                let wanted = hash::Wanted { sri: false, legacy };
+                let digests = hash::file_digests(file, wanted).ok()?;
                 self.policy.fingerprint_by(path, &digests, image)
             }
             (None, made) => self.policy.fingerprint(path, made.in_memory()?, image),
