@@ -27,7 +27,7 @@ const BLOBS = [$BLOB_LIST];
 
 // Set by instantiate(): the wasm exports and the protocol (the reader, the output area, the
 // answer's kinds).
-let wasm, protocol, read, kindMask, KIND_BITS, NOT_MODIFIED, OK, GENERAL, STORED;
+let wasm, protocol, read, kindMask, KIND_BITS, NOT_MODIFIED, OK, PARTIAL, GENERAL, STORED;
 // Per representation and fingerprinting (r = 2*id + fingerprinted): what its 200 (key 2*r) and
 // its 304 (key 2*r+1) are made of (keep()).
 let kept = new Map();
@@ -44,7 +44,7 @@ function instantiate() {
 	imports.edgesite_register_blobs(BLOBS);
 	imports.edgesite_register_tables(new Uint8Array(tables));
 	protocol = imports.edgesite_start();
-	({ read, kindBits: KIND_BITS, notModified: NOT_MODIFIED, ok: OK, general: GENERAL, stored: STORED } = protocol);
+	({ read, kindBits: KIND_BITS, notModified: NOT_MODIFIED, ok: OK, partial: PARTIAL, general: GENERAL, stored: STORED } = protocol);
 	kindMask = (1 << KIND_BITS) - 1;
 	kept = new Map();
 }
@@ -56,11 +56,12 @@ function answer(request) {
 	if (code < 0) return imports.edgesite_fetch(request);
 	const compact = wasm.edgesite_decide(code);
 	if (compact === GENERAL) return imports.edgesite_general(code);
-	// A kind (200, 200 to HEAD, 304), and above it the representation's id and whether the
-	// request is fingerprinted (its own Cache-Control).
+	// A kind (200, 200 to HEAD, 304, 206 of one range), and above it the representation's id
+	// and whether the request is fingerprinted (its own Cache-Control). A 206 is made from the
+	// representation's 200 (its key).
 	const kind = compact & kindMask;
 	const key = (compact >> KIND_BITS) * 2 + (kind === NOT_MODIFIED ? 1 : 0);
-	const entry = kept.get(key) ?? keep(key, code, kind);
+	const entry = kept.get(key) ?? keep(key, code, kind === PARTIAL ? OK : kind);
 	const init = entry.init;
 	// The fields with the Date (RFC 9110 §6.6.1), remade once a second. A Headers object, which
 	// the Response copies: measured under workerd, far cheaper per response than an array of
@@ -72,8 +73,29 @@ function answer(request) {
 		headers.set("date", new Date(second * 1000).toUTCString());
 		init.headers = headers;
 	}
+	if (kind === PARTIAL) return partial(entry, init);
 	if (kind === OK && entry.object !== null) return fromStore(entry, init);
 	return new Response(kind === OK ? entry.body : null, init);
+}
+
+// A 206 of one range (RFC 9110 §15.3.7): the 200's fields (with its Date) with the range's
+// Content-Length and its Content-Range, and the range's bytes: a view of the blob, or read from
+// the store (one subrequest).
+function partial(entry, ok) {
+	const [first, last] = protocol.range();
+	const headers = new Headers(ok.headers);
+	headers.set("content-length", String(last - first + 1));
+	headers.set("content-range", `bytes ${first}-${last}/${entry.length}`);
+	const init = { status: 206, headers };
+	if (ok.encodeBody !== undefined) init.encodeBody = ok.encodeBody;
+	if (entry.object !== null) return partFromStore(entry, init, first, last);
+	return new Response(entry.body.subarray(first, last + 1), init);
+}
+
+async function partFromStore(entry, init, first, last) {
+	const body = await protocol.part(entry.object, entry.length, entry.r2, first, last);
+	if (body === null) return imports.edgesite_unavailable();
+	return new Response(body, init);
 }
 
 // A 200 whose bytes are in the store: read (one subrequest), or the 503 when the store fails.

@@ -20,7 +20,7 @@ let needed = 0;
 export function bridge_start(wasmMemory, layout, joinedNames, joinedMethods) {
 	memory = wasmMemory;
 	[input, capacity, lengthsAt, slots, outputAt] = layout;
-	const [kindBits, ok, okHead, notModified, general, storedSigned] = layout.slice(5);
+	const [kindBits, ok, okHead, notModified, general, storedSigned, partial] = layout.slice(5);
 	const stored = storedSigned >>> 0;
 	names = joinedNames.split("\0");
 	methods = joinedMethods.split("\0");
@@ -31,7 +31,7 @@ export function bridge_start(wasmMemory, layout, joinedNames, joinedMethods) {
 	acceptEncodingAt = names.indexOf("accept-encoding");
 	buffer = null;
 	const read = bridge_read;
-	return { read, output: outputOf, fieldPairs, object, kindBits, ok, okHead, notModified, general, stored };
+	return { read, output: outputOf, range: rangeOf, fieldPairs, object, part, kindBits, ok, okHead, notModified, partial, general, stored };
 }
 
 function views() {
@@ -39,14 +39,20 @@ function views() {
 		buffer = memory.buffer;
 		bytes = new Uint8Array(buffer, input, capacity);
 		lengths = new Int32Array(buffer, lengthsAt, slots);
-		output = new Uint32Array(buffer, outputAt, 3);
+		output = new Uint32Array(buffer, outputAt, 5);
 	}
 }
 
 // The blob, offset and length of the last fast answer's representation.
 function outputOf() {
 	views();
-	return Array.from(output);
+	return Array.from(output.subarray(0, 3));
+}
+
+// The first and last bytes of the last fast 206's range.
+function rangeOf() {
+	views();
+	return [output[3], output[4]];
 }
 
 // Cloudflare's edge replaces the client's Accept-Encoding with its own list (documented as
@@ -367,6 +373,20 @@ async function object(key, length, r2) {
 	} finally {
 		cancel();
 	}
+}
+
+// Bytes [first, last] of object `key` of `length` bytes, in R2 when `r2`, else in Static
+// Assets (a fast 206): a stream of exactly those bytes, or them, or null when the store does not
+// answer with the object. R2 reads the range itself; from Static Assets the object is read and
+// the range cut from it as it streams.
+async function part(key, length, r2, first, last) {
+	if (r2) return fromBucket(key, length, first, last);
+	const whole = await object(key, length, false);
+	if (whole === null) return null;
+	if (whole instanceof Uint8Array) return whole.subarray(first, last + 1);
+	const { readable, writable } = fixedLength(last - first + 1);
+	writePieces(writable, [[first, last]], whole, () => object(key, length, false));
+	return readable;
 }
 
 // An empty object in R2: held, with no bytes (null when the bucket does not hold it, or does

@@ -9,15 +9,17 @@
 //! the input buffer in wasm memory (`TextEncoder.encodeInto`, no string crosses the boundary)
 //! and their lengths into [`SLOTS`] integers, and returns the method's code ([`METHODS`]). Then:
 //!
-//! - [`decide`] answers with one integer. A 200 or a 304 of a representation held outside wasm
-//!   memory (a blob, or the store) is [`Fast`] packed with the representation's id and whether
-//!   the request is fingerprinted, `(id << 1 | fingerprinted) << KIND_BITS | kind`, with its
-//!   blob ([`STORED`] for the store), offset and length in the output area. A 200's and a
-//!   304's fields depend on these alone (the core renders them from it; the test
-//!   `fast_answers_have_the_fields_of_their_representation` holds this), so the entry renders
-//!   them once per representation with [`fields`], keeps them, and builds the Response from
-//!   them, the blob's view (or the object it reads from the store) and the Date;
-//! - anything else is [`GENERAL`]: redirects, 404s, 206s, errors, bytes decoded on demand, the
+//! - [`decide`] answers with one integer. A 200, a 304 or a 206 of one range of a
+//!   representation held outside wasm memory (a blob, or the store) is [`Fast`] packed with the
+//!   representation's id and whether the request is fingerprinted, `(id << 1 | fingerprinted)
+//!   << KIND_BITS | kind`, with its blob ([`STORED`] for the store), offset and length, and a
+//!   206's range, in the output area. A 200's and a 304's fields depend on these alone (the
+//!   core renders them from it; the test `fast_answers_have_the_fields_of_their_representation`
+//!   holds this), so the entry renders them once per representation with [`fields`], keeps
+//!   them, and builds the Response from them, the blob's view (or the object it reads from the
+//!   store) and the Date; a 206's are the 200's with its Content-Length and Content-Range
+//!   (RFC 9110 §15.3.7; the test `a_fast_206_has_the_fields_the_core_renders` holds this);
+//! - anything else is [`GENERAL`]: redirects, 404s, multipart 206s, errors, bytes decoded on demand, the
 //!   SPA fallback's page and a page's Markdown twin at the page's URL (their fields are not
 //!   their file's alone), which
 //!   [`general`] renders from the same input in full (as library mode does for every request).
@@ -54,7 +56,7 @@ pub const SLOTS: usize = 1 + REQUEST_FIELDS.len();
 pub const METHODS: [&str; 3] = ["GET", "HEAD", "OPTIONS"];
 
 /// The low bits of [`decide`]'s answer that hold the [`Fast`] kind.
-pub const KIND_BITS: u32 = 2;
+pub const KIND_BITS: u32 = 3;
 
 /// What [`decide`] returns for an answer the entry builds from what it keeps, in the low
 /// [`KIND_BITS`]: `(id << 1 | fingerprinted) << KIND_BITS | kind`, where `fingerprinted` is
@@ -67,6 +69,9 @@ pub enum Fast {
     OkHead = 2,
     /// 304 Not Modified.
     NotModified = 3,
+    /// 206 with one range of the representation (RFC 9110 §15.3.7): the 200's fields with
+    /// Content-Length the range's and its Content-Range, the range in the output area.
+    Partial = 4,
 }
 
 /// What [`decide`] returns when the answer takes the general path.
@@ -79,17 +84,19 @@ thread_local! {
 /// The lengths the JS half writes (see [`SLOTS`]).
 static LENGTHS: [AtomicI32; SLOTS] = [const { AtomicI32::new(-1) }; SLOTS];
 
-/// The blob, offset and length of the representation of the last fast answer; for one in the
-/// store, [`STORED`] in place of the blob (the entry asks its key once, [`stored_key`]).
-static OUTPUT: [AtomicU32; 3] = [const { AtomicU32::new(0) }; 3];
+/// The blob, offset and length of the representation of the last fast answer (for one in the
+/// store, [`STORED`] in place of the blob: the entry asks its key once, [`stored_key`]), and
+/// for a [`Fast::Partial`] the first and last bytes of its range.
+static OUTPUT: [AtomicU32; 5] = [const { AtomicU32::new(0) }; 5];
 
 /// The output's blob for a representation in the store ([`Content::Stored`]).
 pub const STORED: u32 = u32::MAX;
 
 /// Where everything is, as the JS half reads it at start (`bridge.js` names each one):
 /// the input buffer's address and capacity, the lengths' address and count, the output area's
-/// address, [`KIND_BITS`], [`Fast`]'s three kinds, [`GENERAL`] and [`STORED`] (as an i32).
-pub fn layout() -> [i32; 11] {
+/// address, [`KIND_BITS`], three of [`Fast`]'s kinds, [`GENERAL`], [`STORED`] (as an i32) and
+/// [`Fast::Partial`].
+pub fn layout() -> [i32; 12] {
     let (input, capacity) = input();
     [
         input as i32,
@@ -103,13 +110,15 @@ pub fn layout() -> [i32; 11] {
         Fast::NotModified as i32,
         GENERAL,
         STORED as i32,
+        Fast::Partial as i32,
     ]
 }
 
 /// Hands the protocol to the JS half (once per instance; the adapter calls it before its first
 /// read, and again when the input grows) and returns what the JS half made of it, which a
 /// Worker's own entry uses for its fast path: the reader (`read`), the output area (`output()`),
-/// `fieldPairs`, and the answer's layout (`kindBits`, `ok`, `okHead`, `notModified`, `general`).
+/// `fieldPairs`, and the answer's layout (`kindBits`, `ok`, `okHead`, `notModified`, `partial`,
+/// `general`).
 pub fn start() -> JsValue {
     bridge_start(
         &wasm_bindgen::memory(),
@@ -195,6 +204,11 @@ fn method(code: u32) -> &'static str {
 /// Calls `f` with the request head the JS half wrote. `None` if the lengths do not describe the
 /// buffer.
 pub(crate) fn with_head<T>(code: u32, f: impl FnOnce(&RequestHead<'_>) -> T) -> Option<T> {
+    head_of(code, true, f)
+}
+
+/// [`with_head`], without its Range when not `range` (the fields of a 206's 200).
+fn head_of<T>(code: u32, range: bool, f: impl FnOnce(&RequestHead<'_>) -> T) -> Option<T> {
     INPUT.with(|buf| {
         let buf = buf.borrow();
         let mut rest: &[u8] = &buf;
@@ -205,7 +219,10 @@ pub(crate) fn with_head<T>(code: u32, f: impl FnOnce(&RequestHead<'_>) -> T) -> 
         for (name, slot) in REQUEST_FIELDS.iter().zip(field_slots) {
             let len = length(slot);
             if len >= 0 {
-                head.set_field(name, take(&mut rest, len)?);
+                let value = take(&mut rest, len)?;
+                if range || *name != "range" {
+                    head.set_field(name, value);
+                }
             }
         }
         Some(f(&head))
@@ -233,10 +250,19 @@ pub fn decide(site: &Site<'_>, code: u32) -> i32 {
         if decision.by_navigation || twin_at_page {
             return GENERAL;
         }
-        let (kind, representation) = match decision.outcome {
-            Outcome::Ok { representation, .. } if decision.head => (Fast::OkHead, representation),
-            Outcome::Ok { representation, .. } => (Fast::Ok, representation),
-            Outcome::NotModified { representation, .. } => (Fast::NotModified, representation),
+        let (kind, representation, range) = match decision.outcome {
+            Outcome::Ok { representation, .. } if decision.head => {
+                (Fast::OkHead, representation, None)
+            }
+            Outcome::Ok { representation, .. } => (Fast::Ok, representation, None),
+            Outcome::NotModified { representation, .. } => {
+                (Fast::NotModified, representation, None)
+            }
+            Outcome::PartialContent {
+                representation,
+                range,
+                ..
+            } if !decision.head => (Fast::Partial, representation, Some(range)),
             _ => return GENERAL,
         };
         let (id, blob, offset, length) = match representation.content {
@@ -253,7 +279,9 @@ pub fn decide(site: &Site<'_>, code: u32) -> i32 {
             },
             Content::Bytes(_) | Content::Decoded { .. } => return GENERAL,
         };
-        for (slot, value) in OUTPUT.iter().zip([blob, offset, length]) {
+        // A range of a representation that fits the slots fits them too.
+        let (first, last) = range.map_or((0, 0), |r| (r.first as u32, r.last as u32));
+        for (slot, value) in OUTPUT.iter().zip([blob, offset, length, first, last]) {
             slot.store(value, Ordering::Relaxed);
         }
         // A fingerprinted request's fields differ only in Cache-Control: it is another key. Ids
@@ -269,9 +297,11 @@ pub fn decide(site: &Site<'_>, code: u32) -> i32 {
 }
 
 /// The fields of the answer to the request in the input buffer, as `name NUL value NUL ...`
-/// (without Date): what the entry keeps per representation for its fast answers.
+/// (without Date): what the entry keeps per representation for its fast answers. Those of the
+/// 200 for a [`Fast::Partial`] (the request without its Range): the entry keeps the 200's
+/// and makes the 206's from them.
 pub fn fields(site: &Site<'_>, code: u32) -> String {
-    with_head(code, |head| {
+    head_of(code, false, |head| {
         let mut response = Response::new();
         respond_into(site, head, &mut response);
         joined_fields(&response, |fields, _| fields.to_string())
@@ -286,7 +316,9 @@ pub fn stored_key(site: &Site<'_>, code: u32) -> (String, bool) {
     with_head(code, |head| {
         let mut scratch = Scratch::new();
         match core_decide(site, head, &mut scratch).outcome {
-            Outcome::Ok { representation, .. } | Outcome::NotModified { representation, .. } => {
+            Outcome::Ok { representation, .. }
+            | Outcome::NotModified { representation, .. }
+            | Outcome::PartialContent { representation, .. } => {
                 match (representation.content, representation.object_key()) {
                     (Content::Stored { store, .. }, Some(key)) => {
                         (key.to_string(), store == Store::R2)
@@ -501,6 +533,109 @@ mod tests {
         ..Site::EMPTY
     };
 
+    /// `name NUL value NUL ...` as sorted pairs.
+    fn pairs(joined: &str) -> Vec<(String, String)> {
+        let list: Vec<&str> = joined.split('\0').collect();
+        let mut pairs: Vec<(String, String)> = list
+            .chunks_exact(2)
+            .map(|p| (p[0].to_string(), p[1].to_string()))
+            .collect();
+        pairs.sort();
+        pairs
+    }
+
+    /// RFC 9110 §15.3.7: a 206 with one part carries Content-Range and the fields its 200
+    /// would. The entry makes a fast 206's fields from the 200's it keeps for the
+    /// representation (what [`fields`] renders for it: the request without its Range), with the
+    /// range's Content-Length and its Content-Range; they must be the ones the core renders for
+    /// the request, with the range in the output area. Several ranges, HEAD and a failed
+    /// If-Range are not fast 206s.
+    #[test]
+    fn a_fast_206_has_the_fields_the_core_renders() {
+        let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+        let mut kept: HashMap<i32, String> = HashMap::new();
+        let ranges = [
+            "bytes=0-9",
+            "bytes=-5",
+            "bytes=30-",
+            "bytes=0-",
+            "bytes=5-5",
+        ];
+        let encodings = [None, Some("br")];
+        let if_ranges = [
+            None,
+            Some("\"identity\""),
+            Some("\"br\""),
+            Some("\"other\""),
+        ];
+        let targets = ["/style.css", "/style.css?v=0123abcdef"];
+        let mut partials = 0;
+        let mut requests = Vec::new();
+        for target in targets {
+            for range in ranges {
+                for encoding in encodings {
+                    requests.extend(if_ranges.map(|i| (target, range, encoding, i)));
+                }
+            }
+        }
+        for (target, range, encoding, if_range) in requests {
+            let mut fields = vec![("range", range)];
+            fields.extend(encoding.map(|e| ("accept-encoding", e)));
+            fields.extend(if_range.map(|v| ("if-range", v)));
+            write(target, &fields);
+            let compact = decide(&SITE, 0);
+            let rendered = with_head(0, |head| {
+                let mut response = Response::new();
+                respond_into(&SITE, head, &mut response);
+                let range = match response.body {
+                    edgesite_core::Body::Representation { range, .. } => range,
+                    _ => None,
+                };
+                let joined = joined_fields(&response, |f, _| f.to_string());
+                (response.status, joined, range.map(|r| (r.first, r.last)))
+            })
+            .unwrap();
+            let (status, full, range) = rendered;
+            if compact & ((1 << KIND_BITS) - 1) != Fast::Partial as i32 {
+                assert_ne!(status, 206, "{target} {fields:?}: a 206 is fast");
+                continue;
+            }
+            partials += 1;
+            let (first, last) = range.expect("a 206 of one range");
+            let slots = OUTPUT
+                .each_ref()
+                .map(|slot| u64::from(slot.load(Ordering::Relaxed)));
+            assert_eq!((slots[3], slots[4]), (first, last), "{target} {fields:?}");
+            // The 200's fields, as the entry keeps them for this representation's key.
+            let ok = self::fields(&SITE, 0);
+            let key = (compact >> KIND_BITS) * 2;
+            assert_eq!(kept.entry(key).or_insert_with(|| ok.clone()), &ok);
+            let mut made: Vec<(String, String)> = pairs(&ok)
+                .into_iter()
+                .filter(|(name, _)| name != "content-length")
+                .collect();
+            made.push(("content-length".into(), (last - first + 1).to_string()));
+            let complete = slots[2];
+            made.push((
+                "content-range".into(),
+                format!("bytes {first}-{last}/{complete}"),
+            ));
+            made.sort();
+            assert_eq!(made, pairs(&full), "{target} {fields:?}");
+        }
+        assert!(partials >= 40, "{partials} fast 206s");
+        // Several ranges (multipart), HEAD and an If-Range that fails are not.
+        for (method, fields) in [
+            (0, vec![("range", "bytes=0-1, 5-6")]),
+            (1, vec![("range", "bytes=0-9")]),
+            (0, vec![("range", "bytes=0-9"), ("if-range", "\"other\"")]),
+        ] {
+            write("/style.css", &fields);
+            let kind = decide(&SITE, method) & ((1 << KIND_BITS) - 1);
+            assert_ne!(kind, Fast::Partial as i32, "{method} {fields:?}");
+        }
+    }
+
     /// A stored object's length goes in the output area's 32-bit slot: one that fits takes the
     /// fast path with its length, a larger one (R2 keeps objects past 4 GiB) the general path,
     /// which hands its length to the JS half as a Number.
@@ -543,7 +678,8 @@ mod tests {
             let compact = decide(site, 0);
             assert_eq!(compact != GENERAL, fast, "{length}");
             if fast {
-                let [blob, _, written] = OUTPUT.each_ref().map(|slot| slot.load(Ordering::Relaxed));
+                let [blob, _, written, ..] =
+                    OUTPUT.each_ref().map(|slot| slot.load(Ordering::Relaxed));
                 assert_eq!((blob, u64::from(written)), (STORED, length));
             }
         }
