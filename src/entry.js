@@ -8,11 +8,12 @@
 // none of it.
 //
 // Per request: the adapter's reader (crates/worker/src/bridge.js) writes the request into wasm
-// memory (no string crosses the boundary), one call returns a compact answer, and a 200 or 304
-// of a representation is built from its fields (rendered by the core once per representation
-// and kept here), its bytes (a view of its blob, or for one in the store the object read
-// through the ASSETS binding) and the Date. Everything else takes the general
-// path, which renders the answer in wasm from the same input.
+// memory (no string crosses the boundary), one call returns a compact answer, and a 200, 304 or
+// 206 of one range of a representation is built from its fields (rendered by the core once per
+// representation and kept here; a 206 adds its Content-Length and Content-Range), its bytes (a
+// view of its blob, or for one in the store the object read through the ASSETS or R2 binding)
+// and the Date. Everything else takes the general path, which renders the answer in wasm from
+// the same input.
 import * as imports from "./index_bg.js";
 import wasmModule from "./index.wasm";
 $SNIPPET_JS_IMPORTS
