@@ -4,7 +4,8 @@
 # R2, built as a Worker and served by bare `workerd serve` (the R2 stand-in over a disk service,
 # which reads ranges), and by the native twin: its length, ranges past 4 GiB, a multipart body
 # with one, the 416 past its end, and the whole body streamed and counted. Prints each build's
-# time and peak RSS (the build reads the file in pieces: its memory does not grow with it).
+# time and peak RSS (rustc's and the linker's: sitegen reads the file in pieces, and holds
+# about 10 MB for it alone, `target/release/examples/compile SITE CONFIG`).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$ROOT/scripts/env.sh"

@@ -11,7 +11,8 @@
 //       R2_SECRET_ACCESS_KEY, and CLOUDFLARE_ACCOUNT_ID or R2_ENDPOINT, e.g. a jurisdiction's
 //       endpoint), through R2's S3 API: a HEAD per key tells which are there, and an object
 //       larger than --part-bytes (default 64 MiB; S3 takes 5 MiB to 5 GiB) goes up in parts of
-//       that size (multipart upload), so objects of any size the build keeps go up. Without
+//       that size (multipart upload; larger parts past S3's 10,000), so objects of any size the
+//       build keeps go up (R2's largest, 5 GiB less than 5 TiB, in parts of 524 MiB). Without
 //       them, through `wrangler r2 object put --remote` per object, which takes files up to
 //       300 MiB (a larger one is refused before anything is put, naming it and the
 //       credentials); the keys put are recorded in .edgesite/r2/NAME.txt (wrangler cannot list
@@ -153,9 +154,21 @@ async function putThroughS3(objects) {
 	return put;
 }
 
-// S3's multipart upload: parts of partBytes (every part but the last the same size, as R2
-// asks), read from the file one at a time; an upload that fails is aborted, so that the bucket
-// keeps no parts of it.
+// Fills `bytes` from `file` at `at` (one read returns at most about 2 GiB on Linux); the bytes
+// read, fewer at the file's end.
+function readAll(file, bytes, at) {
+	let done = 0;
+	while (done < bytes.length) {
+		const read = readSync(file, bytes, done, bytes.length - done, at + done);
+		if (read === 0) break;
+		done += read;
+	}
+	return done;
+}
+
+// S3's multipart upload: parts of partBytes, or larger past 10,000 of them (every part but the
+// last the same size, as R2 asks), read from the file one at a time; an upload that fails is
+// aborted, so that the bucket keeps no parts of it.
 async function putInParts(send, url, key, path, size) {
 	const created = await send(`${url}?uploads`, { method: "POST" }, `multipart upload of ${key}`);
 	const uploadId = /<UploadId>([^<]+)<\/UploadId>/.exec(await created.text())?.[1];
@@ -169,7 +182,7 @@ async function putInParts(send, url, key, path, size) {
 		const etags = [];
 		for (let at = 0, part = 1; at < size; at += each, part++) {
 			const bytes = Buffer.alloc(Math.min(each, size - at));
-			if (readSync(file, bytes, 0, bytes.length, at) !== bytes.length) throw new Error(`${path} changed while it was put`);
+			if (readAll(file, bytes, at) !== bytes.length) throw new Error(`${path} changed while it was put`);
 			const done = await send(`${url}?partNumber=${part}&uploadId=${id}`, { method: "PUT", body: bytes }, `part ${part} of ${key}`);
 			etags.push(`<Part><PartNumber>${part}</PartNumber><ETag>${done.headers.get("etag")}</ETag></Part>`);
 		}

@@ -58,7 +58,8 @@ pub fn decide(code: u32) -> i32 {
     protocol::decide(&crate::SITE, code)
 }
 
-/// The fields of the answer to the request the reader wrote, for the entry's cache.
+/// The fields of the answer to the request the reader wrote (for a 206 of one range, its 200's:
+/// the request without its Range), for the entry's cache.
 #[wasm_bindgen(js_name = "edgesite_fields")]
 #[allow(unreachable_pub)]
 pub fn fields(code: u32) -> String {
@@ -82,7 +83,7 @@ pub fn unavailable() -> Result<web_sys::Response, JsValue> {
     protocol::unavailable()
 }
 
-/// The whole answer to the request the reader wrote (anything but a fast 200 or 304): a
+/// The whole answer to the request the reader wrote (anything but a fast 200, 304 or 206): a
 /// Response, or a Promise of one when its body is read from the store.
 #[wasm_bindgen(js_name = "edgesite_general")]
 #[allow(unreachable_pub)]

@@ -428,7 +428,7 @@ pub enum Content<'a> {
 /// [`Content`] stays as large and as aligned as its other kinds (a Worker holds one per
 /// representation of the site in wasm memory: at 100,000 files a `u64` there would cost
 /// megabytes of padding).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub struct ObjectLength {
     low: u32,
     high: u32,
@@ -446,6 +446,13 @@ impl ObjectLength {
     /// How many bytes.
     pub const fn get(self) -> u64 {
         (self.high as u64) << 32 | self.low as u64
+    }
+}
+
+/// The number of bytes, not its halves.
+impl core::fmt::Debug for ObjectLength {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        self.get().fmt(f)
     }
 }
 

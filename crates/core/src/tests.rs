@@ -980,15 +980,16 @@ static HUGE_SITE: Site<'static> = Site {
     ..Site::EMPTY
 };
 
+fn huge(range: Option<&'static str>) -> Response<'static> {
+    let mut head = RequestHead::new("GET", "/disk.img");
+    if let Some(range) = range {
+        head.set_field("range", range.as_bytes());
+    }
+    crate::respond(&HUGE_SITE, &head)
+}
+
 #[test]
 fn a_stored_file_past_4_gib_is_answered_with_its_whole_length() {
-    let huge = |range: Option<&'static str>| {
-        let mut head = RequestHead::new("GET", "/disk.img");
-        if let Some(range) = range {
-            head.set_field("range", range.as_bytes());
-        }
-        crate::respond(&HUGE_SITE, &head)
-    };
     let r = huge(None);
     assert_eq!(r.status, 200);
     assert_eq!(r.field("content-length").unwrap(), "5368709120");
@@ -1014,6 +1015,10 @@ fn a_stored_file_past_4_gib_is_answered_with_its_whole_length() {
     let r = huge(Some("bytes=5368709120-"));
     assert_eq!(r.status, 416);
     assert_eq!(r.field("content-range").unwrap(), "bytes */5368709120");
+}
+
+#[test]
+fn a_part_past_4_gib_has_its_content_range() {
     // RFC 9110 §14.6: a part's Content-Range past 4 GiB.
     let r = huge(Some("bytes=0-0, -1"));
     let Body::Multipart(multipart) = r.body else {
@@ -1030,9 +1035,18 @@ fn a_stored_file_past_4_gib_is_answered_with_its_whole_length() {
         text.contains("Content-Range: bytes 5368709119-5368709119/5368709120"),
         "{text}"
     );
-    // The store's length keeps Content no larger than its other kinds (4-aligned halves).
+    // The store's length keeps Content no larger than its other kinds (4-aligned halves): a
+    // stored object's fields take no more room than a blob's four numbers.
     assert_eq!(core::mem::align_of::<crate::ObjectLength>(), 4);
+    assert!(
+        core::mem::size_of::<(u32, crate::Store, crate::ObjectLength)>()
+            <= core::mem::size_of::<[u32; 4]>()
+    );
     assert_eq!(crate::ObjectLength::new(u64::MAX).get(), u64::MAX);
+    assert_eq!(
+        std::format!("{:?}", crate::ObjectLength::new(HUGE_LENGTH)),
+        "5368709120"
+    );
 }
 
 #[test]

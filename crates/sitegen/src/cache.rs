@@ -105,12 +105,8 @@ impl<'c> Policy<'c> {
         if !self.fingerprint.covers(path) {
             return None;
         }
-        let sha256 = hash::sha256(bytes);
-        let (_, reason) = self.cache_control(path, bytes, &sha256);
-        let hex = hash::hex(&sha256);
-        let digest = digest.unwrap_or(&hex);
-        self.fingerprint_of(path, reason, digest)
-            .map(str::to_string)
+        let digests = hash::FileDigests::of(bytes, may_name_a_hash(path));
+        self.fingerprint_by(path, &digests, digest)
     }
 }
 

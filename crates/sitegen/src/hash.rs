@@ -38,6 +38,23 @@ pub(crate) struct FileDigests {
     pub(crate) len: u64,
 }
 
+impl FileDigests {
+    /// The digests of `bytes` in memory: SHA-256, and SHA-1 and MD5 when `legacy` (no sha384).
+    pub(crate) fn of(bytes: &[u8], legacy: bool) -> FileDigests {
+        FileDigests {
+            sha256: sha256(bytes),
+            sha384: None,
+            legacy: legacy.then(|| {
+                (
+                    sha1::Sha1::digest(bytes).into(),
+                    md5::Md5::digest(bytes).into(),
+                )
+            }),
+            len: bytes.len() as u64,
+        }
+    }
+}
+
 /// The digests [`file_digests`] computes beside SHA-256.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Wanted {

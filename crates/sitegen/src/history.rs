@@ -309,14 +309,12 @@ pub fn commit(staged: &Path) -> Result<Option<(PathBuf, String, Recorded)>, Erro
     Ok(Some((stage.history, build_id, recorded)))
 }
 
-/// Copies the file `from` to `to` as [`write_into`] writes: under another name first, so `to`
-/// is whole or absent.
+/// Copies the file `from` to the path `to` as [`write_into`] writes.
 fn copy_into(to: &Path, from: &Path) -> std::io::Result<()> {
-    let mut partial = to.as_os_str().to_owned();
-    partial.push(".partial");
-    let partial = PathBuf::from(partial);
-    std::fs::copy(from, &partial)?;
-    std::fs::rename(&partial, to)
+    let (Some(dir), Some(name)) = (to.parent(), to.file_name().and_then(|n| n.to_str())) else {
+        return std::fs::copy(from, to).map(drop);
+    };
+    crate::atomic::copy_atomically(from, dir, name, |_| Ok(()))
 }
 
 /// [`write_atomically`](crate::atomic::write_atomically) to the path `to`.

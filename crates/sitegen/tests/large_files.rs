@@ -1,17 +1,18 @@
-//! A site's large files are read a piece at a time, never whole (issue 33, sites of any size):
-//! what the build holds does not grow with a file's size, so a video or a disk image larger
-//! than the machine's memory builds. The build runs in this process, the one test of this binary
+//! A site's large files that nothing parses (media, archives, datasets) are read a piece at a
+//! time, never whole (issue 33, sites of any size): what the build holds does not grow with
+//! such a file's size, so a video or a disk image larger than the machine's memory builds. The build runs in this process, the one test of this binary
 //! (nothing else runs beside it), and its peak resident set over what the process held before
 //! is what the build held at once (a whole file read is resident: read() writes every page of
 //! it; a sparse file's pages on disk are not). Before the pieces, each of these files was held whole at least once (the
 //! encode stage read it, the multipart boundary's search held every file of the site at once,
 //! a staged deploy's commit held every new body at once): a peak of hundreds of MiB.
 
+use base64::prelude::{Engine as _, BASE64_STANDARD};
 use edgesite_sitegen::config::Config;
 use edgesite_sitegen::history::{commit, stage, History};
 use edgesite_sitegen::model::Tier;
 use edgesite_sitegen::{compile, Bodies, Options};
-use sha2::{Digest, Sha256};
+use sha2::{Digest, Sha256, Sha384};
 use std::fs;
 use std::path::Path;
 use std::time::{Duration, UNIX_EPOCH};
@@ -37,9 +38,9 @@ fn sparse(path: &Path, len: u64) {
     fs::File::create(path).unwrap().set_len(len).unwrap();
 }
 
-/// The SHA-256 of `len` zero bytes, in hex, computed a piece at a time.
-fn zeros_sha256(len: u64) -> String {
-    let mut hasher = Sha256::new();
+/// The SHA-256 (or another digest `D`) of `len` zero bytes, computed a piece at a time.
+fn zeros_digest<D: Digest>(len: u64) -> Vec<u8> {
+    let mut hasher = D::new();
     let piece = [0u8; 64 * 1024];
     let mut left = len;
     while left > 0 {
@@ -47,11 +48,7 @@ fn zeros_sha256(len: u64) -> String {
         hasher.update(&piece[..n]);
         left -= n as u64;
     }
-    hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hasher.finalize().to_vec()
 }
 
 #[test]
@@ -94,7 +91,13 @@ fn files_far_larger_than_what_the_build_holds_are_read_in_pieces() {
     for (path, len) in [("/media/talk.mp4", video), ("/data/set.csv", data)] {
         let file = manifest.files.iter().find(|f| f.path == path).unwrap();
         assert_eq!((file.size, file.tier), (len, Tier::R2), "{path}");
-        assert_eq!(file.sha256, zeros_sha256(len), "{path}");
+        let sha256: String = zeros_digest::<Sha256>(len)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(file.sha256, sha256, "{path}");
+        let sha384 = BASE64_STANDARD.encode(zeros_digest::<Sha384>(len));
+        assert_eq!(file.integrity, format!("sha384-{sha384}"), "{path}");
         assert_eq!(file.representations.len(), 1, "{path}: identity alone");
         let object = out
             .join("store")

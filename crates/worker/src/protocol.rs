@@ -19,7 +19,8 @@
 //!   them, and builds the Response from them, the blob's view (or the object it reads from the
 //!   store) and the Date; a 206's are the 200's with its Content-Length and Content-Range
 //!   (RFC 9110 §15.3.7; the test `a_fast_206_has_the_fields_the_core_renders` holds this);
-//! - anything else is [`GENERAL`]: redirects, 404s, multipart 206s, errors, bytes decoded on demand, the
+//! - anything else is [`GENERAL`]: redirects, 404s, multipart 206s, errors, bytes decoded on
+//!   demand, an object in the store past 4 GiB (the output area holds 32 bits), the
 //!   SPA fallback's page and a page's Markdown twin at the page's URL (their fields are not
 //!   their file's alone), which
 //!   [`general`] renders from the same input in full (as library mode does for every request).
@@ -116,9 +117,10 @@ pub fn layout() -> [i32; 12] {
 
 /// Hands the protocol to the JS half (once per instance; the adapter calls it before its first
 /// read, and again when the input grows) and returns what the JS half made of it, which a
-/// Worker's own entry uses for its fast path: the reader (`read`), the output area (`output()`),
-/// `fieldPairs`, and the answer's layout (`kindBits`, `ok`, `okHead`, `notModified`, `partial`,
-/// `general`).
+/// Worker's own entry uses for its fast path: the reader (`read`), the output area (`output()`,
+/// and a 206's `range()`), `fieldPairs`, the store's reads (`object` for a 200, `part` for a
+/// 206), and the answer's layout (`kindBits`, `ok`, `okHead`, `notModified`, `partial`,
+/// `general`, `stored`).
 pub fn start() -> JsValue {
     bridge_start(
         &wasm_bindgen::memory(),
@@ -207,8 +209,8 @@ pub(crate) fn with_head<T>(code: u32, f: impl FnOnce(&RequestHead<'_>) -> T) -> 
     head_of(code, true, f)
 }
 
-/// [`with_head`], without its Range when not `range` (the fields of a 206's 200).
-fn head_of<T>(code: u32, range: bool, f: impl FnOnce(&RequestHead<'_>) -> T) -> Option<T> {
+/// [`with_head`], without its Range unless `keep_range` (the fields of a 206's 200).
+fn head_of<T>(code: u32, keep_range: bool, f: impl FnOnce(&RequestHead<'_>) -> T) -> Option<T> {
     INPUT.with(|buf| {
         let buf = buf.borrow();
         let mut rest: &[u8] = &buf;
@@ -220,7 +222,7 @@ fn head_of<T>(code: u32, range: bool, f: impl FnOnce(&RequestHead<'_>) -> T) -> 
             let len = length(slot);
             if len >= 0 {
                 let value = take(&mut rest, len)?;
-                if range || *name != "range" {
+                if keep_range || *name != "range" {
                     head.set_field(name, value);
                 }
             }
@@ -681,6 +683,17 @@ mod tests {
                 let [blob, _, written, ..] =
                     OUTPUT.each_ref().map(|slot| slot.load(Ordering::Relaxed));
                 assert_eq!((blob, u64::from(written)), (STORED, length));
+                // The entry asks its key once, for a 200 or a 206 alike.
+                write("/talk.mp4", &[("range", "bytes=0-9")]);
+                assert_eq!(
+                    decide(site, 0) & ((1 << KIND_BITS) - 1),
+                    Fast::Partial as i32
+                );
+                let (key, r2) = stored_key(site, 0);
+                assert_eq!(
+                    (key.as_str(), r2),
+                    ("_edgesite/r/00000000000000000000000000000000.bin", true)
+                );
             }
         }
     }

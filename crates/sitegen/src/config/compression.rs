@@ -89,12 +89,12 @@ impl Default for CompressionConfig {
     }
 }
 
-/// The codings sitegen precompresses: all but identity and the dictionary codings (RFC 9842
-/// deltas are built from the deploy history, not listed here).
 fn default_max_input_bytes() -> u64 {
     64 * 1024 * 1024
 }
 
+/// The codings sitegen precompresses: all but identity and the dictionary codings (RFC 9842
+/// deltas are built from the deploy history, not listed here).
 fn default_codings() -> Vec<ContentCoding> {
     ContentCoding::ALL
         .into_iter()

@@ -114,8 +114,11 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("edgesite-boundary-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let piece = crate::hash::PIECE_BYTES;
-        // "edgesite-ab-0" across the first piece's end; "edgesite-ab-1" at the file's end.
-        let mut bytes = vec![b'.'; piece - 5];
+        // The first read takes a piece and the bytes kept for the next (the needle's length
+        // less one: 11 for the prefix, 12 for a candidate): "edgesite-ab-0", a piece and 8
+        // bytes in, begins 3 (4) bytes before that read ends, so each search finds it only
+        // with the bytes carried over. "edgesite-ab-1" ends the file.
+        let mut bytes = vec![b'.'; piece + 8];
         bytes.extend_from_slice(b"edgesite-ab-0");
         bytes.resize(3 * piece, b'.');
         bytes.extend_from_slice(b"edgesite-ab-1");

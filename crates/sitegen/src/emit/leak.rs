@@ -217,8 +217,8 @@ fn representation(
 ) -> std::io::Result<core::Representation<'static>> {
     let length = u32::try_from(variant.size).map_err(|_| {
         std::io::Error::other(format!(
-            "{} is {} bytes: a file in the bundle is under 4 GiB ([budget] max_file_bytes); \
-             keep it in R2 ([storage] r2_bucket)",
+            "{} is {} bytes: the bundle holds files under 4 GiB; lower [budget] \
+             max_file_bytes so that it goes to R2 ([storage] r2_bucket)",
             file.source, variant.size
         ))
     })?;

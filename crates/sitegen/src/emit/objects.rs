@@ -53,18 +53,17 @@ impl Objects {
                 (None, Source::File(file)) => {
                     // A copy, not a link: an edit of the site file in place must not change
                     // what the store holds under this hash.
-                    let partial = folder.join(format!(".{name}.partial"));
-                    let copied = std::fs::copy(file, &partial)?;
-                    if copied != r.size {
-                        let _ = std::fs::remove_file(&partial);
-                        return Err(std::io::Error::other(format!(
+                    crate::atomic::copy_atomically(file, &folder, name, |copied| {
+                        if copied == r.size {
+                            return Ok(());
+                        }
+                        Err(std::io::Error::other(format!(
                             "{} changed during the build ({} bytes, {} when it was read): build again",
                             file.display(),
                             copied,
                             r.size
-                        )));
-                    }
-                    std::fs::rename(&partial, &path)?;
+                        )))
+                    })?;
                 }
                 (None, made) => crate::atomic::write_atomically(&folder, name, &read(made)?)?,
             }

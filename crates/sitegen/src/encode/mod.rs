@@ -308,8 +308,9 @@ fn encode_one(
 
 /// The file of `found` when it is read in pieces, never whole: a site file served as it is (not
 /// rewritten by the link pass, not re-encoded by the image stage) that is not compressed (an
-/// already-compressed type, or larger than `compression.max_input_bytes`). Nothing needs all
-/// its bytes at once, and a video or a disk image may be larger than the build's memory.
+/// already-compressed type, smaller than an encoding could save, or larger than
+/// `compression.max_input_bytes`). Nothing needs all its bytes at once, and a video or a disk
+/// image may be larger than the build's memory.
 fn in_pieces<'f>(
     found: &'f Found,
     link: Link<'_>,

@@ -23,15 +23,27 @@ pub(super) fn add_kept_files(history: Option<&History>, found: &mut Vec<Found>) 
             if served.contains(path) || edgesite_core::canonical_path(path) != Some(path.as_str()) {
                 continue;
             }
-            let Some(bytes) = history.body(sha) else {
+            // Read in pieces, never whole (an earlier deploy's download may be larger than the
+            // build's memory), and only a name that may carry a hash.
+            if !crate::cache::may_name_a_hash(path) {
+                continue;
+            }
+            let wanted = hash::Wanted {
+                sri: false,
+                legacy: true,
+            };
+            let Ok(read) = hash::file_digests(&history.body_path(sha), wanted) else {
                 continue;
             };
-            if !crate::cache::is_fingerprinted(path, &bytes, &hash::sha256(&bytes)) {
+            // A body the folder no longer holds intact is skipped.
+            if hash::hex(&read.sha256) != *sha
+                || !crate::cache::is_fingerprinted_by(path, &read.sha256, read.legacy)
+            {
                 continue;
             }
             served.insert(path.clone());
             kept.files += 1;
-            kept.bytes += bytes.len() as u64;
+            kept.bytes += read.len;
             found.push(Found {
                 url_path: path.clone(),
                 source: Source::File(history.body_path(sha)),
