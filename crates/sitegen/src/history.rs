@@ -108,11 +108,13 @@ impl History {
     }
 
     /// Adds `manifest`'s deploy as the newest (replacing an entry with the same build id), keeps
-    /// the newest `keep`, writes its bodies and deletes those no kept deploy references.
+    /// the newest `keep`, writes the bodies a later build can use ([`used_later`]) and deletes
+    /// those no kept deploy references.
     pub fn record(&mut self, manifest: &Manifest, keep: usize) -> std::io::Result<Recorded> {
         let bodies: Vec<(&str, Body<'_>)> = manifest
             .files
             .iter()
+            .filter(|file| used_later(file))
             .map(|file| (file.sha256.as_str(), Body::of(file)))
             .collect();
         self.add(deploy_of(manifest), keep, &bodies)
@@ -166,6 +168,19 @@ impl History {
         }
         Ok(recorded)
     }
+}
+
+/// Whether a later build can read `file`'s body: an earlier deploy's file is served again only
+/// when its name carries a hash of its bytes (skew protection, `sources/kept.rs`; a name that
+/// may carry one is kept, and checked when read), and a delta is made only against an earlier
+/// version of a file offered as a dictionary (RFC 9842 §2, `delta`). No other body is ever
+/// read: it is not kept (a site's media and downloads would be copied at every deploy).
+fn used_later(file: &crate::model::Asset) -> bool {
+    crate::cache::may_name_a_hash(&file.path)
+        || file
+            .fields
+            .iter()
+            .any(|(name, _)| name == "use-as-dictionary")
 }
 
 /// Where a body's bytes are: in memory, or the site's file.
@@ -236,7 +251,7 @@ pub fn stage(
     let bodies = staged.join("bodies");
     std::fs::create_dir_all(&bodies)?;
     let held = history_dir.join("bodies");
-    for file in &manifest.files {
+    for file in manifest.files.iter().filter(|file| used_later(file)) {
         if held.join(&file.sha256).exists() || bodies.join(&file.sha256).exists() {
             continue;
         }

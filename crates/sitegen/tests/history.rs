@@ -41,7 +41,9 @@ fn three_deploys_keep_two_share_bodies_and_drop_what_no_kept_deploy_served() {
     let site = tempfile::tempdir().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let history_dir = dir.path().join("history");
-    fs::write(site.path().join("style.css"), "body { color: red }\n").unwrap();
+    // Both compress, so both are offered as dictionaries: their bodies are kept.
+    let style = "body { color: red }\n".repeat(20);
+    fs::write(site.path().join("style.css"), style).unwrap();
     let mut manifests = Vec::new();
     for version in 1..=3 {
         let script = format!("console.log('version {version}');\n").repeat(20);
@@ -81,6 +83,42 @@ fn three_deploys_keep_two_share_bodies_and_drop_what_no_kept_deploy_served() {
     // Recording the same build again replaces its entry instead of adding one.
     let mut again = History::open(&history_dir).unwrap();
     assert_eq!(again.record(&manifests[2], 2).unwrap().deploys, 2);
+}
+
+/// Only the bodies a later build can read are kept: a file offered as a dictionary (deltas
+/// against it) and one whose name may carry a hash (skew protection); not a page, an image or
+/// a download, which no later build reads (a site's media would be copied at every deploy).
+#[test]
+fn only_bodies_a_later_build_reads_are_kept() {
+    let site = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let script = "console.log('kept as a dictionary');\n".repeat(20);
+    fs::write(site.path().join("app.js"), &script).unwrap();
+    fs::write(
+        site.path().join("index.html"),
+        "<!doctype html><title>t</title>",
+    )
+    .unwrap();
+    fs::write(site.path().join("talk.mp4"), vec![7u8; 4096]).unwrap();
+    fs::write(site.path().join("release.zip"), vec![9u8; 4096]).unwrap();
+    // A token of 8 characters may be a hash: kept, and checked when a build reads it.
+    let named = "/logo.0123abcd.png";
+    fs::write(site.path().join(&named[1..]), [1u8, 2, 3]).unwrap();
+    let manifest = build(site.path());
+    let recorded = History::open(dir.path())
+        .unwrap()
+        .record(&manifest, 3)
+        .unwrap();
+    let history = History::open(dir.path()).unwrap();
+    let held = |path: &str| history.body_path(sha_of(&manifest, path)).exists();
+    assert!(held("/app.js"), "a dictionary");
+    assert!(held(named), "a name that may carry a hash");
+    for path in ["/index.html", "/talk.mp4", "/release.zip"] {
+        assert!(!held(path), "{path}");
+    }
+    assert_eq!(recorded.bodies_written, 2);
+    // Every file of the deploy is named in the index, kept body or not.
+    assert_eq!(history.deploys[0].files.len(), manifest.files.len());
 }
 
 #[test]

@@ -87,7 +87,8 @@ fn files_far_larger_than_what_the_build_holds_are_read_in_pieces() {
     let held = status_bytes("VmHWM").saturating_sub(before);
 
     // What the build made of them: identity alone, with the digests of their bytes, in R2
-    // (larger than Static Assets takes), the objects and the history's bodies written whole.
+    // (larger than Static Assets takes), the objects written whole; the deploy names them, and
+    // its history keeps no copy (no later build reads them: not dictionaries, no hashed name).
     for (path, len) in [("/media/talk.mp4", video), ("/data/set.csv", data)] {
         let file = manifest.files.iter().find(|f| f.path == path).unwrap();
         assert_eq!((file.size, file.tier), (len, Tier::R2), "{path}");
@@ -103,8 +104,9 @@ fn files_far_larger_than_what_the_build_holds_are_read_in_pieces() {
             .join("store")
             .join(file.representations[0].object_key(file.tier));
         assert_eq!(fs::metadata(&object).unwrap().len(), len, "{path}");
-        let body = History::open(&history).unwrap().body_path(&file.sha256);
-        assert_eq!(fs::metadata(body).unwrap().len(), len, "{path}");
+        let recorded = History::open(&history).unwrap();
+        assert_eq!(recorded.deploys[0].files.get(path), Some(&file.sha256));
+        assert!(!recorded.body_path(&file.sha256).exists(), "{path}");
     }
     assert!(
         held < 48 * MIB,
