@@ -158,6 +158,7 @@ export default {
 	fetch(request, env) {
 		if (!storeSet) {
 			imports.edgesite_register_store(env?.ASSETS, env?.EDGESITE_R2);
+			protocol.storeTimeout(env?.EDGESITE_STORE_TIMEOUT_MS);
 			storeSet = true;
 		}
 		try {

@@ -108,8 +108,8 @@ impl History {
     }
 
     /// Adds `manifest`'s deploy as the newest (replacing an entry with the same build id), keeps
-    /// the newest `keep`, writes the bodies a later build can use ([`used_later`]) and deletes
-    /// those no kept deploy references.
+    /// the newest `keep`, writes the bodies a later build can read (files offered as
+    /// dictionaries, names that may carry a hash) and deletes those no kept deploy references.
     pub fn record(&mut self, manifest: &Manifest, keep: usize) -> std::io::Result<Recorded> {
         let bodies: Vec<(&str, Body<'_>)> = manifest
             .files

@@ -31,7 +31,7 @@ export function bridge_start(wasmMemory, layout, joinedNames, joinedMethods) {
 	acceptEncodingAt = names.indexOf("accept-encoding");
 	buffer = null;
 	const read = bridge_read;
-	return { read, output: outputOf, range: rangeOf, fieldPairs, object, part, kindBits, ok, okHead, notModified, partial, general, stored };
+	return { read, output: outputOf, range: rangeOf, fieldPairs, object, part, storeTimeout, kindBits, ok, okHead, notModified, partial, general, stored };
 }
 
 function views() {
@@ -262,8 +262,21 @@ export function edgesite_set_store(fetcher, r2) {
 
 // The origin of the store's URLs: only the path reaches the binding.
 const STORE_ORIGIN = "https://store.invalid/";
-// How long a store read may take to start answering before the answer is 503.
+// How long a store read may take to start answering before the answer is 503, and, for a body
+// the Worker cuts from the object as it streams (a range, several), to give its next chunk
+// before the transfer breaks (a store that stops mid-way never holds the client for ever). A
+// whole object's body goes from the store to the client inside the runtime, with no JS between
+// them: its chunks are not watched (that would cost CPU per chunk), the runtime's own limits
+// apply. The Worker's EDGESITE_STORE_TIMEOUT_MS replaces it (storeTimeout()).
 const STORE_TIMEOUT_MS = 10_000;
+let storeTimeoutMs = STORE_TIMEOUT_MS;
+
+// Sets the store's timeout from the Worker's variable (milliseconds; unset, or not a positive
+// number: the default).
+function storeTimeout(value) {
+	const ms = Number(value);
+	storeTimeoutMs = value !== undefined && value !== null && Number.isFinite(ms) && ms > 0 ? ms : STORE_TIMEOUT_MS;
+}
 
 // A store that states the object's length (Content-Length) is held to it: another length is a
 // 503, and the body is streamed as it comes. One that states none (wrangler dev's local Static
@@ -288,7 +301,7 @@ function missing(binding, section) {
 	return null;
 }
 
-// A Promise of null after STORE_TIMEOUT_MS, its cancel, and whether it has come.
+// A Promise of null after the store's timeout, its cancel, and whether it has come.
 function deadline() {
 	let timer;
 	const state = { expired: false };
@@ -296,7 +309,7 @@ function deadline() {
 		timer = setTimeout(() => {
 			state.expired = true;
 			resolve(null);
-		}, STORE_TIMEOUT_MS);
+		}, storeTimeoutMs);
 	});
 	state.cancel = () => clearTimeout(timer);
 	return state;
@@ -405,11 +418,46 @@ async function fromBucketEmpty(key) {
 	}
 }
 
+// Watches the reads of one body from the store: a read that waits longer than the store's
+// timeout fails (`read` rejects), so that the transfer breaks. Only the time a read waits on the
+// store counts, not the time the client takes (a slow client holds the writes, not the reads).
+// One timer for the whole body, armed again while it lives: no timer per chunk.
+class Watchdog {
+	constructor() {
+		this.since = -1; // when the pending read began, or -1
+		this.stalled = new Promise((_, reject) => {
+			this.fail = reject;
+		});
+		this.stalled.catch(() => {});
+		this.timer = setTimeout(() => this.check(), storeTimeoutMs);
+	}
+	check() {
+		const waited = this.since < 0 ? 0 : Date.now() - this.since;
+		if (waited >= storeTimeoutMs) {
+			this.fail(new Error(`edgesite: the store gave no bytes for ${storeTimeoutMs} ms`));
+			return;
+		}
+		this.timer = setTimeout(() => this.check(), storeTimeoutMs - waited);
+	}
+	async read(reader) {
+		this.since = Date.now();
+		try {
+			return await Promise.race([reader.read(), this.stalled]);
+		} finally {
+			this.since = -1;
+		}
+	}
+	stop() {
+		clearTimeout(this.timer);
+	}
+}
+
 // Reads an object's stream forward, range after range: bytes [first, last] are written to
 // `writer` as they come; a range that starts before where the reading is cannot be had from it
-// (then `at(first)` is false and the caller reads the object again).
+// (then `at(first)` is false and the caller reads the object again). Its reads are watched.
 class Cursor {
-	constructor(body) {
+	constructor(body, watchdog) {
+		this.watchdog = watchdog;
 		this.reader = body.getReader();
 		this.offset = 0; // of the first byte of `pending`
 		this.pending = new Uint8Array(0);
@@ -420,7 +468,7 @@ class Cursor {
 	async copy(writer, first, last) {
 		while (this.offset <= last) {
 			if (this.pending.length === 0) {
-				const { done, value } = await this.reader.read();
+				const { done, value } = await this.watchdog.read(this.reader);
 				if (done) throw new Error("edgesite: a stored object ended before its length");
 				this.pending = value;
 			}
@@ -479,7 +527,8 @@ export async function edgesite_stored_response(status, fields, manual, key, r2, 
 // stream, which breaks the transfer: never other bytes.
 async function writePieces(writable, pieces, body, again) {
 	const writer = writable.getWriter();
-	let cursor = new Cursor(body);
+	const watchdog = new Watchdog();
+	let cursor = new Cursor(body, watchdog);
 	try {
 		for (const piece of pieces) {
 			if (!Array.isArray(piece)) {
@@ -490,7 +539,7 @@ async function writePieces(writable, pieces, body, again) {
 				cursor.cancel();
 				const fresh = await again();
 				if (fresh === null) throw new Error("edgesite: the store stopped answering");
-				cursor = new Cursor(fresh);
+				cursor = new Cursor(fresh, watchdog);
 			}
 			await cursor.copy(writer, piece[0], piece[1]);
 		}
@@ -499,6 +548,7 @@ async function writePieces(writable, pieces, body, again) {
 		console.error("edgesite:", error);
 		await writer.abort(error).catch(() => {});
 	} finally {
+		watchdog.stop();
 		cursor.cancel();
 	}
 }
@@ -514,6 +564,7 @@ async function rangesFromBucket(status, fields, manual, key, length, pieces, tot
 	const { readable, writable } = fixedLength(total);
 	const pump = async () => {
 		const writer = writable.getWriter();
+		const watchdog = new Watchdog();
 		let next = first;
 		let reader = null;
 		try {
@@ -526,7 +577,7 @@ async function rangesFromBucket(status, fields, manual, key, length, pieces, tot
 				next = null;
 				if (part === null) throw new Error("edgesite: R2 stopped answering");
 				reader = part.getReader();
-				for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+				for (let chunk = await watchdog.read(reader); !chunk.done; chunk = await watchdog.read(reader)) {
 					await writer.write(chunk.value);
 				}
 				reader = null;
@@ -537,6 +588,8 @@ async function rangesFromBucket(status, fields, manual, key, length, pieces, tot
 			await writer.abort(error).catch(() => {});
 			reader?.cancel().catch(() => {});
 			next?.cancel().catch(() => {});
+		} finally {
+			watchdog.stop();
 		}
 	};
 	pump();

@@ -521,6 +521,18 @@ impl Harness {
             ("EDGESITE_R2_DIR", stored.join("r2")),
         ];
         self.suites_against(l, server, ports[3], "workerd", &["stored_failures"], &env)?;
+        // A store that never answers, stops mid-way or answers slowly: the entry in Node
+        // (tests/fixtures/store-timeouts.mjs), where the store's timing can be made.
+        l.check(
+            "store timeouts",
+            run.command("node")
+                .args([
+                    "--disable-warning=MODULE_TYPELESS_PACKAGE_JSON",
+                    "tests/fixtures/store-timeouts.mjs",
+                ])
+                .arg(&stored),
+            &[],
+        );
         // The entry's fresh instance after a trap answers (tests/fixtures/reinstantiate.mjs).
         let configured =
             workerd::work_dir(&run.root, Some(&self.fixture("configured"))).join("bundle");
