@@ -2,7 +2,8 @@
 # `make hugefile`: a file past 4 GiB, end to end. A site whose download is a 5 GiB disk image (a
 # sparse file: cheap on disk, its bytes zeros but for markers at 4 GiB and at its end), kept in
 # R2, built as a Worker and served by bare `workerd serve` (the R2 stand-in over a disk service,
-# which reads ranges), and by the native twin: its length, ranges past 4 GiB, a multipart body
+# which reads ranges), by `wrangler dev` (its local R2, filled by scripts/r2-put.mjs --local as
+# `make dev` does) and by the native twin: its length, ranges past 4 GiB, a multipart body
 # with one, the 416 past its end, and the whole body streamed and counted. Prints each build's
 # time and peak RSS (rustc's and the linker's: sitegen reads the file in pieces, and holds
 # about 10 MB for it alone, `target/release/examples/compile SITE CONFIG`).
@@ -52,6 +53,18 @@ port=$(free_port)
 start_server hugefile-workerd 60 "$port" scripts/workerd.sh serve "$port" "$config"
 check workerd "$port"
 stop_server hugefile-workerd
+
+# wrangler dev: its local R2 (miniflare's), filled as `make dev` fills it.
+toml=$(scripts/workerd.sh wrangler-toml "$config")
+state="$(dirname "$toml")/wrangler-state"
+rm -rf "$state"
+/usr/bin/time -f "r2-put --local: %e s, peak RSS %M KiB" \
+  node scripts/r2-put.mjs --bucket edgesite-hugefile --from "$bundle/r2" --local "$state"
+port=$(free_port)
+start_server hugefile-wrangler 300 "$port" wrangler dev -c "$toml" --persist-to "$state" --ip 127.0.0.1 --port "$port"
+check "wrangler dev" "$port"
+stop_server hugefile-wrangler
+rm -rf "$state"
 
 EDGESITE_CONFIG="$config" EDGESITE_HISTORY="" /usr/bin/time -f "the native twin's build: %e s, peak RSS %M KiB" \
   cargo build -q --release -p edgesite-native

@@ -27,6 +27,10 @@ const MIB = 1024 * 1024;
 // The largest file `wrangler r2 object put` uploads.
 const WRANGLER_MAX_BYTES = 300 * MIB;
 const MAX_PARTS = 10_000;
+// R2's largest single put: 5 GiB less 5 MiB (developers.cloudflare.com/r2/reference/limits);
+// past it, local R2's parts are of LOCAL_PART bytes.
+const SINGLE_PUT_MAX = 5 * 1024 * MIB - 5 * MIB;
+const LOCAL_PART = 1024 * MIB;
 
 const { values } = parseArgs({
 	options: {
@@ -66,11 +70,22 @@ if (values.local) {
 	const { Miniflare, convertV4MiniflareOptions } = await import("miniflare");
 	// Each object streamed from its file into a Worker that puts the request's body (a body of
 	// known length, as R2's put needs), never read whole: a file may be larger than memory, and
-	// Node reads no file over 2 GiB at once (readFileSync: ERR_FS_FILE_TOO_LARGE, measured).
-	const putter =
-		"export default { async fetch(request, env) { " +
-		"await env.BUCKET.put(new URL(request.url).pathname.slice(1), request.body); " +
-		"return new Response(null, { status: 204 }); } };";
+	// Node reads no file over 2 GiB at once (readFileSync: ERR_FS_FILE_TOO_LARGE, measured). An
+	// object over R2's largest single put (5 GiB less 5 MiB; miniflare's local R2 refuses more,
+	// measured with 5 GiB) goes in parts through R2's multipart API, each its own request.
+	const putter = `export default {
+		async fetch(request, env) {
+			const url = new URL(request.url);
+			const key = decodeURIComponent(url.pathname.slice(1));
+			const id = url.searchParams.get("upload");
+			const json = (value) => new Response(JSON.stringify(value));
+			if (url.searchParams.has("create")) return json((await env.BUCKET.createMultipartUpload(key)).uploadId);
+			if (id === null) return json(await env.BUCKET.put(key, request.body) !== null);
+			const upload = env.BUCKET.resumeMultipartUpload(key, id);
+			if (url.searchParams.has("complete")) return json(await upload.complete(await request.json()) !== null);
+			return json(await upload.uploadPart(Number(url.searchParams.get("part")), request.body));
+		},
+	};`;
 	const mf = new Miniflare(
 		convertV4MiniflareOptions({
 			modules: true,
@@ -81,10 +96,10 @@ if (values.local) {
 	);
 	try {
 		const bucket = await mf.getR2Bucket("BUCKET");
+		const base = await mf.ready;
 		for (const [key, path, size] of all) {
 			if ((await bucket.head(key))?.size === size) continue;
-			const status = await putFile(new URL(key, await mf.ready), path, size);
-			if (status !== 204) throw new Error(`r2-put: ${key}: ${status}`);
+			await putLocal(base, key, path, size);
 			put++;
 		}
 	} finally {
@@ -123,20 +138,58 @@ if (values.local) {
 }
 console.error(`r2-put: ${values.bucket}: ${put} of ${all.length} objects put${values["dry-run"] ? " (dry run)" : ""}`);
 
-// PUTs the file at `path` (`size` bytes) to `url` through node:http, piped: read as the socket
-// takes it (fetch with a stream body held the whole 2.5 GiB object in Node, measured, as did
-// miniflare's dispatchFetch). Resolves with the answer's status.
-function putFile(url, path, size) {
+// Puts object `key` (the file at `path`, `size` bytes) through the putter Worker at `base`: in
+// one request, or in parts of LOCAL_PART bytes past R2's largest single put (SINGLE_PUT_MAX).
+async function putLocal(base, key, path, size) {
+	const url = (query) => new URL(`${encodeURIComponent(key)}?${query}`, base);
+	if (size <= SINGLE_PUT_MAX) return sendFile(url(""), "PUT", path, 0, size);
+	const upload = await sendFile(url("create"), "POST", null, 0, 0);
+	const parts = [];
+	for (let at = 0, n = 1; at < size; at += LOCAL_PART, n++) {
+		const part = await sendFile(url(`upload=${encodeURIComponent(upload)}&part=${n}`), "PUT", path, at, Math.min(LOCAL_PART, size - at));
+		parts.push(part);
+	}
+	const done = new URL(url(`upload=${encodeURIComponent(upload)}&complete`));
+	return sendJson(done, parts);
+}
+
+// Sends `length` bytes of the file at `path` from `at` (none when `path` is null) to `url`
+// through node:http, piped: read as the socket takes it (fetch with a stream body held the whole
+// 2.5 GiB object in Node, measured, as did miniflare's dispatchFetch). Resolves with the
+// answer's JSON; rejects on any status but 200.
+function sendFile(url, method, path, at, length) {
 	return new Promise((resolve, reject) => {
-		const headers = { "content-length": String(size) };
-		const request = httpRequest(url, { method: "PUT", headers }, (answer) => {
-			answer.resume();
-			answer.on("end", () => resolve(answer.statusCode));
-		});
+		const headers = { "content-length": String(length) };
+		const request = httpRequest(url, { method, headers }, (answer) => answered(answer, resolve, reject));
 		request.on("error", reject);
-		const file = createReadStream(path);
+		if (path === null || length === 0) return request.end();
+		const file = createReadStream(path, { start: at, end: at + length - 1 });
 		file.on("error", reject);
 		file.pipe(request);
+	});
+}
+
+function sendJson(url, value) {
+	return new Promise((resolve, reject) => {
+		const body = JSON.stringify(value);
+		const headers = { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) };
+		const request = httpRequest(url, { method: "POST", headers }, (answer) => answered(answer, resolve, reject));
+		request.on("error", reject);
+		request.end(body);
+	});
+}
+
+function answered(answer, resolve, reject) {
+	let text = "";
+	answer.setEncoding("utf8");
+	answer.on("data", (chunk) => (text += chunk));
+	answer.on("end", () => {
+		if (answer.statusCode !== 200) return reject(new Error(`r2-put: local R2 answered ${answer.statusCode}: ${text.slice(0, 300)}`));
+		try {
+			resolve(JSON.parse(text));
+		} catch (error) {
+			reject(error);
+		}
 	});
 }
 
