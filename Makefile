@@ -75,7 +75,7 @@ coldstart: setup
 bigsite: setup
 	@bench/bigsite.sh
 
-## A 5 GiB file in R2, end to end: its build, and its length, ranges and body under workerd and native.
+## A 5 GiB file in R2, end to end: its build, and its length, ranges and body under workerd, wrangler dev and native.
 hugefile: setup
 	@bench/hugefile.sh
 
