@@ -263,11 +263,9 @@ fn encode_one(
     image: Option<&Made>,
 ) -> Result<(Asset, EncodeCounts), Error> {
     check_path_length(&found)?;
-    if let Some(path) = in_pieces(&found, link, image, settings) {
-        return Ok((
-            pieced(&found, path, settings, link, image)?,
-            EncodeCounts::default(),
-        ));
+    if let Some(path) = in_pieces(&found, link, image, settings).map(Path::to_path_buf) {
+        let asset = pieced(found, &path, settings, link, image)?;
+        return Ok((asset, EncodeCounts::default()));
     }
     let rewrite = link.rewrite;
     let optimised = image.and_then(|made| made.optimised.as_ref());
@@ -330,7 +328,7 @@ fn in_pieces<'f>(
 /// [`encode_one`] of a file read in pieces ([`in_pieces`]): its identity alone, its digests
 /// taken as it is read.
 fn pieced(
-    found: &Found,
+    found: Found,
     path: &Path,
     settings: &Settings<'_>,
     link: Link<'_>,
@@ -347,20 +345,13 @@ fn pieced(
         reason: "it is larger than this machine can address",
     })?;
     let identity = Representation::new(ContentCoding::Identity, &digests.sha256, size, None);
-    let (cache_control, reason) = settings.policy.cache_control_by(&found.url_path, &digests);
-    let digest = image.map_or(&identity.sha256, |made| &made.digest);
-    let fingerprint = settings
-        .policy
-        .fingerprint_of(&found.url_path, reason, digest)
-        .unwrap_or_default()
-        .to_string();
-    let caching = (cache_control.to_string(), reason, fingerprint);
+    let decided = settings.policy.cache_control_by(&found.url_path, &digests);
+    let caching = with_fingerprint(&found, decided, &identity, image, settings.policy);
     let integrity = digests
         .sha384
         .as_ref()
         .map(hash::sri_of)
         .unwrap_or_default();
-    let found = found.clone();
     Ok(asset(
         found,
         (vec![identity], integrity),
@@ -424,15 +415,26 @@ fn caching(
         std::borrow::Cow::Borrowed(&[][..])
     };
     let named = if re_encoded { &source[..] } else { bytes };
-    let (cache_control, reason) =
-        policy.cache_control(&found.url_path, named, &hash::sha256(named));
+    let decided = policy.cache_control(&found.url_path, named, &hash::sha256(named));
+    Ok(with_fingerprint(found, decided, identity, image, policy))
+}
+
+/// A file's Cache-Control and why (`decided`), and its fingerprint (empty: none), over its
+/// identity's SHA-256 or an image's digest ([`Made::digest`], which covers its variants).
+fn with_fingerprint(
+    found: &Found,
+    (cache_control, reason): (&str, CacheReason),
+    identity: &Representation,
+    image: Option<&Made>,
+    policy: Policy<'_>,
+) -> (String, CacheReason, String) {
     let digest = image.map_or(&identity.sha256, |made| &made.digest);
     let fingerprint = policy.fingerprint_of(&found.url_path, reason, digest);
-    Ok((
+    (
         cache_control.to_string(),
         reason,
         fingerprint.unwrap_or_default().to_string(),
-    ))
+    )
 }
 
 /// The image stage's variants of a file, as identity-coded representations.
