@@ -72,12 +72,22 @@ pub(crate) fn piece_for(len: u64) -> usize {
     usize::try_from(len).map_or(PIECE_BYTES, |len| len.clamp(1, PIECE_BYTES))
 }
 
+/// `Read::read` of `file` into `into`, again when interrupted: what each loop that reads a file
+/// in pieces reads with (the boundary's search too).
+pub(crate) fn read_piece(file: &mut impl std::io::Read, into: &mut [u8]) -> std::io::Result<usize> {
+    loop {
+        match file.read(into) {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            read => return read,
+        }
+    }
+}
+
 /// The digests of the file at `path`: SHA-256, and those `wanted`.
 ///
 /// # Errors
 /// When the file cannot be read.
 pub(crate) fn file_digests(path: &std::path::Path, wanted: Wanted) -> std::io::Result<FileDigests> {
-    use std::io::Read as _;
     let mut file = std::fs::File::open(path)?;
     let mut sha256 = Sha256::new();
     let mut sha384 = wanted.sri.then(sha2::Sha384::new);
@@ -86,12 +96,10 @@ pub(crate) fn file_digests(path: &std::path::Path, wanted: Wanted) -> std::io::R
     let mut piece = vec![0; piece_for(file.metadata()?.len())];
     let mut len = 0u64;
     loop {
-        let read = match file.read(&mut piece) {
-            Ok(0) => break,
-            Ok(read) => read,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
+        let read = read_piece(&mut file, &mut piece)?;
+        if read == 0 {
+            break;
+        }
         let bytes = &piece[..read];
         sha256.update(bytes);
         if let Some(sha384) = &mut sha384 {

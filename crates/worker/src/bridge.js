@@ -395,10 +395,19 @@ async function object(key, length, r2) {
 async function part(key, length, r2, first, last) {
 	if (r2) return fromBucket(key, length, first, last);
 	const whole = await object(key, length, false);
-	if (whole === null) return null;
-	if (whole instanceof Uint8Array) return whole.subarray(first, last + 1);
-	const { readable, writable } = fixedLength(last - first + 1);
-	writePieces(writable, [[first, last]], whole, () => object(key, length, false));
+	return whole === null ? null : cut(whole, key, length, [[first, last]], last - first + 1);
+}
+
+// The body made of `pieces` (as in edgesite_stored_response; `total` bytes in all) of object
+// `key` of `length` bytes, read as `read` (its bytes, or its stream): cut from the bytes, or
+// from the stream as it comes (a range before where the reading is reads the object again).
+function cut(read, key, length, pieces, total) {
+	if (read instanceof Uint8Array) {
+		const parts = pieces.map((p) => (Array.isArray(p) ? read.subarray(p[0], p[1] + 1) : p));
+		return parts.length === 1 ? parts[0] : edgesite_concat(parts);
+	}
+	const { readable, writable } = fixedLength(total);
+	writePieces(writable, pieces, read, () => object(key, length, false));
 	return readable;
 }
 
@@ -512,13 +521,7 @@ export async function edgesite_stored_response(status, fields, manual, key, r2, 
 	const first = await object(key, length, r2);
 	if (first === null) return edgesite_response(503, unavailable, failed, false);
 	if (whole) return edgesite_response(status, fields, first, manual);
-	if (first instanceof Uint8Array) {
-		const parts = pieces.map((p) => (Array.isArray(p) ? first.subarray(p[0], p[1] + 1) : p));
-		return edgesite_response(status, fields, edgesite_concat(parts), manual);
-	}
-	const { readable, writable } = fixedLength(total);
-	writePieces(writable, pieces, first, () => object(key, length, false));
-	return edgesite_response(status, fields, readable, manual);
+	return edgesite_response(status, fields, cut(first, key, length, pieces, total), manual);
 }
 
 // Writes `pieces` (text, or [first, last] ranges of the stream `body`, read once for ranges in

@@ -4,7 +4,6 @@
 use crate::model::{Asset, Source};
 use memchr::memmem::Finder;
 use sha2::{Digest, Sha256};
-use std::io::Read as _;
 use std::path::Path;
 
 /// A boundary that occurs in no representation of `files`: `edgesite-<24 hex of the site's
@@ -55,11 +54,7 @@ fn file_holds(path: &Path, finder: &Finder<'_>) -> std::io::Result<bool> {
     let mut buffer = vec![0; keep + crate::hash::piece_for(file.metadata()?.len())];
     let mut held = 0;
     loop {
-        let read = match file.read(&mut buffer[held..]) {
-            Ok(read) => read,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
+        let read = crate::hash::read_piece(&mut file, &mut buffer[held..])?;
         if read == 0 {
             return Ok(false);
         }
