@@ -12,7 +12,7 @@
 
 use crate::error::Error;
 use crate::hash;
-use crate::model::{Manifest, Source};
+use crate::model::{Body, Manifest};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -115,7 +115,7 @@ impl History {
             .files
             .iter()
             .filter(|file| used_later(file))
-            .map(|file| (file.sha256.as_str(), Body::of(file)))
+            .map(|file| (file.sha256.as_str(), file.identity_body()))
             .collect();
         self.add(deploy_of(manifest), keep, &bodies)
     }
@@ -143,7 +143,7 @@ impl History {
             if to.exists() {
                 continue;
             }
-            body.write(&to)?;
+            write_body(*body, &to)?;
             recorded.bodies_written += 1;
         }
         let index = Index {
@@ -181,31 +181,6 @@ fn used_later(file: &crate::model::Asset) -> bool {
             .fields
             .iter()
             .any(|(name, _)| name == "use-as-dictionary")
-}
-
-/// Where a body's bytes are: in memory, or the site's file.
-enum Body<'a> {
-    Bytes(&'a [u8]),
-    File(&'a Path),
-}
-
-impl<'a> Body<'a> {
-    /// What `file` served as identity: its bytes in the build, or its source file.
-    fn of(file: &'a crate::model::Asset) -> Body<'a> {
-        match (file.identity_bytes(), &file.source) {
-            (Some(bytes), _) => Body::Bytes(bytes),
-            (None, Source::Made(bytes) | Source::Optimized { bytes, .. }) => Body::Bytes(bytes),
-            (None, Source::File(path)) => Body::File(path),
-        }
-    }
-
-    /// Writes it at `to` (a file copied, never read whole: it may be larger than memory).
-    fn write(&self, to: &Path) -> std::io::Result<()> {
-        match *self {
-            Body::Bytes(bytes) => write_into(to, bytes),
-            Body::File(path) => copy_into(to, path),
-        }
-    }
 }
 
 /// What a deploy of `manifest` serves.
@@ -255,7 +230,7 @@ pub fn stage(
         if held.join(&file.sha256).exists() || bodies.join(&file.sha256).exists() {
             continue;
         }
-        Body::of(file).write(&bodies.join(&file.sha256))?;
+        write_body(file.identity_body(), &bodies.join(&file.sha256))?;
     }
     let history = std::path::absolute(history_dir)?;
     let json = serde_json::to_string_pretty(&Staged {
@@ -330,6 +305,14 @@ fn copy_into(to: &Path, from: &Path) -> std::io::Result<()> {
         return std::fs::copy(from, to).map(drop);
     };
     crate::atomic::copy_atomically(from, dir, name, |_| Ok(()))
+}
+
+/// Writes `body` at `to` (a file copied, never read whole: it may be larger than memory).
+fn write_body(body: Body<'_>, to: &Path) -> std::io::Result<()> {
+    match body {
+        Body::Bytes(bytes) => write_into(to, bytes),
+        Body::File(path) => copy_into(to, path),
+    }
 }
 
 /// [`write_atomically`](crate::atomic::write_atomically) to the path `to`.

@@ -1,7 +1,7 @@
 //! The `multipart/byteranges` boundary (RFC 9110 §14.6, RFC 2046 §5.1.1): fixed per build and
 //! checked against every stored body, so no part can contain it.
 
-use crate::model::{Asset, Source};
+use crate::model::{Asset, Body};
 use memchr::memmem::Finder;
 use sha2::{Digest, Sha256};
 use std::path::Path;
@@ -16,10 +16,7 @@ pub(crate) fn choose(files: &[Asset]) -> String {
     }
     let hash = crate::hash::hex(&seed.finalize());
     let prefix = format!("edgesite-{}-", &hash[..24]);
-    let sources = files.iter().map(|file| match &file.source {
-        Source::File(path) => Body::File(path),
-        other => Body::Bytes(other.in_memory().unwrap_or_default()),
-    });
+    let sources = files.iter().map(|file| file.source.body());
     let stored = files
         .iter()
         .flat_map(|file| &file.representations)
@@ -28,21 +25,12 @@ pub(crate) fn choose(files: &[Asset]) -> String {
     first_absent(&prefix, sources.chain(stored))
 }
 
-/// A body the boundary must not occur in: bytes in memory, or a site file.
-#[derive(Clone, Copy)]
-enum Body<'a> {
-    Bytes(&'a [u8]),
-    File(&'a Path),
-}
-
-impl Body<'_> {
-    /// Whether it holds what `finder` looks for (a file that cannot be read holds nothing: the
-    /// build fails on it elsewhere).
-    fn holds(self, finder: &Finder<'_>) -> bool {
-        match self {
-            Body::Bytes(bytes) => finder.find(bytes).is_some(),
-            Body::File(path) => file_holds(path, finder).unwrap_or(false),
-        }
+/// Whether `body` holds what `finder` looks for (a file that cannot be read holds nothing: the
+/// build fails on it elsewhere).
+fn holds(body: Body<'_>, finder: &Finder<'_>) -> bool {
+    match body {
+        Body::Bytes(bytes) => finder.find(bytes).is_some(),
+        Body::File(path) => file_holds(path, finder).unwrap_or(false),
     }
 }
 
@@ -71,12 +59,12 @@ fn file_holds(path: &Path, finder: &Finder<'_>) -> std::io::Result<bool> {
 /// prefix (SIMD substring search); only those holding it are searched again.
 fn first_absent<'a>(prefix: &str, bodies: impl Iterator<Item = Body<'a>>) -> String {
     let finder = Finder::new(prefix.as_bytes());
-    let holding: Vec<Body<'_>> = bodies.filter(|b| b.holds(&finder)).collect();
+    let holding: Vec<Body<'_>> = bodies.filter(|b| holds(*b, &finder)).collect();
     (0u32..)
         .map(|n| format!("{prefix}{n}"))
         .find(|candidate| {
             let finder = Finder::new(candidate.as_bytes());
-            !holding.iter().any(|body| body.holds(&finder))
+            !holding.iter().any(|body| holds(*body, &finder))
         })
         .expect("some counter yields a boundary absent from finitely many bodies")
 }

@@ -3,8 +3,7 @@
 //! it. A Worker's build copies the Static Assets folder to what wrangler uploads and the R2
 //! folder to what `make deploy` puts in the bucket; the native twin reads the objects from it.
 
-use super::read;
-use crate::model::{Representation, Source, Tier, OBJECT_FOLDER, R2_FOLDER};
+use crate::model::{Body, Representation, Source, Tier, OBJECT_FOLDER, R2_FOLDER};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -48,9 +47,13 @@ impl Objects {
         if !present {
             let name = key.rsplit('/').next().unwrap_or(&key);
             let folder = self.root.join(tier.object_folder());
-            match (&r.bytes, source) {
-                (Some(bytes), _) => crate::atomic::write_atomically(&folder, name, bytes)?,
-                (None, Source::File(file)) => {
+            let body = r
+                .bytes
+                .as_deref()
+                .map_or_else(|| source.body(), Body::Bytes);
+            match body {
+                Body::Bytes(bytes) => crate::atomic::write_atomically(&folder, name, bytes)?,
+                Body::File(file) => {
                     // A copy, not a link: an edit of the site file in place must not change
                     // what the store holds under this hash.
                     crate::atomic::copy_atomically(file, &folder, name, |copied| {
@@ -65,7 +68,6 @@ impl Objects {
                         )))
                     })?;
                 }
-                (None, made) => crate::atomic::write_atomically(&folder, name, &read(made)?)?,
             }
         }
         self.written.insert(key);

@@ -2,7 +2,7 @@
 //! edgesite-core names them), its deltas and variants, and what the image stage and the link
 //! pass did with it.
 
-use super::Source;
+use super::{Body, Source};
 use crate::hash;
 use edgesite_core::ContentCoding;
 use serde::{Serialize, Serializer};
@@ -260,6 +260,12 @@ impl Asset {
             .iter()
             .find(|r| r.coding == ContentCoding::Identity)
             .and_then(|r| r.bytes.as_deref())
+    }
+
+    /// Where the bytes it serves as identity are: [`Asset::identity_bytes`], else its source's.
+    pub(crate) fn identity_body(&self) -> Body<'_> {
+        self.identity_bytes()
+            .map_or_else(|| self.source.body(), Body::Bytes)
     }
 
     /// The bytes this asset adds to the bundle as it is now.

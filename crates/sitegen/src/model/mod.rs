@@ -18,6 +18,7 @@ pub use asset::{
 pub use route::{
     DestinationPart, PatternSegment, RedirectRule, Route, RouteTarget, RuleAction, RuleIndexNode,
 };
+pub(crate) use source::Body;
 pub use source::Source;
 pub use stats::{
     AgentStats, BuildStats, DeltaStats, EncodeCounts, ImageStats, Kept, LinkStats, MinifyStats,

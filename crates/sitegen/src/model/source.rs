@@ -74,6 +74,14 @@ impl Source {
         }
     }
 
+    /// Where its bytes are: in memory, or its file (not read).
+    pub(crate) fn body(&self) -> Body<'_> {
+        match self {
+            Source::File(path) => Body::File(path),
+            Source::Optimized { bytes, .. } | Source::Made(bytes) => Body::Bytes(bytes),
+        }
+    }
+
     /// Its length in bytes without reading a file (`None`: a file whose metadata cannot be read).
     pub(crate) fn len(&self) -> Option<u64> {
         match self {
@@ -81,6 +89,15 @@ impl Source {
             Source::Optimized { bytes, .. } | Source::Made(bytes) => Some(bytes.len() as u64),
         }
     }
+}
+
+/// Where a body's bytes are: in memory, or a file on disk, which the stages that may meet one
+/// larger than memory (the deploy history, the boundary's search, the store's objects) read a
+/// piece at a time or copy, never whole.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Body<'a> {
+    Bytes(&'a [u8]),
+    File(&'a Path),
 }
 
 /// As errors and warnings show it: a file's path escaped (see `error::shown`), or what made it.
