@@ -15,12 +15,16 @@ use std::path::Path;
 fn compiled() -> edgesite_sitegen::Manifest {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let config = Config::load(&root.join("edgesite.toml")).expect("the demo's edgesite.toml");
-    // The build's Last-Modified, as build.rs takes it: the Markdown twins hold it in their bytes.
+    // The build's Last-Modified and the pages' dates, as build.rs takes them: the Markdown twins
+    // hold a date in their bytes (each page's own, or with SOURCE_DATE_EPOCH the build's).
     let epoch = std::env::var("SOURCE_DATE_EPOCH").ok();
     let epoch = epoch.as_deref().or(option_env!("SOURCE_DATE_EPOCH"));
     let site = Path::new(edgesite::SITE_DIR);
     let last_modified = edgesite_sitegen::last_modified(epoch, site).expect("a Last-Modified");
     let mut options = Options::from_config(config.clone(), last_modified);
+    if epoch.is_none() {
+        options.page_dates = edgesite_sitegen::PageDates::Own;
+    }
     let history = history_override().unwrap_or_else(|| config.history.dir.clone());
     options.history_dir = Some(root.join(history));
     compile(Path::new(edgesite::SITE_DIR), &options).expect("the embedded site compiles")

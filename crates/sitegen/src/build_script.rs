@@ -31,7 +31,7 @@ use crate::compile;
 use crate::config::{Config, StorageTier};
 use crate::emit::codegen::Bodies;
 use crate::error::Error;
-use crate::model::{Manifest, Options};
+use crate::model::{Manifest, Options, PageDates};
 use crate::modified::last_modified;
 
 use crate::error::ShowPath as _;
@@ -231,6 +231,9 @@ impl Build<'_> {
         }
         let last_modified = last_modified(self.source_date_epoch, &site_dir)?;
         let mut options = Options::from_config(config.clone(), last_modified);
+        if self.source_date_epoch.is_none() {
+            options.page_dates = PageDates::Own;
+        }
         options.cache_dir.clone_from(&self.cache_dir);
         options.history_dir = Some(self.history_dir(&config, &config_dir));
         Ok((compile(&site_dir, &options)?, config))

@@ -46,7 +46,7 @@ pub use emit::codegen::Bodies;
 pub use encode::compress::compress;
 pub use error::Error;
 pub use mime::{HTML_DICTIONARY_PATH, SPECULATION_RULES_PATH};
-pub use model::{Manifest, Options};
+pub use model::{Manifest, Options, PageDates};
 pub use modified::last_modified;
 
 use cache::Policy;
@@ -79,8 +79,9 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
         speculation::add(&mut sources, &mut routing, &config.links, policy)
     });
     let modified = options.last_modified;
+    let dates = (modified, options.page_dates, site_dir);
     let agents = clock.time("agents", || {
-        agents::make(&mut sources, &mut routing, config, modified, cache_dir)
+        agents::make(&mut sources, &mut routing, config, dates, cache_dir)
     })?;
     let images = clock.time("images", || {
         images::make(&sources, &config.images, cache_dir)

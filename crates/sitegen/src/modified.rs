@@ -2,11 +2,131 @@
 //!
 //! In order: `SOURCE_DATE_EPOCH` (reproducible-builds.org) when set; else the time of the last
 //! git commit that touched the site directory; else the time of the build.
+//!
+//! And the date a page names as its own (its Markdown twin's `last_modified`,
+//! [`PageDates`](crate::PageDates)):
+//! the build's, or each page's own, so that an edit of one page changes one twin, not all of
+//! them (each twin's bytes, ETag, encodings and stored objects).
 
 use crate::error::Error;
-use std::path::Path;
-use std::process::Command;
+use std::collections::HashMap;
+use std::io::BufRead as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// The date of each of `files` (paths of the site's files, as the build read them), by path:
+/// where git tracks a file and it is unchanged, the time of the last commit that touched it
+/// (one `git log` over the site folder's history, stopped once every file is dated, as Hugo's
+/// `enableGitInfo` reads it); else (untracked, edited, or no git) its modification time. A file
+/// neither gives is left out (the caller uses the build's date).
+pub(crate) fn own_dates(site_dir: &Path, files: &[&Path]) -> HashMap<PathBuf, SystemTime> {
+    let mut dates: HashMap<PathBuf, SystemTime> = files
+        .iter()
+        .filter_map(|file| {
+            Some((
+                file.to_path_buf(),
+                std::fs::metadata(file).ok()?.modified().ok()?,
+            ))
+        })
+        .collect();
+    if let Some(committed) = commit_times(site_dir, files) {
+        dates.extend(committed);
+    }
+    dates
+}
+
+/// The time of the last commit that touched each of `files` that git tracks unchanged; `None`
+/// outside a git work tree (or without git).
+fn commit_times(site_dir: &Path, files: &[&Path]) -> Option<HashMap<PathBuf, SystemTime>> {
+    let git = |args: &[&str]| {
+        let mut command = Command::new("git");
+        command
+            .arg("-C")
+            .arg(site_dir)
+            .args(["-c", "core.quotePath=false"])
+            .args(args);
+        command
+    };
+    let top = git(&["rev-parse", "--show-toplevel"]).output().ok()?;
+    if !top.status.success() {
+        return None;
+    }
+    let top = std::fs::canonicalize(String::from_utf8(top.stdout).ok()?.trim_end()).ok()?;
+    // Paths as git names them: from the work tree's top, with `/`.
+    let mut wanted: HashMap<String, PathBuf> = files
+        .iter()
+        .filter_map(|file| {
+            let real = std::fs::canonicalize(file).ok()?;
+            let name = real.strip_prefix(&top).ok()?.to_str()?.to_string();
+            Some((name, file.to_path_buf()))
+        })
+        .collect();
+    // Only tracked files: the history is read until each is found (one git ignores, such as a
+    // generated site's, would have it read to its end).
+    let tracked = git(&["ls-files", "-z", "--full-name", "--", "."])
+        .output()
+        .ok()?;
+    let tracked: std::collections::HashSet<&[u8]> = tracked.stdout.split(|&b| b == 0).collect();
+    wanted.retain(|name, _| tracked.contains(name.as_bytes()));
+    // Edited or untracked: their modification time stands (porcelain v1 names paths from the
+    // top of the work tree, -z unquoted).
+    let status = git(&[
+        "status",
+        "--porcelain=v1",
+        "-z",
+        "--untracked-files=all",
+        "--no-renames",
+        "--",
+        ".",
+    ])
+    .output()
+    .ok()?;
+    for entry in status.stdout.split(|&b| b == 0) {
+        if let Some(name) = entry
+            .get(3..)
+            .and_then(|name| std::str::from_utf8(name).ok())
+        {
+            wanted.remove(name);
+        }
+    }
+    if wanted.is_empty() {
+        return Some(HashMap::new());
+    }
+    let mut child = git(&[
+        "log",
+        "--no-merges",
+        "--no-renames",
+        "--format=%x01%ct",
+        "--name-only",
+        "--",
+        ".",
+    ])
+    .stdout(Stdio::piped())
+    .stderr(Stdio::null())
+    .spawn()
+    .ok()?;
+    let mut dated = HashMap::new();
+    let mut time = None;
+    let lines = std::io::BufReader::new(child.stdout.take()?).lines();
+    for line in lines.map_while(Result::ok) {
+        if wanted.is_empty() {
+            break;
+        }
+        if let Some(seconds) = line.strip_prefix('\u{1}') {
+            time = seconds
+                .parse::<u64>()
+                .ok()
+                .map(|s| UNIX_EPOCH + Duration::from_secs(s));
+        } else if let (Some(time), Some(file)) = (time, wanted.remove(line.as_str())) {
+            dated.insert(file, time);
+        }
+    }
+    // Every file dated, or the history read to its end: git is not needed further.
+    let _ = child.kill();
+    let _ = child.wait();
+    Some(dated)
+}
 
 /// The Last-Modified to use, given the value of `SOURCE_DATE_EPOCH` (if set) and the site.
 ///
@@ -63,6 +183,99 @@ mod tests {
             err.to_string().contains("SOURCE_DATE_EPOCH=\"yesterday\""),
             "{err}"
         );
+    }
+
+    /// `git` in `dir` with a fixed identity and the commit dated `at` (seconds).
+    fn git(dir: &Path, at: u64, args: &[&str]) {
+        let date = format!("@{at} +0000");
+        let status = Command::new("git")
+            .current_dir(dir)
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "commit.gpgsign=false",
+            ])
+            .args(args)
+            .env("GIT_AUTHOR_DATE", &date)
+            .env("GIT_COMMITTER_DATE", &date)
+            .stdout(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success(), "git {args:?}");
+    }
+
+    #[test]
+    fn a_page_is_dated_by_its_last_commit_unless_edited_since() {
+        let repo = tempfile::tempdir().unwrap();
+        let site = repo.path().join("site");
+        std::fs::create_dir_all(site.join("docs")).unwrap();
+        let (old, new, edited, untracked) = (
+            site.join("docs/old page.html"),
+            site.join("new.html"),
+            site.join("edited.html"),
+            site.join("untracked.html"),
+        );
+        git(repo.path(), 0, &["init", "-q"]);
+        std::fs::write(&old, "old").unwrap();
+        std::fs::write(&edited, "one").unwrap();
+        std::fs::write(repo.path().join("outside.txt"), "x").unwrap();
+        git(repo.path(), 1_700_000_000, &["add", "-A"]);
+        git(repo.path(), 1_700_000_000, &["commit", "-q", "-m", "one"]);
+        std::fs::write(&new, "new").unwrap();
+        std::fs::write(repo.path().join("outside.txt"), "y").unwrap();
+        git(repo.path(), 1_710_000_000, &["add", "-A"]);
+        git(repo.path(), 1_710_000_000, &["commit", "-q", "-m", "two"]);
+        std::fs::write(&edited, "two").unwrap();
+        std::fs::write(&untracked, "u").unwrap();
+        let mtime = UNIX_EPOCH + Duration::from_secs(1_720_000_000);
+        for file in [&edited, &untracked] {
+            std::fs::File::options()
+                .write(true)
+                .open(file)
+                .unwrap()
+                .set_modified(mtime)
+                .unwrap();
+        }
+        let files = [
+            old.as_path(),
+            new.as_path(),
+            edited.as_path(),
+            untracked.as_path(),
+        ];
+        let dates = own_dates(&site, &files);
+        let at = |s: u64| UNIX_EPOCH + Duration::from_secs(s);
+        assert_eq!(
+            dates[&old],
+            at(1_700_000_000),
+            "its only commit, not the later one"
+        );
+        assert_eq!(dates[&new], at(1_710_000_000));
+        assert_eq!(
+            dates[&edited], mtime,
+            "edited since its commit: its modification time"
+        );
+        assert_eq!(dates[&untracked], mtime);
+    }
+
+    #[test]
+    fn outside_git_a_page_is_dated_by_its_modification_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let page = dir.path().join("a.html");
+        std::fs::write(&page, "a").unwrap();
+        let mtime = UNIX_EPOCH + Duration::from_secs(1_600_000_000);
+        std::fs::File::options()
+            .write(true)
+            .open(&page)
+            .unwrap()
+            .set_modified(mtime)
+            .unwrap();
+        let gone = dir.path().join("gone.html");
+        let dates = own_dates(dir.path(), &[page.as_path(), gone.as_path()]);
+        assert_eq!(dates.get(&page), Some(&mtime));
+        assert_eq!(dates.get(&gone), None, "a file neither dates is left out");
     }
 
     #[test]

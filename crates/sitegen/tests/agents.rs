@@ -426,3 +426,75 @@ fn twins_are_kept_in_the_cache_until_what_they_depend_on_changes() {
     let changed = text(&compile(dir.path(), &options).unwrap(), "/index.md");
     assert!(changed.contains("Go to [the install]"), "{changed}");
 }
+
+/// A build that dates each page by its own (the build script's, without `SOURCE_DATE_EPOCH`):
+/// each twin names its page's date, so an edit of one page changes that page's twin alone (its
+/// bytes, hence its ETag, encodings and stored objects), where the build's one date changed
+/// every twin's.
+#[test]
+fn each_twin_names_its_pages_date_and_an_edit_changes_that_twin_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    site(dir.path());
+    let at = |seconds: u64| UNIX_EPOCH + Duration::from_secs(seconds);
+    let date = |path: &str, seconds: u64| {
+        let file = std::fs::File::options()
+            .write(true)
+            .open(dir.path().join(path));
+        file.unwrap().set_modified(at(seconds)).unwrap();
+    };
+    date("index.html", 1_600_000_000);
+    date("guide/install.html", 1_650_000_000);
+    let mut options = options();
+    options.page_dates = edgesite_sitegen::PageDates::Own;
+    let before = compile(dir.path(), &options).unwrap();
+    let front = |m: &Manifest, path: &str| {
+        let text = text(m, path);
+        let line = text.lines().find(|l| l.starts_with("last_modified: "));
+        line.unwrap_or_else(|| panic!("{path}: {text}")).to_string()
+    };
+    assert_eq!(
+        front(&before, "/index.md"),
+        "last_modified: \"Sun, 13 Sep 2020 12:26:40 GMT\""
+    );
+    assert_eq!(
+        front(&before, "/guide/install.md"),
+        "last_modified: \"Fri, 15 Apr 2022 05:20:00 GMT\""
+    );
+    // The HTTP Last-Modified stays the build's, one instant for the site.
+    assert_eq!(before.last_modified, "Tue, 14 Nov 2023 22:13:20 GMT");
+
+    let page = std::fs::read_to_string(dir.path().join("index.html")).unwrap();
+    write_in(
+        dir.path(),
+        "index.html",
+        page.replace("Start with", "Go to"),
+    );
+    date("index.html", 1_700_000_100);
+    let after = compile(dir.path(), &options).unwrap();
+    assert_eq!(
+        front(&after, "/index.md"),
+        "last_modified: \"Tue, 14 Nov 2023 22:15:00 GMT\""
+    );
+    let etags = |m: &Manifest, path: &str| -> Vec<String> {
+        let file = find(m, path).unwrap();
+        file.representations
+            .iter()
+            .map(|r| r.etag.clone())
+            .collect()
+    };
+    assert_eq!(
+        text(&after, "/guide/install.md"),
+        text(&before, "/guide/install.md")
+    );
+    assert_eq!(
+        etags(&after, "/guide/install.md"),
+        etags(&before, "/guide/install.md")
+    );
+    assert_ne!(etags(&after, "/index.md"), etags(&before, "/index.md"));
+    // With the build's date (`SOURCE_DATE_EPOCH`), every twin names that one.
+    let one = compile(dir.path(), &self::options()).unwrap();
+    assert_eq!(
+        front(&one, "/guide/install.md"),
+        "last_modified: \"Tue, 14 Nov 2023 22:13:20 GMT\""
+    );
+}

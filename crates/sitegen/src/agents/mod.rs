@@ -31,7 +31,7 @@ mod markdown;
 use crate::config::{AgentsConfig, Config};
 use crate::error::Error;
 use crate::hash;
-use crate::model::{AgentStats, TwinFigures};
+use crate::model::{AgentStats, PageDates, Source, TwinFigures};
 use crate::resolve::{self, Resolved};
 use crate::routing::Routing;
 use crate::rule::indexed_assets;
@@ -41,7 +41,8 @@ use crate::speculation::{site_pages, SitePage};
 use crate::stage_cache::StageCache;
 use crate::url;
 use crate::warning::{Notes, Warning, WarningKind};
-use std::path::Path;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
@@ -103,7 +104,7 @@ pub(crate) fn make(
     sources: &mut Sources,
     routing: &mut Routing,
     config: &Config,
-    last_modified: SystemTime,
+    (last_modified, page_dates, site_dir): (SystemTime, PageDates, &Path),
     cache_dir: Option<&Path>,
 ) -> Result<Agents, Error> {
     let (links, config) = (&config.links, &config.agents);
@@ -131,10 +132,22 @@ pub(crate) fn make(
         agents.warn(format!("{} has no Markdown twin: {why}", page.path));
         agents.skip(&page.path, why);
     }
+    let own = match page_dates {
+        PageDates::Build => HashMap::new(),
+        PageDates::Own => {
+            let files: Vec<&Path> = (todo.iter())
+                .filter_map(|page| sources.files[page.index].source.path())
+                .collect();
+            crate::modified::own_dates(site_dir, &files)
+        }
+    };
     let converter = Converter {
         origin: &config.origin,
         selector: selector.as_ref(),
-        modified: httpdate::fmt_http_date(last_modified),
+        modified: Dates {
+            own,
+            build: last_modified,
+        },
         cache: StageCache::new(cache_dir, "agents", &STAGE),
         context: context(routing, config),
     };
@@ -162,16 +175,31 @@ fn twin_path(path: &str) -> String {
 /// A page's twin, or its path and why it has none.
 type Converted = Result<Made, (String, &'static str)>;
 
-/// How pages are converted: the content selector, the build's Last-Modified, and the build's
-/// cache of twins. A twin is kept under the page's bytes, its URL and the [`context`]: a page
+/// How pages are converted: the content selector, the dates they name, and the build's cache of
+/// twins. A twin is kept under the page's bytes, its URL and the [`context`]: a page
 /// unchanged in a site whose routes did not change converts to the same twin.
 struct Converter<'a> {
     /// `[agents] origin`: what the twin's URLs start with (empty: the site's root).
     origin: &'a str,
     selector: Option<&'a Selector>,
-    modified: String,
+    modified: Dates,
     cache: StageCache,
     context: [u8; 32],
+}
+
+/// The date each twin names as its page's `last_modified`: the page's own where [`PageDates`]
+/// asks for it and one is known, else the build's Last-Modified.
+struct Dates {
+    own: HashMap<PathBuf, SystemTime>,
+    build: SystemTime,
+}
+
+impl Dates {
+    /// As the front matter writes it: an IMF-fixdate (RFC 9110 §5.6.7), as Last-Modified is.
+    fn of(&self, source: &Source) -> String {
+        let own = source.path().and_then(|path| self.own.get(path));
+        httpdate::fmt_http_date(*own.unwrap_or(&self.build))
+    }
 }
 
 /// The URL an agent reads for the site's `path` (from its root): on `origin`
@@ -228,9 +256,9 @@ fn convert_all(
                 return Some(Ok(Err((page.path.clone(), "no text in its main content"))));
             }
             let tokens = markdown::tokens(&twin.body);
-            let modified = &converter.modified;
+            let modified = converter.modified.of(&sources.files[page.index].source);
             let url = on_origin(converter.origin, &page.target);
-            let document = front_matter(&twin, &url, modified, tokens) + &twin.body + "\n";
+            let document = front_matter(&twin, &url, &modified, tokens) + &twin.body + "\n";
             Some(Ok(Ok(Made {
                 url: twin_path(&page.target),
                 page: page.clone(),

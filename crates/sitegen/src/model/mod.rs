@@ -38,6 +38,8 @@ pub struct Options {
     pub config: Config,
     /// The Last-Modified of every file (see [`last_modified`](crate::last_modified)).
     pub last_modified: SystemTime,
+    /// The date each page's Markdown twin names: the build's (the default), or the page's own.
+    pub page_dates: PageDates,
     /// Where encoded files are cached between builds (keyed by content and settings); `None`
     /// encodes everything every time.
     pub cache_dir: Option<PathBuf>,
@@ -57,10 +59,23 @@ impl Options {
         Options {
             config,
             last_modified,
+            page_dates: PageDates::Build,
             cache_dir: None,
             history_dir: None,
         }
     }
+}
+
+/// Which date a page's Markdown twin names as its `last_modified`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PageDates {
+    /// The build's Last-Modified for every page: what a build with `SOURCE_DATE_EPOCH` asks for
+    /// (one instant, reproducible), and [`Options::new`](crate::Options::new)'s default.
+    #[default]
+    Build,
+    /// Each page's own (`modified::own_dates`: its last commit, or its modification time): the
+    /// build script's unless `SOURCE_DATE_EPOCH` is set.
+    Own,
 }
 
 /// The Worker's code without the site, counted in every bundle estimate: the wasm module and its
