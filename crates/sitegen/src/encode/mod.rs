@@ -176,7 +176,18 @@ fn encode_all(
     let total = found.len();
     let bound = BundleLowerBound::new(found, settings);
     let progress = Progress::new("compress", total);
-    let results = parallel::map(total, |i| {
+    // The costliest first (a file to compress by its size, another by a small part of it, which
+    // is only hashed): a large one taken last would be encoded alone while the other cores idle.
+    let cost = |found: &Found| {
+        let size = found.source.len().unwrap_or(0);
+        match compress::tries(&found.url_path, size, settings.compression) {
+            true => size,
+            false => size / 64,
+        }
+    };
+    let mut order: Vec<usize> = (0..total).collect();
+    order.sort_by_cached_key(|&i| std::cmp::Reverse(cost(&found[i])));
+    let results = parallel::map_in_order(&order, |i| {
         if bound.over.load(Ordering::Relaxed) {
             return None;
         }
