@@ -9,7 +9,7 @@
 //! them (each twin's bytes, ETag, encodings and stored objects).
 
 use crate::error::Error;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::BufRead as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -41,11 +41,8 @@ pub(crate) fn own_dates(site_dir: &Path, files: &[&Path]) -> HashMap<PathBuf, Sy
 fn commit_times(site_dir: &Path, files: &[&Path]) -> Option<HashMap<PathBuf, SystemTime>> {
     let git = |args: &[&str]| {
         let mut command = Command::new("git");
-        command
-            .arg("-C")
-            .arg(site_dir)
-            .args(["-c", "core.quotePath=false"])
-            .args(args);
+        command.arg("-C").arg(site_dir);
+        command.args(["-c", "core.quotePath=false"]).args(args);
         command
     };
     let top = git(&["rev-parse", "--show-toplevel"]).output().ok()?;
@@ -53,7 +50,7 @@ fn commit_times(site_dir: &Path, files: &[&Path]) -> Option<HashMap<PathBuf, Sys
         return None;
     }
     let top = std::fs::canonicalize(String::from_utf8(top.stdout).ok()?.trim_end()).ok()?;
-    // Paths as git names them: from the work tree's top, with `/`.
+    // Paths as git names them: from the work tree's top.
     let mut wanted: HashMap<String, PathBuf> = files
         .iter()
         .filter_map(|file| {
@@ -67,65 +64,64 @@ fn commit_times(site_dir: &Path, files: &[&Path]) -> Option<HashMap<PathBuf, Sys
     let tracked = git(&["ls-files", "-z", "--full-name", "--", "."])
         .output()
         .ok()?;
-    let tracked: std::collections::HashSet<&[u8]> = tracked.stdout.split(|&b| b == 0).collect();
+    let tracked: HashSet<&[u8]> = tracked.stdout.split(|&b| b == 0).collect();
     wanted.retain(|name, _| tracked.contains(name.as_bytes()));
     // Edited or untracked: their modification time stands (porcelain v1 names paths from the
-    // top of the work tree, -z unquoted).
-    let status = git(&[
+    // top of the work tree, unquoted with -z).
+    let changed = [
         "status",
         "--porcelain=v1",
         "-z",
         "--untracked-files=all",
         "--no-renames",
-        "--",
-        ".",
-    ])
-    .output()
-    .ok()?;
+    ];
+    let status = git(&[&changed[..], &["--", "."]].concat()).output().ok()?;
     for entry in status.stdout.split(|&b| b == 0) {
-        if let Some(name) = entry
-            .get(3..)
-            .and_then(|name| std::str::from_utf8(name).ok())
-        {
+        if let Some(name) = entry.get(3..).and_then(|n| std::str::from_utf8(n).ok()) {
             wanted.remove(name);
         }
     }
     if wanted.is_empty() {
         return Some(HashMap::new());
     }
-    let mut child = git(&[
+    let log = [
         "log",
         "--no-merges",
         "--no-renames",
         "--format=%x01%ct",
         "--name-only",
-        "--",
-        ".",
-    ])
-    .stdout(Stdio::piped())
-    .stderr(Stdio::null())
-    .spawn()
-    .ok()?;
+    ];
+    let mut child = (git(&[&log[..], &["--", "."]].concat()))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let dated = child.stdout.take().map(|out| last_commits(out, wanted));
+    // Every file dated, or the history read to its end: git is not needed further.
+    let _ = child.kill();
+    let _ = child.wait();
+    dated
+}
+
+/// From `git log --format=%x01%ct --name-only` (newest first): the time of the first commit
+/// that names each of `wanted`, read until each is found.
+fn last_commits(
+    log: impl std::io::Read,
+    mut wanted: HashMap<String, PathBuf>,
+) -> HashMap<PathBuf, SystemTime> {
     let mut dated = HashMap::new();
     let mut time = None;
-    let lines = std::io::BufReader::new(child.stdout.take()?).lines();
-    for line in lines.map_while(Result::ok) {
+    for line in std::io::BufReader::new(log).lines().map_while(Result::ok) {
         if wanted.is_empty() {
             break;
         }
         if let Some(seconds) = line.strip_prefix('\u{1}') {
-            time = seconds
-                .parse::<u64>()
-                .ok()
-                .map(|s| UNIX_EPOCH + Duration::from_secs(s));
+            time = (seconds.parse::<u64>().ok()).map(|s| UNIX_EPOCH + Duration::from_secs(s));
         } else if let (Some(time), Some(file)) = (time, wanted.remove(line.as_str())) {
             dated.insert(file, time);
         }
     }
-    // Every file dated, or the history read to its end: git is not needed further.
-    let _ = child.kill();
-    let _ = child.wait();
-    Some(dated)
+    dated
 }
 
 /// The Last-Modified to use, given the value of `SOURCE_DATE_EPOCH` (if set) and the site.

@@ -28,12 +28,11 @@ pub(crate) fn map_in_order<T: Send>(
         .min(count.max(1));
     std::thread::scope(|scope| {
         for _ in 0..threads {
-            scope.spawn(|| loop {
-                let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) else {
-                    break;
-                };
-                let result = work(i);
-                *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = result;
+            scope.spawn(|| {
+                while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    let result = work(i);
+                    *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = result;
+                }
             });
         }
     });
