@@ -126,7 +126,11 @@ fn build(
     manifest
         .write_rust_with(out_dir, bodies)
         .and_then(|()| manifest.write_served_pages(&out_dir.join("served")))
-        .map_err(|e| format!("cannot write {}: {e}", out_dir.display()))?;
+        .map_err(|e| match e.kind() {
+            // The bundle with its tables as encoded is over the budget (`[budget]`).
+            std::io::ErrorKind::FileTooLarge => e.to_string(),
+            _ => format!("cannot write {}: {e}", out_dir.display()),
+        })?;
     report(&manifest, out_dir);
     history(&manifest, &config, &history_dir, out_dir)?;
     Ok(site_dir)

@@ -18,12 +18,16 @@ use std::path::Path;
 
 /// Writes `tables.bin`, the blobs (`worker/`, `blobs.rs`), the objects (`store/`) and `site.rs`
 /// into `out_dir`; `in_binary`: `site.rs` embeds the tables and the blobs (the native twin),
-/// else the Worker's entry imports both and hands them over.
+/// else the Worker's entry imports both and hands them over. A bundle over `[budget]
+/// max_bundle_bytes` with its tables as encoded is an error of kind `FileTooLarge`, before
+/// `tables.bin` and `site.rs` are written.
 pub(super) fn write(manifest: &Manifest, out_dir: &Path, in_binary: bool) -> std::io::Result<()> {
     let mut blobs = Blobs::fresh(out_dir)?;
     let mut objects = Objects::new(&out_dir.join("store"))?;
     let site = manifest.leak_with(Bundle::Blobs(&mut blobs), Some(&mut objects), in_binary)?;
     let tables = edgesite_tables::encode(site).map_err(std::io::Error::other)?;
+    crate::storage::check_written(&manifest.files, tables.len() as u64, &manifest.budget)
+        .map_err(|over| std::io::Error::new(std::io::ErrorKind::FileTooLarge, over))?;
     objects.finish()?;
     blobs.finish(out_dir)?;
     // Read back here, with the blobs the binary will hold: tables that would not decode fail
