@@ -50,15 +50,7 @@ fn commit_times(site_dir: &Path, files: &[&Path]) -> Option<HashMap<PathBuf, Sys
         return None;
     }
     let top = std::fs::canonicalize(String::from_utf8(top.stdout).ok()?.trim_end()).ok()?;
-    // Paths as git names them: from the work tree's top.
-    let mut wanted: HashMap<String, PathBuf> = files
-        .iter()
-        .filter_map(|file| {
-            let real = std::fs::canonicalize(file).ok()?;
-            let name = real.strip_prefix(&top).ok()?.to_str()?.to_string();
-            Some((name, file.to_path_buf()))
-        })
-        .collect();
+    let mut wanted = named_from(&top, files);
     // Only tracked files: the history is read until each is found (one git ignores, such as a
     // generated site's, would have it read to its end).
     let tracked = git(&["ls-files", "-z", "--full-name", "--", "."])
@@ -101,6 +93,17 @@ fn commit_times(site_dir: &Path, files: &[&Path]) -> Option<HashMap<PathBuf, Sys
     let _ = child.kill();
     let _ = child.wait();
     dated
+}
+
+/// `files` by their paths as git names them: from the work tree's top, `top`.
+fn named_from(top: &Path, files: &[&Path]) -> HashMap<String, PathBuf> {
+    (files.iter())
+        .filter_map(|file| {
+            let real = std::fs::canonicalize(file).ok()?;
+            let name = real.strip_prefix(top).ok()?.to_str()?.to_string();
+            Some((name, file.to_path_buf()))
+        })
+        .collect()
 }
 
 /// From `git log --format=%x01%ct --name-only` (newest first): the time of the first commit

@@ -1249,6 +1249,25 @@ fn tables_past_the_budget_are_named_as_the_cause() {
         "{error}"
     );
     assert!(!out.path().join("tables.bin").exists(), "{error}");
+
+    // The isolate's memory: the tables twice and at least 200 bytes a file decoded.
+    options.config.budget.max_bundle_bytes = exact;
+    let least = 2 * written + 200 * files as u64;
+    options.config.budget.max_memory_bytes = least;
+    let out = tempfile::tempdir().unwrap();
+    let within = compile(site.path(), &options).unwrap();
+    within.write_rust_with(out.path(), tables).unwrap();
+    options.config.budget.max_memory_bytes = least - 1;
+    let over = compile(site.path(), &options).unwrap();
+    let error = over.write_rust_with(out.path(), tables).unwrap_err();
+    assert_eq!(error.kind(), std::io::ErrorKind::FileTooLarge);
+    let error = error.to_string();
+    assert!(
+        error.contains(&format!("at least {least} bytes"))
+            && error.contains("max_memory_bytes")
+            && error.contains("[agents] enabled"),
+        "{error}"
+    );
 }
 
 /// The served pages are written as the build serves them; a rebuild rewrites only the pages

@@ -132,22 +132,10 @@ pub(crate) fn make(
         agents.warn(format!("{} has no Markdown twin: {why}", page.path));
         agents.skip(&page.path, why);
     }
-    let own = match page_dates {
-        PageDates::Build => HashMap::new(),
-        PageDates::Own => {
-            let files: Vec<&Path> = (todo.iter())
-                .filter_map(|page| sources.files[page.index].source.path())
-                .collect();
-            crate::modified::own_dates(site_dir, &files)
-        }
-    };
     let converter = Converter {
         origin: &config.origin,
         selector: selector.as_ref(),
-        modified: Dates {
-            own,
-            build: last_modified,
-        },
+        modified: Dates::of_pages(&todo, sources, (last_modified, page_dates, site_dir)),
         cache: StageCache::new(cache_dir, "agents", &STAGE),
         context: context(routing, config),
     };
@@ -195,6 +183,24 @@ struct Dates {
 }
 
 impl Dates {
+    /// The dates of `pages` as `page_dates` asks.
+    fn of_pages(
+        pages: &[SitePage],
+        sources: &Sources,
+        (build, page_dates, site_dir): (SystemTime, PageDates, &Path),
+    ) -> Dates {
+        let own = match page_dates {
+            PageDates::Build => HashMap::new(),
+            PageDates::Own => {
+                let files: Vec<&Path> = (pages.iter())
+                    .filter_map(|page| sources.files[page.index].source.path())
+                    .collect();
+                crate::modified::own_dates(site_dir, &files)
+            }
+        };
+        Dates { own, build }
+    }
+
     /// As the front matter writes it: an IMF-fixdate (RFC 9110 §5.6.7), as Last-Modified is.
     fn of(&self, source: &Source) -> String {
         let own = source.path().and_then(|path| self.own.get(path));

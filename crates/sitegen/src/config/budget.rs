@@ -12,6 +12,10 @@ pub struct BudgetConfig {
     /// The largest single file in bytes (default 25 MiB).
     #[serde(default = "default_max_file_bytes")]
     pub max_file_bytes: u64,
+    /// The memory of the Worker's isolate in bytes (default 128 MiB, Cloudflare's limit), which
+    /// the tables must leave room in: see `storage::check_written`.
+    #[serde(default = "default_max_memory_bytes")]
+    pub max_memory_bytes: u64,
 }
 
 impl Default for BudgetConfig {
@@ -19,6 +23,7 @@ impl Default for BudgetConfig {
         BudgetConfig {
             max_bundle_bytes: default_max_bundle_bytes(),
             max_file_bytes: default_max_file_bytes(),
+            max_memory_bytes: default_max_memory_bytes(),
         }
     }
 }
@@ -28,4 +33,7 @@ fn default_max_bundle_bytes() -> u64 {
 }
 fn default_max_file_bytes() -> u64 {
     25 * 1024 * 1024
+}
+fn default_max_memory_bytes() -> u64 {
+    128 * 1024 * 1024
 }

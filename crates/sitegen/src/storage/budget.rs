@@ -87,8 +87,9 @@ pub(super) fn check(files: &[Asset], budget: &BudgetConfig) -> Result<(), Error>
 }
 
 /// Fails when the bundle as written (the tables encoded, `tables` bytes, with the bundle's
-/// files and the code) is over `[budget] max_bundle_bytes`: the tables of every file are in the
-/// bundle wherever its bytes are, so past the limit no tier can help.
+/// files and the code) is over `[budget] max_bundle_bytes` (the tables of every file are in the
+/// bundle wherever its bytes are, so past the limit no tier can help), or the tables would not
+/// leave a Worker's isolate within `[budget] max_memory_bytes` ([`check_memory`]).
 pub(crate) fn check_written(
     files: &[Asset],
     tables: u64,
@@ -97,7 +98,7 @@ pub(crate) fn check_written(
     let bytes: u64 = files.iter().map(Asset::bundle_bytes).sum();
     let total = tables + bytes + CODE_ESTIMATE_BYTES;
     if total <= budget.max_bundle_bytes {
-        return Ok(());
+        return check_memory(files.len() as u64, tables, budget);
     }
     Err(format!(
         "the Worker bundle would be {total} bytes, over the limit of {} bytes ([budget] \
@@ -130,6 +131,33 @@ pub(super) fn warnings(files: &[Asset], budget: &BudgetConfig) -> Vec<Warning> {
         out.push(Warning::new(WarningKind::NearBudget, message).in_file(escaped(&file.path)));
     }
     out
+}
+
+/// The least a Worker's isolate holds for each file's decoded entries, in bytes: the decoded
+/// structs' share of wasm memory measured at 329 bytes a file (200,008 files, two
+/// representations each, under bare workerd through its inspector, docs/benchmarks.md "Many
+/// files") and at 425 (20,004 files, four each).
+const DECODED_LEAST_PER_FILE: u64 = 200;
+
+/// Fails when the Worker's isolate would hold more than `[budget] max_memory_bytes` (128 MiB,
+/// Cloudflare's limit, with wasm memory and ArrayBuffers counted) for the tables alone, at
+/// least: the data module's `tables` bytes, the copy the wasm decodes in place, and the decoded
+/// entries ([`DECODED_LEAST_PER_FILE`]). Such a Worker builds and serves under workerd, which
+/// sets no limit, and fails on Cloudflare at its first request.
+fn check_memory(files: u64, tables: u64, budget: &BudgetConfig) -> Result<(), String> {
+    let least = 2 * tables + DECODED_LEAST_PER_FILE * files;
+    if least <= budget.max_memory_bytes {
+        return Ok(());
+    }
+    Err(format!(
+        "the Worker would hold at least {least} bytes for its tables, over the limit of {} \
+         bytes ([budget] max_memory_bytes, a Worker isolate's memory): the tables of the \
+         site's {files} files are {tables} bytes, held twice (the module and the copy the wasm \
+         reads) and decoded into about {DECODED_LEAST_PER_FILE} bytes or more a file; serve \
+         fewer files from this Worker, or fewer representations of each ([compression] \
+         codings, [agents] enabled)",
+        budget.max_memory_bytes
+    ))
 }
 
 /// The five files that take the most space, with their stored bytes.
