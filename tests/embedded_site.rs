@@ -17,17 +17,21 @@ fn compiled() -> edgesite_sitegen::Manifest {
     let config = Config::load(&root.join("edgesite.toml")).expect("the demo's edgesite.toml");
     // The build's Last-Modified and the pages' dates, as build.rs takes them: the Markdown twins
     // hold a date in their bytes (each page's own, or with SOURCE_DATE_EPOCH the build's).
-    let epoch = std::env::var("SOURCE_DATE_EPOCH").ok();
-    let epoch = epoch.as_deref().or(option_env!("SOURCE_DATE_EPOCH"));
+    let epoch = build_epoch();
     let site = Path::new(edgesite::SITE_DIR);
-    let last_modified = edgesite_sitegen::last_modified(epoch, site).expect("a Last-Modified");
+    let last_modified =
+        edgesite_sitegen::last_modified(epoch.as_deref(), site).expect("a Last-Modified");
     let mut options = Options::from_config(config.clone(), last_modified);
-    if epoch.is_none() {
-        options.page_dates = edgesite_sitegen::PageDates::Own;
-    }
+    options.page_dates = edgesite_sitegen::PageDates::for_epoch(epoch.as_deref());
     let history = history_override().unwrap_or_else(|| config.history.dir.clone());
     options.history_dir = Some(root.join(history));
     compile(Path::new(edgesite::SITE_DIR), &options).expect("the embedded site compiles")
+}
+
+/// The `SOURCE_DATE_EPOCH` the build was given: this process's, or cargo's for this binary.
+fn build_epoch() -> Option<String> {
+    (std::env::var("SOURCE_DATE_EPOCH").ok())
+        .or_else(|| option_env!("SOURCE_DATE_EPOCH").map(String::from))
 }
 
 /// The deploy history the build read in place of the config's: `EDGESITE_HISTORY` as cargo set
@@ -216,6 +220,8 @@ fn the_compile_served_from_memory_is_the_generated_site() {
         site: None,
         history: history.as_deref(),
         source_date_epoch: Some(&built_at),
+        // As the build dated the pages (it was given no SOURCE_DATE_EPOCH, or one).
+        page_dates: edgesite_sitegen::PageDates::for_epoch(build_epoch().as_deref()),
         cache_dir: None,
     };
     let (manifest, _) = build.compile().expect("the demo compiles");

@@ -101,6 +101,7 @@ fn compile_site_under_test() -> &'static edgesite_core::Site<'static> {
         site: None,
         history: history.as_deref(),
         source_date_epoch: None,
+        page_dates: edgesite_sitegen::PageDates::Own,
         cache_dir: Some(root.join("target/edgesite/cache")),
     };
     let (manifest, _) = build

@@ -18,6 +18,7 @@ fn demo() -> &'static [u8] {
         site: None,
         history: None,
         source_date_epoch: Some("1700000000"),
+        page_dates: edgesite_sitegen::PageDates::Build,
         cache_dir: None,
     };
     let (manifest, _) = build.compile().expect("the demo compiles");

@@ -70,6 +70,7 @@ fn run() -> Result<(), String> {
         site: args.site.as_deref(),
         history: history.as_deref(),
         source_date_epoch: source_date_epoch.as_deref(),
+        page_dates: edgesite_sitegen::PageDates::for_epoch(source_date_epoch.as_deref()),
         cache_dir: Some(root.join("target/edgesite/cache")),
     };
     let (manifest, config) = build.compile().map_err(|e| e.to_string())?;

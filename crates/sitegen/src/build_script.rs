@@ -104,6 +104,7 @@ fn build(
         site: site_override.as_deref(),
         history: history_override.as_deref(),
         source_date_epoch: source_date_epoch.as_deref(),
+        page_dates: PageDates::for_epoch(source_date_epoch.as_deref()),
         // Encodings are cached across builds and profiles, keyed by content and settings.
         cache_dir: Some(edgesite_dir(out_dir).join("cache")),
     };
@@ -155,6 +156,9 @@ pub struct Build<'a> {
     pub history: Option<&'a Path>,
     /// `SOURCE_DATE_EPOCH`, for Last-Modified.
     pub source_date_epoch: Option<&'a str>,
+    /// The dates the pages' Markdown twins name: [`PageDates::for_epoch`] of what the build
+    /// was given (each page's own unless `SOURCE_DATE_EPOCH` is set).
+    pub page_dates: PageDates,
     /// Where encodings are cached between builds.
     pub cache_dir: Option<PathBuf>,
 }
@@ -235,9 +239,7 @@ impl Build<'_> {
         }
         let last_modified = last_modified(self.source_date_epoch, &site_dir)?;
         let mut options = Options::from_config(config.clone(), last_modified);
-        if self.source_date_epoch.is_none() {
-            options.page_dates = PageDates::Own;
-        }
+        options.page_dates = self.page_dates;
         options.cache_dir.clone_from(&self.cache_dir);
         options.history_dir = Some(self.history_dir(&config, &config_dir));
         Ok((compile(&site_dir, &options)?, config))
@@ -433,6 +435,7 @@ mod tests {
             site: None,
             history: None,
             source_date_epoch: Some("1700000000"),
+            page_dates: crate::PageDates::Build,
             cache_dir: None,
         };
         std::fs::write(

@@ -19,8 +19,8 @@ use std::path::Path;
 /// Writes `tables.bin`, the blobs (`worker/`, `blobs.rs`), the objects (`store/`) and `site.rs`
 /// into `out_dir`; `in_binary`: `site.rs` embeds the tables and the blobs (the native twin),
 /// else the Worker's entry imports both and hands them over. A bundle over `[budget]
-/// max_bundle_bytes` with its tables as encoded is an error of kind `FileTooLarge`, before
-/// `tables.bin` and `site.rs` are written.
+/// max_bundle_bytes` with its tables as encoded, or tables past `max_memory_bytes`, is an error
+/// of kind `FileTooLarge`, before `tables.bin` and `site.rs` are written.
 pub(super) fn write(manifest: &Manifest, out_dir: &Path, in_binary: bool) -> std::io::Result<()> {
     let mut blobs = Blobs::fresh(out_dir)?;
     let mut objects = Objects::new(&out_dir.join("store"))?;

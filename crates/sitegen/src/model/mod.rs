@@ -78,6 +78,16 @@ pub enum PageDates {
     Own,
 }
 
+impl PageDates {
+    /// What a build given `SOURCE_DATE_EPOCH` (or not) uses: one date, or each page's own.
+    pub fn for_epoch(source_date_epoch: Option<&str>) -> PageDates {
+        match source_date_epoch {
+            Some(_) => PageDates::Build,
+            None => PageDates::Own,
+        }
+    }
+}
+
 /// The Worker's code without the site, counted in every bundle estimate: the wasm module and its
 /// JS glue, rounded up (docs/benchmarks.md has their measured sizes).
 pub const CODE_ESTIMATE_BYTES: u64 = 256 * 1024;
