@@ -37,38 +37,31 @@ pub(crate) fn own_dates(site_dir: &Path, files: &[&Path]) -> HashMap<PathBuf, Sy
 }
 
 /// The time of the last commit that touched each of `files` that git tracks unchanged; `None`
-/// outside a git work tree (or without git).
+/// outside a git work tree (or without git, or when git fails).
 fn commit_times(site_dir: &Path, files: &[&Path]) -> Option<HashMap<PathBuf, SystemTime>> {
-    let git = |args: &[&str]| {
-        let mut command = Command::new("git");
-        command.arg("-C").arg(site_dir);
-        command.args(["-c", "core.quotePath=false"]).args(args);
-        command
+    let git = |args: &[&str]| git(site_dir, args);
+    let output = |args: &[&str]| {
+        let out = git(args).stderr(Stdio::null()).output().ok()?;
+        out.status.success().then_some(out.stdout)
     };
-    let top = git(&["rev-parse", "--show-toplevel"]).output().ok()?;
-    if !top.status.success() {
-        return None;
-    }
-    let top = std::fs::canonicalize(String::from_utf8(top.stdout).ok()?.trim_end()).ok()?;
+    let top = output(&["rev-parse", "--show-toplevel"])?;
+    let top = std::fs::canonicalize(String::from_utf8(top).ok()?.trim_end()).ok()?;
     let mut wanted = named_from(&top, files);
     // Only tracked files: the history is read until each is found (one git ignores, such as a
     // generated site's, would have it read to its end).
-    let tracked = git(&["ls-files", "-z", "--full-name", "--", "."])
-        .output()
-        .ok()?;
-    let tracked: HashSet<&[u8]> = tracked.stdout.split(|&b| b == 0).collect();
+    let tracked = output(&["ls-files", "-z", "--full-name", "--", "."])?;
+    let tracked: HashSet<&[u8]> = tracked.split(|&b| b == 0).collect();
     wanted.retain(|name, _| tracked.contains(name.as_bytes()));
     // Edited or untracked: their modification time stands (porcelain v1 names paths from the
     // top of the work tree, unquoted with -z).
-    let changed = [
+    let status = [
         "status",
         "--porcelain=v1",
         "-z",
         "--untracked-files=all",
         "--no-renames",
     ];
-    let status = git(&[&changed[..], &["--", "."]].concat()).output().ok()?;
-    for entry in status.stdout.split(|&b| b == 0) {
+    for entry in output(&[&status[..], &["--", "."]].concat())?.split(|&b| b == 0) {
         if let Some(name) = entry.get(3..).and_then(|n| std::str::from_utf8(n).ok()) {
             wanted.remove(name);
         }
@@ -76,11 +69,14 @@ fn commit_times(site_dir: &Path, files: &[&Path]) -> Option<HashMap<PathBuf, Sys
     if wanted.is_empty() {
         return Some(HashMap::new());
     }
+    // A shallow clone (CI's checkout, depth 1 by default) shows its oldest commits without
+    // their parents, naming every file they hold: those files are not dated by them.
+    let shallow = output(&["rev-parse", "--is-shallow-repository"])? == b"true\n";
     let log = [
         "log",
         "--no-merges",
         "--no-renames",
-        "--format=%x01%ct",
+        "--format=%x01%ct %P",
         "--name-only",
     ];
     let mut child = (git(&[&log[..], &["--", "."]].concat()))
@@ -88,11 +84,27 @@ fn commit_times(site_dir: &Path, files: &[&Path]) -> Option<HashMap<PathBuf, Sys
         .stderr(Stdio::null())
         .spawn()
         .ok()?;
-    let dated = child.stdout.take().map(|out| last_commits(out, wanted));
+    let dated = (child.stdout.take()).map(|out| last_commits(out, wanted, shallow));
     // Every file dated, or the history read to its end: git is not needed further.
     let _ = child.kill();
     let _ = child.wait();
     dated
+}
+
+/// `git -C site_dir args`: names unquoted, from the top of the work tree, and a root commit's
+/// files listed, whatever the user's configuration says.
+fn git(site_dir: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new("git");
+    command.arg("-C").arg(site_dir);
+    for setting in [
+        "core.quotePath=false",
+        "diff.relative=false",
+        "log.showRoot=true",
+    ] {
+        command.args(["-c", setting]);
+    }
+    command.args(args);
+    command
 }
 
 /// `files` by their paths as git names them: from the work tree's top, `top`.
@@ -106,22 +118,36 @@ fn named_from(top: &Path, files: &[&Path]) -> HashMap<String, PathBuf> {
         .collect()
 }
 
-/// From `git log --format=%x01%ct --name-only` (newest first): the time of the first commit
-/// that names each of `wanted`, read until each is found.
+/// From `git log --format='%x01%ct %P' --name-only` (newest first): the time of the first
+/// commit that names each of `wanted`, read until each is found. In a `shallow` clone a commit
+/// shown without parents may be its boundary, which names every file it holds: a file it names
+/// first is left undated. Lines that are not UTF-8 (an old name) are skipped, not an end.
 fn last_commits(
     log: impl std::io::Read,
     mut wanted: HashMap<String, PathBuf>,
+    shallow: bool,
 ) -> HashMap<PathBuf, SystemTime> {
     let mut dated = HashMap::new();
     let mut time = None;
-    for line in std::io::BufReader::new(log).lines().map_while(Result::ok) {
+    for line in std::io::BufReader::new(log)
+        .split(b'\n')
+        .map_while(Result::ok)
+    {
         if wanted.is_empty() {
             break;
         }
-        if let Some(seconds) = line.strip_prefix('\u{1}') {
-            time = (seconds.parse::<u64>().ok()).map(|s| UNIX_EPOCH + Duration::from_secs(s));
-        } else if let (Some(time), Some(file)) = (time, wanted.remove(line.as_str())) {
-            dated.insert(file, time);
+        let Ok(line) = std::str::from_utf8(&line) else {
+            continue;
+        };
+        if let Some(commit) = line.strip_prefix('\u{1}') {
+            let (seconds, parents) = commit.split_once(' ').unwrap_or((commit, ""));
+            let boundary = shallow && parents.trim().is_empty();
+            let seconds = seconds.parse::<u64>().ok().filter(|_| !boundary);
+            time = seconds.map(|s| UNIX_EPOCH + Duration::from_secs(s));
+        } else if let Some(file) = wanted.remove(line) {
+            if let Some(time) = time {
+                dated.insert(file, time);
+            }
         }
     }
     dated
@@ -257,6 +283,66 @@ mod tests {
             "edited since its commit: its modification time"
         );
         assert_eq!(dates[&untracked], mtime);
+    }
+
+    #[test]
+    fn a_shallow_clone_dates_no_file_by_its_boundary_commit() {
+        let repo = tempfile::tempdir().unwrap();
+        git(repo.path(), 0, &["init", "-q"]);
+        for (at, name) in [
+            (1_700_000_000, "old.html"),
+            (1_710_000_000, "new.html"),
+            (1_720_000_000, "newest.html"),
+        ] {
+            std::fs::write(repo.path().join(name), name).unwrap();
+            git(repo.path(), at, &["add", "-A"]);
+            git(repo.path(), at, &["commit", "-q", "-m", name]);
+        }
+        let clone = tempfile::tempdir().unwrap();
+        let url = format!("file://{}", repo.path().display());
+        let target = clone.path().join("c");
+        let target_str = target.to_str().unwrap();
+        git(
+            clone.path(),
+            0,
+            &["clone", "-q", "--depth", "2", &url, target_str],
+        );
+        let file = |name: &str| target.join(name);
+        let (old, new, newest) = (file("old.html"), file("new.html"), file("newest.html"));
+        let dates = own_dates(&target, &[old.as_path(), new.as_path(), newest.as_path()]);
+        let at = |s: u64| UNIX_EPOCH + Duration::from_secs(s);
+        let mtime = |path: &Path| std::fs::metadata(path).unwrap().modified().unwrap();
+        assert_eq!(
+            dates[&newest],
+            at(1_720_000_000),
+            "its commit has its parent"
+        );
+        assert_eq!(
+            dates[&new],
+            mtime(&new),
+            "the boundary names every file: not its date"
+        );
+        assert_eq!(dates[&old], mtime(&old));
+    }
+
+    #[test]
+    fn a_log_line_that_is_not_utf8_is_skipped_not_an_end() {
+        let wanted: HashMap<String, PathBuf> =
+            [("a.html".to_string(), PathBuf::from("/a.html"))].into();
+        let log: &[u8] = b"\x01200 p1\n\nold\xff.html\n\x01100 p2\n\na.html\n";
+        let dated = last_commits(log, wanted.clone(), false);
+        assert_eq!(
+            dated[Path::new("/a.html")],
+            UNIX_EPOCH + Duration::from_secs(100)
+        );
+        // Shallow: a commit without parents is the boundary, which dates nothing.
+        let log: &[u8] = b"\x01100 \n\na.html\n";
+        assert!(last_commits(log, wanted.clone(), true).is_empty());
+        assert_eq!(
+            last_commits(log, wanted, false).len(),
+            1,
+            "a real root commit dates"
+        );
     }
 
     #[test]

@@ -120,6 +120,11 @@ impl Manifest {
             }
         }
         if !matches!(bodies, Bodies::Tables { .. }) {
+            // The tables as Rust: their estimate (from above) is what is known of their size.
+            let tables =
+                crate::storage::code_bytes(&self.files) - crate::model::CODE_ESTIMATE_BYTES;
+            crate::storage::check_written(&self.files, tables, &self.budget)
+                .map_err(|over| std::io::Error::new(std::io::ErrorKind::FileTooLarge, over))?;
             codegen::write(self, out_dir, bodies)?;
         }
         std::fs::write(out_dir.join("manifest.json"), self.to_json())?;

@@ -20,14 +20,21 @@ use std::path::Path;
 /// into `out_dir`; `in_binary`: `site.rs` embeds the tables and the blobs (the native twin),
 /// else the Worker's entry imports both and hands them over. A bundle over `[budget]
 /// max_bundle_bytes` with its tables as encoded, or tables past `max_memory_bytes`, is an error
-/// of kind `FileTooLarge`, before `tables.bin` and `site.rs` are written.
+/// of kind `FileTooLarge`: the blobs and objects are written by then, and an earlier build's
+/// `tables.bin` and `site.rs` are removed (they would name blobs that are gone).
 pub(super) fn write(manifest: &Manifest, out_dir: &Path, in_binary: bool) -> std::io::Result<()> {
     let mut blobs = Blobs::fresh(out_dir)?;
     let mut objects = Objects::new(&out_dir.join("store"))?;
     let site = manifest.leak_with(Bundle::Blobs(&mut blobs), Some(&mut objects), in_binary)?;
     let tables = edgesite_tables::encode(site).map_err(std::io::Error::other)?;
-    crate::storage::check_written(&manifest.files, tables.len() as u64, &manifest.budget)
-        .map_err(|over| std::io::Error::new(std::io::ErrorKind::FileTooLarge, over))?;
+    let checked =
+        crate::storage::check_written(&manifest.files, tables.len() as u64, &manifest.budget);
+    if let Err(over) = checked {
+        for stale in ["tables.bin", "site.rs"] {
+            let _ = std::fs::remove_file(out_dir.join(stale));
+        }
+        return Err(std::io::Error::new(std::io::ErrorKind::FileTooLarge, over));
+    }
     objects.finish()?;
     blobs.finish(out_dir)?;
     // Read back here, with the blobs the binary will hold: tables that would not decode fail

@@ -51,7 +51,8 @@ pub(crate) fn precompress(
     // A large file's codings on threads of their own: brotli 11 of the 4 MiB llms-full.txt
     // takes seconds, and encoded one coding after another at the end of a build it would run
     // alone while the other cores idle (the encode stage takes files largest first).
-    let results: Vec<Option<(Vec<u8>, bool)>> = if bytes.len() >= PARALLEL_CODINGS_BYTES {
+    let parallel = (PARALLEL_CODINGS_BYTES..=PARALLEL_CODINGS_MAX_BYTES).contains(&bytes.len());
+    let results: Vec<Option<(Vec<u8>, bool)>> = if parallel {
         std::thread::scope(|scope| {
             let threads: Vec<_> = (codings.iter())
                 .map(|&c| scope.spawn(move || one(c)))
@@ -86,8 +87,10 @@ pub(crate) fn precompress(
     out
 }
 
-/// The size from which a file's codings are encoded in parallel.
+/// The sizes at which a file's codings are encoded in parallel: from 1 MiB, up to 16 MiB (a
+/// larger file's encoders at once would hold several times its size each, on every core).
 const PARALLEL_CODINGS_BYTES: usize = 1 << 20;
+const PARALLEL_CODINGS_MAX_BYTES: usize = 16 << 20;
 
 /// `bytes` encoded with `coding` (not a dictionary coding), from the cache where it holds what
 /// decodes to them (then `true`), else encoded and kept there; `None` for a coding with no
