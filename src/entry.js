@@ -29,6 +29,9 @@ const BLOBS = [$BLOB_LIST];
 // Set by instantiate(): the wasm exports and the protocol (the reader, the output area, the
 // answer's kinds).
 let wasm, protocol, read, kindMask, KIND_BITS, NOT_MODIFIED, OK, PARTIAL, GENERAL, STORED;
+// Where the tables are in the instance's memory ([address, length]): after a trap, the fresh
+// instance takes them from there, since the data module's bytes were let go.
+let tablesAt;
 // Per representation and fingerprinting (r = 2*id + fingerprinted): what its 200 (key 2*r) and
 // its 304 (key 2*r+1) are made of (keep()).
 let kept = new Map();
@@ -36,14 +39,20 @@ let kept = new Map();
 function instantiate() {
 	// A fresh instance after a trap: the old memory's buffer is detached first (grow(0) detaches
 	// it), so that wasm-bindgen's glue, which keeps a view of wasm memory until its buffer is
-	// detached, does not write the tables, or read strings, in the old instance's memory.
+	// detached, does not write the tables, or read strings, in the old instance's memory. The
+	// tables are read from the old instance's memory (a new view of it): nothing writes them
+	// once handed over.
 	wasm?.memory.grow(0);
+	const from = wasm ? new Uint8Array(wasm.memory.buffer, tablesAt[0], tablesAt[1]) : new Uint8Array(tables);
 	const instance = new WebAssembly.Instance(wasmModule, wasmImports);
 	imports.__wbg_set_wasm(instance.exports);
 	instance.exports.__wbindgen_start?.();
 	wasm = instance.exports;
 	imports.edgesite_register_blobs(BLOBS);
-	imports.edgesite_register_tables(new Uint8Array(tables));
+	tablesAt = imports.edgesite_register_tables(from);
+	// The tables are in wasm memory now: the data module's copy is let go (detached, its bytes
+	// freed), so that the isolate holds them once, not twice (docs/benchmarks.md, "Memory").
+	if (tables.byteLength && typeof tables.transfer === "function") tables.transfer(0);
 	protocol = imports.edgesite_start();
 	({ read, kindBits: KIND_BITS, notModified: NOT_MODIFIED, ok: OK, partial: PARTIAL, general: GENERAL, stored: STORED } = protocol);
 	kindMask = (1 << KIND_BITS) - 1;
@@ -179,10 +188,11 @@ export default {
 };
 
 // For the memory report (bench/memory.mjs reads it through the inspector): the bytes of wasm
-// memory, of the site's blobs and of its tables' data module this isolate holds (the tables are
-// in wasm memory too, copied at start, and decoded there).
+// memory, of the site's blobs, of its tables' data module this isolate holds (none once they
+// are copied into wasm memory, where they are decoded) and of the tables in wasm memory.
 globalThis.edgesiteMemory = () => ({
 	wasm: wasm.memory.buffer.byteLength,
 	blobs: BLOBS.reduce((n, b) => n + b.byteLength, 0),
 	tables: tables.byteLength,
+	tablesInWasm: tablesAt[1],
 });

@@ -28,11 +28,16 @@ pub fn fetch(request: &web_sys::Request) -> Result<JsValue, JsValue> {
 }
 
 /// Hands over the site's tables (the build's `tables.bin`, a data module of the entry): copied
-/// into wasm memory once per instance, before [`start`] decodes them.
+/// into wasm memory once per instance, before [`start`] decodes them. Returns where they are in
+/// wasm memory, `[address, length]`: the entry lets the data module go and, after a trap, hands
+/// a fresh instance the tables from there.
 #[wasm_bindgen(js_name = "edgesite_register_tables")]
 #[allow(unreachable_pub)]
-pub fn register_tables(tables: Box<[u8]>) {
-    crate::set_tables(Box::leak(tables));
+pub fn register_tables(tables: Box<[u8]>) -> Vec<u32> {
+    let tables: &'static [u8] = Box::leak(tables);
+    crate::set_tables(tables);
+    // wasm32: addresses and lengths are 32 bits.
+    vec![tables.as_ptr() as usize as u32, tables.len() as u32]
 }
 
 /// Hands the site's blobs (the entry's data modules, ArrayBuffers in the build's order) to the

@@ -1258,20 +1258,52 @@ fn tables_past_the_budget_are_named_as_the_cause() {
     );
     assert!(!out.path().join("tables.bin").exists(), "{error}");
 
-    // The isolate's memory: the tables twice and at least 200 bytes a file decoded.
+    // The isolate's memory: the bundle's files, the tables and the tables decoded, at their
+    // size on wasm32; every file stored here, then every file in the bundle.
     options.config.budget.max_bundle_bytes = exact;
-    let least = 2 * written + 200 * files as u64;
-    options.config.budget.max_memory_bytes = least;
+    memory_limit_is_held(site.path(), &mut options, 0);
+    options.config.storage.tier = StorageTier::Auto;
+    options.config.budget.max_bundle_bytes = 64 << 20;
+    let bundled = compile(site.path(), &options).unwrap();
+    let in_bundle: u64 = bundled.files.iter().map(|f| f.bundle_bytes()).sum();
+    assert!(in_bundle > 0, "files in the bundle");
+    memory_limit_is_held(site.path(), &mut options, in_bundle);
+}
+
+/// The build of the site at `site` passes with `[budget] max_memory_bytes` at the bytes its
+/// Worker would hold (the runtime's own, `in_bundle` bytes of files in its bundle, its tables
+/// as written, and their decoded size), and fails one byte below it, saying why.
+fn memory_limit_is_held(site: &Path, options: &mut Options, in_bundle: u64) {
+    let tables = Bodies::Tables { in_binary: false };
     let out = tempfile::tempdir().unwrap();
-    let within = compile(site.path(), &options).unwrap();
-    within.write_rust_with(out.path(), tables).unwrap();
+    options.config.budget.max_memory_bytes = u64::MAX;
+    compile(site, options)
+        .unwrap()
+        .write_rust_with(out.path(), tables)
+        .unwrap();
+    let written: &'static [u8] = Box::leak(fs::read(out.path().join("tables.bin")).unwrap().into());
+    let (decoded_site, decoded) = edgesite_tables::decode_measured(written, &[]).unwrap();
+    // Every route (28 bytes on wasm32) and every asset (80) at least.
+    assert!(
+        decoded > 28 * decoded_site.routes.len() as u64 + 80,
+        "{decoded}"
+    );
+    let runtime = edgesite_sitegen::model::RUNTIME_MEMORY_BYTES;
+    let least = runtime + in_bundle + written.len() as u64 + decoded;
+    options.config.budget.max_memory_bytes = least;
+    compile(site, options)
+        .unwrap()
+        .write_rust_with(out.path(), tables)
+        .unwrap();
     options.config.budget.max_memory_bytes = least - 1;
-    let over = compile(site.path(), &options).unwrap();
+    let over = compile(site, options).unwrap();
     let error = over.write_rust_with(out.path(), tables).unwrap_err();
     assert_eq!(error.kind(), std::io::ErrorKind::FileTooLarge);
     let error = error.to_string();
     assert!(
-        error.contains(&format!("at least {least} bytes"))
+        error.contains(&format!("would hold {least} bytes"))
+            && error.contains(&format!("{decoded} more decoded"))
+            && error.contains(&format!("in the bundle {in_bundle}"))
             && error.contains("max_memory_bytes")
             && error.contains("[agents] enabled"),
         "{error}"

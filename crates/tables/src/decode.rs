@@ -7,11 +7,47 @@ use edgesite_core::{
     Target, Variant,
 };
 
-/// The reader: the tables, where it is, and the strings section as text.
+/// The reader: the tables, where it is, the strings section as text, and the bytes a Worker
+/// allocates for what it has decoded ([`Held`]).
 struct Reader {
     bytes: &'static [u8],
     at: usize,
     strings: &'static str,
+    held: u64,
+}
+
+/// What a decoded item takes in a Worker's memory: its size on wasm32, where the host's is
+/// larger (pointers of eight bytes). Checked where it is true: a Worker's build fails if one
+/// is not (the const assertions below), so the build's figure ([`decode_measured`]) is the
+/// wasm's own.
+trait Held {
+    const WASM32: u64;
+}
+
+macro_rules! held {
+    ($($item:ty => $bytes:literal,)*) => {$(
+        impl Held for $item {
+            const WASM32: u64 = $bytes;
+        }
+        #[cfg(target_arch = "wasm32")]
+        const _: () = assert!(core::mem::size_of::<$item>() == $bytes);
+    )*};
+}
+
+held! {
+    (&'static str, &'static str) => 16,
+    Representation<'static> => 40,
+    Delta<'static> => 48,
+    Variant<'static> => 48,
+    Asset<'static> => 80,
+    Route<'static> => 28,
+    NotFoundPage<'static> => 12,
+    Segment<'static> => 8,
+    Part<'static> => 12,
+    u32 => 4,
+    (&'static str, u32) => 12,
+    Rule<'static> => 32,
+    RuleNode<'static> => 24,
 }
 
 impl Reader {
@@ -24,6 +60,7 @@ impl Reader {
             bytes: tables,
             at: 4,
             strings: "",
+            held: 0,
         };
         let version = r.fixed_u32()?;
         if version != VERSION {
@@ -95,12 +132,13 @@ impl Reader {
     }
 
     /// `count` items read by `item`, leaked.
-    fn items<T>(
+    fn items<T: Held>(
         &mut self,
         min_bytes: usize,
         mut item: impl FnMut(&mut Reader) -> Result<T, Error>,
     ) -> Result<&'static [T], Error> {
         let n = self.count(min_bytes)?;
+        self.held += n as u64 * T::WASM32;
         let mut items = Vec::with_capacity(n);
         for _ in 0..n {
             items.push(item(self)?);
@@ -155,6 +193,20 @@ pub fn decode(
     tables: &'static [u8],
     blobs: &'static [&'static [u8]],
 ) -> Result<Site<'static>, Error> {
+    decode_measured(tables, blobs).map(|(site, _)| site)
+}
+
+/// [`decode`], and the bytes a Worker's wasm memory holds for the decoded site beside the
+/// tables it borrows its strings from: every decoded item at its size on wasm32 (the
+/// allocator's few bytes an allocation aside). What the build holds a Worker to
+/// (edgesite-sitegen's `[budget] max_memory_bytes`).
+///
+/// # Errors
+/// As [`decode`].
+pub fn decode_measured(
+    tables: &'static [u8],
+    blobs: &'static [&'static [u8]],
+) -> Result<(Site<'static>, u64), Error> {
     let mut r = Reader::open(tables)?;
     let fields = r.items(4, |r| Ok((r.str()?, r.str()?)))?;
     let representations = r.items(9, |r| representation(r, blobs))?;
@@ -210,11 +262,12 @@ pub fn decode(
     if r.at != tables.len() {
         return Err(error("bytes after the tables"));
     }
-    Ok(Site {
+    let site = Site {
         rules,
         rule_index,
         ..site
-    })
+    };
+    Ok((site, r.held))
 }
 
 /// What assets name slices of.

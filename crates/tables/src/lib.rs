@@ -37,7 +37,7 @@ mod decode;
 mod encode;
 mod format;
 
-pub use decode::decode;
+pub use decode::{decode, decode_measured};
 pub use encode::encode;
 pub use format::{Error, MAGIC, VERSION};
 

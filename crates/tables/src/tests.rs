@@ -511,3 +511,51 @@ fn numbers_are_varints_and_a_bad_one_is_refused() {
         assert!(error.contains(why), "{spelling:02x?}: {error}");
     }
 }
+
+/// What a Worker holds decoded, at the wasm32 sizes: a route is 28 bytes, an asset 80, a
+/// representation 40; an asset behind two routes is held once.
+#[test]
+fn the_decoded_size_counts_each_item_once_at_its_wasm32_size() {
+    let representations = leak(vec![representation(
+        0,
+        Content::External {
+            id: 0,
+            blob: 0,
+            offset: 0,
+            length: 3,
+        },
+    )]);
+    let asset: &'static Asset<'static> = Box::leak(Box::new(Asset {
+        content_type: "text/plain",
+        last_modified: "",
+        last_modified_unix: 0,
+        cache_control: "no-cache",
+        fingerprint: "",
+        fields: &[],
+        representations,
+        deltas: &[],
+        variants: &[],
+        alternate: None,
+    }));
+    let route = |path| Route {
+        path,
+        target: Target::Asset(asset),
+    };
+    let one = Site {
+        routes: leak(vec![route("/a")]),
+        ..Site::EMPTY
+    };
+    let two = Site {
+        routes: leak(vec![route("/a"), route("/b")]),
+        ..Site::EMPTY
+    };
+    assert_eq!(decode_measured(tables(&one), &[]).unwrap().1, 28 + 80 + 40);
+    assert_eq!(
+        decode_measured(tables(&two), &[]).unwrap().1,
+        2 * 28 + 80 + 40
+    );
+    // The whole site of the round trip: more than its routes.
+    let site = site();
+    let held = decode_measured(tables(site), &[]).unwrap().1;
+    assert!(held > 28 * site.routes.len() as u64, "{held}");
+}

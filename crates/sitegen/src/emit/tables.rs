@@ -19,26 +19,19 @@ use std::path::Path;
 /// Writes `tables.bin`, the blobs (`worker/`, `blobs.rs`), the objects (`store/`) and `site.rs`
 /// into `out_dir`; `in_binary`: `site.rs` embeds the tables and the blobs (the native twin),
 /// else the Worker's entry imports both and hands them over. A bundle over `[budget]
-/// max_bundle_bytes` with its tables as encoded, or tables past `max_memory_bytes`, is an error
-/// of kind `FileTooLarge`: the blobs and objects are written by then, and an earlier build's
-/// `tables.bin` and `site.rs` are removed (they would name blobs that are gone).
+/// max_bundle_bytes` with its tables as encoded, or a Worker past `max_memory_bytes` with them
+/// as decoded, is an error of kind `FileTooLarge`: the blobs and objects are written by then,
+/// and an earlier build's `tables.bin` and `site.rs` are removed (they would name blobs that
+/// are gone).
 pub(super) fn write(manifest: &Manifest, out_dir: &Path, in_binary: bool) -> std::io::Result<()> {
     let mut blobs = Blobs::fresh(out_dir)?;
     let mut objects = Objects::new(&out_dir.join("store"))?;
     let site = manifest.leak_with(Bundle::Blobs(&mut blobs), Some(&mut objects), in_binary)?;
     let tables = edgesite_tables::encode(site).map_err(std::io::Error::other)?;
-    let checked =
-        crate::storage::check_written(&manifest.files, tables.len() as u64, &manifest.budget);
-    if let Err(over) = checked {
-        for stale in ["tables.bin", "site.rs"] {
-            let _ = std::fs::remove_file(out_dir.join(stale));
-        }
-        return Err(std::io::Error::new(std::io::ErrorKind::FileTooLarge, over));
-    }
     objects.finish()?;
     blobs.finish(out_dir)?;
     // Read back here, with the blobs the binary will hold: tables that would not decode fail
-    // the build, never a request.
+    // the build, never a request; and what they decode into is what a Worker holds.
     let embedded: &'static [&'static [u8]] = if in_binary {
         let mut read = Vec::new();
         for file in blobs.files() {
@@ -49,8 +42,20 @@ pub(super) fn write(manifest: &Manifest, out_dir: &Path, in_binary: bool) -> std
         &[]
     };
     let written: &'static [u8] = Box::leak(tables.into_boxed_slice());
-    edgesite_tables::decode(written, embedded)
+    let (_, decoded) = edgesite_tables::decode_measured(written, embedded)
         .map_err(|e| std::io::Error::other(format!("the tables do not decode: {e}")))?;
+    let checked = crate::storage::check_written(
+        &manifest.files,
+        written.len() as u64,
+        decoded,
+        &manifest.budget,
+    );
+    if let Err(over) = checked {
+        for stale in ["tables.bin", "site.rs"] {
+            let _ = std::fs::remove_file(out_dir.join(stale));
+        }
+        return Err(over);
+    }
     std::fs::write(out_dir.join("tables.bin"), written)?;
     let site_rs = if in_binary {
         embedded_site_rs(manifest, out_dir)

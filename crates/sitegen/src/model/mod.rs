@@ -92,6 +92,11 @@ impl PageDates {
 /// JS glue, rounded up (docs/benchmarks.md has their measured sizes).
 pub const CODE_ESTIMATE_BYTES: u64 = 256 * 1024;
 
+/// What a Worker's isolate holds without its site, counted in every memory check: its wasm
+/// memory's stack and heap (1.3 MB measured with a 3 KB site's tables) and its JS heap (2 MiB),
+/// rounded up (docs/benchmarks.md, "Many files").
+pub const RUNTIME_MEMORY_BYTES: u64 = 4 << 20;
+
 /// A compiled site: everything `site.rs` is generated from, also written as `manifest.json`.
 #[derive(Debug, Serialize)]
 pub struct Manifest {

@@ -5,7 +5,7 @@
 use crate::config::BudgetConfig;
 use crate::error::escaped;
 use crate::error::Error;
-use crate::model::{Asset, Manifest, Tier, CODE_ESTIMATE_BYTES};
+use crate::model::{Asset, Manifest, Tier, CODE_ESTIMATE_BYTES, RUNTIME_MEMORY_BYTES};
 use crate::warning::{Warning, WarningKind};
 
 /// The share of a limit past which the build warns.
@@ -88,26 +88,35 @@ pub(super) fn check(files: &[Asset], budget: &BudgetConfig) -> Result<(), Error>
 
 /// Fails when the bundle as written (the tables encoded, `tables` bytes, with the bundle's
 /// files and the code) is over `[budget] max_bundle_bytes` (the tables of every file are in the
-/// bundle wherever its bytes are, so past the limit no tier can help), or the tables would not
-/// leave a Worker's isolate within `[budget] max_memory_bytes` ([`check_memory`]).
+/// bundle wherever its bytes are, so past the limit no tier can help), or the Worker's isolate
+/// would hold more than `[budget] max_memory_bytes` ([`check_memory`]); `decoded`: the bytes
+/// of wasm memory the decoded tables take beside them. The error is of kind `FileTooLarge`.
 pub(crate) fn check_written(
     files: &[Asset],
     tables: u64,
+    decoded: u64,
     budget: &BudgetConfig,
-) -> Result<(), String> {
+) -> std::io::Result<()> {
     let bytes: u64 = files.iter().map(Asset::bundle_bytes).sum();
     let total = tables + bytes + CODE_ESTIMATE_BYTES;
-    if total <= budget.max_bundle_bytes {
-        return check_memory(files.len() as u64, tables, budget);
-    }
-    Err(format!(
+    let over = if total <= budget.max_bundle_bytes {
+        check_memory(files.len() as u64, bytes, tables, decoded, budget)
+    } else {
+        Err(bundle_over(files.len(), total, tables, bytes, budget))
+    };
+    over.map_err(|message| std::io::Error::new(std::io::ErrorKind::FileTooLarge, message))
+}
+
+/// Why a bundle of `total` bytes, `tables` of them the tables' and `bytes` the files', is over
+/// its limit.
+fn bundle_over(files: usize, total: u64, tables: u64, bytes: u64, budget: &BudgetConfig) -> String {
+    format!(
         "the Worker bundle would be {total} bytes, over the limit of {} bytes ([budget] \
-         max_bundle_bytes): the tables of the site's {} files are {tables} bytes, its files in \
+         max_bundle_bytes): the tables of the site's {files} files are {tables} bytes, its files in \
          the bundle {bytes}; serve fewer files from this Worker, or fewer representations of \
          each ([compression] codings, [agents] enabled)",
         budget.max_bundle_bytes,
-        files.len()
-    ))
+    )
 }
 
 /// Warnings for what is past 80% of its limit.
@@ -133,30 +142,40 @@ pub(super) fn warnings(files: &[Asset], budget: &BudgetConfig) -> Vec<Warning> {
     out
 }
 
-/// The least a Worker's isolate holds for each file's decoded entries, in bytes: the decoded
-/// structs' share of wasm memory measured at 329 bytes a file (200,008 files, two
-/// representations each, under bare workerd through its inspector, docs/benchmarks.md "Many
-/// files") and at 425 (20,004 files, four each).
-const DECODED_LEAST_PER_FILE: u64 = 200;
+/// The least a Worker's isolate holds for each file's decoded entries, in bytes, where the
+/// tables are Rust (a library-mode Worker's) and their decoded size is not known: the decoded
+/// structs' share of wasm memory was measured at 329 bytes a file (200,008 files, two
+/// representations each) and at 435 (40,004 files, four each), under bare workerd through its
+/// inspector (docs/benchmarks.md, "Many files").
+pub(crate) const DECODED_LEAST_PER_FILE: u64 = 200;
 
 /// Fails when the Worker's isolate would hold more than `[budget] max_memory_bytes` (128 MiB,
-/// Cloudflare's limit, with wasm memory and ArrayBuffers counted) for the tables alone, at
-/// least: the data module's `tables` bytes, the copy the wasm decodes in place, and the decoded
-/// entries ([`DECODED_LEAST_PER_FILE`]). Such a Worker builds and serves under bare workerd,
-/// which sets no limit (measured: 175 MB); Cloudflare holds an isolate to 128 MB. The native
-/// twin's build is held to it too, as to the bundle's limit: it serves what the Worker would.
-fn check_memory(files: u64, tables: u64, budget: &BudgetConfig) -> Result<(), String> {
-    let least = 2 * tables + DECODED_LEAST_PER_FILE * files;
+/// Cloudflare's limit, with wasm memory and ArrayBuffers counted) for the site and the runtime
+/// ([`RUNTIME_MEMORY_BYTES`]): the bundle's files (`bundle_files` bytes, the entry's data
+/// modules), the tables (copied into wasm memory at start; the entry lets the data module's
+/// copy go) and the decoded tables (`decoded`, their wasm32 size:
+/// `edgesite_tables::decode_measured`; measured: a 40,004-file site's wasm memory was its
+/// tables, their decoded size and 1.3 MB, to the 64 KiB page). Such a Worker builds
+/// and serves under bare workerd, which sets no limit; Cloudflare holds an isolate to 128 MB.
+/// The native twin's build is held to it too, as to the bundle's limit: it serves what the
+/// Worker would.
+fn check_memory(
+    files: u64,
+    bundle_files: u64,
+    tables: u64,
+    decoded: u64,
+    budget: &BudgetConfig,
+) -> Result<(), String> {
+    let least = RUNTIME_MEMORY_BYTES + bundle_files + tables + decoded;
     if least <= budget.max_memory_bytes {
         return Ok(());
     }
     Err(format!(
-        "the Worker would hold at least {least} bytes for its tables, over the limit of {} \
-         bytes ([budget] max_memory_bytes, a Worker isolate's memory): the tables of the \
-         site's {files} files are {tables} bytes, held twice (the module and the copy the wasm \
-         reads) and decoded into about {DECODED_LEAST_PER_FILE} bytes or more a file; serve \
-         fewer files from this Worker, or fewer representations of each ([compression] \
-         codings, [agents] enabled)",
+        "the Worker would hold {least} bytes, over the limit of {} bytes ([budget] \
+         max_memory_bytes, a Worker isolate's memory): the tables of the site's {files} files \
+         are {tables} bytes, {decoded} more decoded in wasm memory, its files in the bundle \
+         {bundle_files}, and the runtime {RUNTIME_MEMORY_BYTES}; serve fewer files from this \
+         Worker, or fewer representations of each ([compression] codings, [agents] enabled)",
         budget.max_memory_bytes
     ))
 }
