@@ -229,9 +229,12 @@ pub fn decode_measured(
         variants,
     };
     let alternates = r.items(19, |r| asset(r, &pools, &[]))?;
-    let assets = r.items(19, |r| asset(r, &pools, alternates))?;
-    let asset = |i: usize| assets.get(i).ok_or_else(|| error("no such asset"));
-    let routes = r.items(4, |r| route(r, assets))?;
+    let others = r.items(19, |r| asset(r, &pools, alternates))?;
+    // An asset's number counts the alternates (a twin's route names its alternate), then the
+    // others.
+    let assets = Numbered { alternates, others };
+    let asset = |i: usize| assets.get(i);
+    let routes = r.items(4, |r| route(r, &assets))?;
     // The core finds a route by binary search.
     if routes.windows(2).any(|pair| pair[0].path >= pair[1].path) {
         return Err(error("routes out of order"));
@@ -268,6 +271,22 @@ pub fn decode_measured(
         ..site
     };
     Ok((site, r.held))
+}
+
+/// The decoded assets, numbered as the encoder does: the alternates, then the others.
+struct Numbered {
+    alternates: &'static [Asset<'static>],
+    others: &'static [Asset<'static>],
+}
+
+impl Numbered {
+    fn get(&self, i: usize) -> Result<&'static Asset<'static>, Error> {
+        match i.checked_sub(self.alternates.len()) {
+            None => self.alternates.get(i),
+            Some(other) => self.others.get(other),
+        }
+        .ok_or_else(|| error("no such asset"))
+    }
 }
 
 /// What assets name slices of.
@@ -322,14 +341,10 @@ fn asset(
     Ok(asset)
 }
 
-fn route(r: &mut Reader, assets: &'static [Asset<'static>]) -> Result<Route<'static>, Error> {
+fn route(r: &mut Reader, assets: &Numbered) -> Result<Route<'static>, Error> {
     let path = r.str()?;
     let target = match r.u32()? {
-        0 => Target::Asset(
-            assets
-                .get(r.usize()?)
-                .ok_or_else(|| error("no such asset"))?,
-        ),
+        0 => Target::Asset(assets.get(r.usize()?)?),
         1 => Target::Redirect(Redirect {
             status: status(r.u32()?)?,
             location: r.str()?,

@@ -215,30 +215,45 @@ pub fn encode(site: &Site<'_>) -> Result<Vec<u8>, Error> {
         .collect();
     let fallback = site.fallback.map(|a| numbered.number(a));
     let (alternates, alternate_of) = alternates(&numbered.assets)?;
+    // A routed asset that is one of the alternates (a twin, at its own URL) is written once,
+    // as the alternate: an asset's number counts the alternates, then the other assets.
+    let by_value: HashMap<AssetKey<'_>, usize> = (alternates.assets.iter().enumerate())
+        .map(|(i, a)| (AssetKey::of(a), i))
+        .collect();
+    let mut kept = Vec::new();
+    let mut kept_alternates = Vec::new();
+    let number: Vec<usize> = (numbered.assets.iter().zip(&alternate_of))
+        .map(
+            |(asset, alternate)| match by_value.get(&AssetKey::of(asset)) {
+                Some(&i) => i,
+                None => {
+                    kept.push(*asset);
+                    kept_alternates.push(*alternate);
+                    alternates.assets.len() + kept.len() - 1
+                }
+            },
+        )
+        .collect();
     let mut w = Writer {
         strings: String::new(),
         placed: HashMap::new(),
         out: Vec::new(),
     };
-    let all: Vec<&Asset<'_>> = alternates
-        .assets
-        .iter()
-        .chain(&numbered.assets)
-        .copied()
-        .collect();
+    let all: Vec<&Asset<'_>> = alternates.assets.iter().chain(&kept).copied().collect();
     let (pools, site_fields) = Pools::of(&all, site.fields);
     pools.write(&mut w)?;
     let (alternate_ranges, ranges) = pools.ranges.split_at(alternates.assets.len());
     let none = vec![None; alternates.assets.len()];
     write_assets(&mut w, &alternates.assets, alternate_ranges, &none)?;
-    write_assets(&mut w, &numbered.assets, ranges, &alternate_of)?;
+    write_assets(&mut w, &kept, ranges, &kept_alternates)?;
+    let routes: Vec<Option<usize>> = routes.into_iter().map(|r| r.map(|i| number[i])).collect();
     write_routes(&mut w, site, &routes)?;
     w.len(site.not_found.len())?;
     for (page, i) in site.not_found.iter().zip(not_found) {
         w.str(page.folder)?;
-        w.len(i)?;
+        w.len(number[i])?;
     }
-    w.option(fallback)?;
+    w.option(fallback.map(|i| number[i]))?;
     w.str(site.boundary)?;
     w.str(site.multipart_content_type)?;
     w.range(site_fields)?;
@@ -250,6 +265,40 @@ pub fn encode(site: &Site<'_>) -> Result<Vec<u8>, Error> {
     w.str(site.store)?;
     write_rules(&mut w, site)?;
     w.finish()
+}
+
+/// An asset by what it holds: its values, and its pools' slices by address (sitegen's alternate
+/// is a copy of its twin's asset, naming the same slices). Two assets with one key are one.
+#[derive(PartialEq, Eq, Hash)]
+struct AssetKey<'a> {
+    text: [&'a str; 4],
+    last_modified_unix: u64,
+    slices: [(usize, usize); 4],
+    has_alternate: bool,
+}
+
+impl<'a> AssetKey<'a> {
+    fn of(asset: &Asset<'a>) -> AssetKey<'a> {
+        AssetKey {
+            text: [
+                asset.content_type,
+                asset.last_modified,
+                asset.cache_control,
+                asset.fingerprint,
+            ],
+            last_modified_unix: asset.last_modified_unix,
+            slices: [
+                (asset.fields.as_ptr() as usize, asset.fields.len()),
+                (
+                    asset.representations.as_ptr() as usize,
+                    asset.representations.len(),
+                ),
+                (asset.deltas.as_ptr() as usize, asset.deltas.len()),
+                (asset.variants.as_ptr() as usize, asset.variants.len()),
+            ],
+            has_alternate: asset.alternate.is_some(),
+        }
+    }
 }
 
 /// The alternates `assets` name, numbered, and each asset's alternate's number.

@@ -6,8 +6,9 @@ pub const MAGIC: &[u8; 4] = b"EDGT";
 /// The format's version: a file of another is refused. 2: numbers as LEB128 varints, no store
 /// keys (a stored object is named by its ETag). 3: alternates (a page's Markdown twin), written
 /// before the assets that name them. 4: a stored object's length as two numbers, its low and
-/// high 32 bits (R2 keeps objects past 4 GiB).
-pub const VERSION: u32 = 4;
+/// high 32 bits (R2 keeps objects past 4 GiB). 5: an asset's number counts the alternates, then
+/// the other assets, so that a twin's route names its alternate, written once.
+pub const VERSION: u32 = 5;
 
 /// An absent index or position (`Option::None`).
 pub(crate) const NONE: u32 = u32::MAX;

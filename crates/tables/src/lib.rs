@@ -14,10 +14,11 @@
 //! field pairs, representations, deltas, variants, rule segments and destination parts, rule
 //! index children), then the alternates (a page's Markdown twin: an asset another one names
 //! as its [`alternate`](edgesite_core::Asset::alternate), written first so that a page can name
-//! it by index; it is also among the assets, for its own route), then the assets (each naming
-//! ranges of the pools, and its alternate's index or none), routes, 404 pages,
-//! rules, the rule index and the site's own values. An asset is named by its index, so a route,
-//! a 404 page and the fallback share one. Bytes in memory ([`Content::Bytes`]) are not tables:
+//! it by index), then the other assets (each naming ranges of the pools, and its alternate's
+//! index or none), routes, 404 pages, rules, the rule index and the site's own values. An asset
+//! is named by its index, counting the alternates and then the others, so a route, a 404 page
+//! and the fallback share one, and a twin's route names its alternate: one decoded asset, held
+//! once. Bytes in memory ([`Content::Bytes`]) are not tables:
 //! a site to encode keeps its bytes in blobs ([`Content::External`]), which [`decode`] turns
 //! into slices of the blobs it is given (the native twin's, in its binary), or keeps as they
 //! are (the Worker's, outside wasm). A stored representation ([`Content::Stored`]) holds no

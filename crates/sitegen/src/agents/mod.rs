@@ -141,12 +141,14 @@ pub(crate) fn make(
     };
     let made = convert_all(sources, routing, &todo, &converter)?;
     agents.fields = vec![Vec::new(); sources.files.len()];
+    let mut routes = Vec::new();
     for result in made {
         match result {
-            Ok(made) => agents.add_twin(sources, routing, made, config),
+            Ok(made) => routes.push(agents.add_twin(sources, made, config)),
             Err((path, why)) => agents.skip(&path, why.to_string()),
         }
     }
+    routing.add_files(&routes);
     agents.add_llms(sources, routing, config);
     agents.stats.wall_time_ms = started.elapsed().as_millis() as u64;
     Ok(agents)
@@ -338,18 +340,17 @@ impl Agents {
         self.stats.skipped.push((path.to_string(), why));
     }
 
-    /// Adds a twin as a file of the site, its fields and its page's `Link`.
+    /// Adds a twin as a file of the site, its fields and its page's `Link`; returns its route
+    /// (its path and file), which the caller adds with the others ([`Routing::add_files`]).
     fn add_twin(
         &mut self,
         sources: &mut Sources,
-        routing: &mut Routing,
         made: Made,
         config: &AgentsConfig,
-    ) {
+    ) -> (String, usize) {
         let bytes: Arc<[u8]> = made.document.as_bytes().into();
         let path = twin_path(&made.page.path);
         let index = sources.add_made(&path, bytes);
-        routing.add_file(&path, index);
         // RFC 9110 §8.7: at the page's URL, where the twin is one of two representations, the
         // URL that names it alone (at that URL itself, what the request named).
         let mut fields = vec![
@@ -387,5 +388,6 @@ impl Agents {
             description: made.description,
             document: made.document,
         });
+        (path, index)
     }
 }
