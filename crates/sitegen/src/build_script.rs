@@ -31,7 +31,7 @@ use crate::compile;
 use crate::config::{Config, StorageTier};
 use crate::emit::codegen::Bodies;
 use crate::error::Error;
-use crate::model::{Manifest, Options, PageDates};
+use crate::model::{Manifest, Options, PageDates, Written};
 use crate::modified::last_modified;
 
 use crate::error::ShowPath as _;
@@ -124,15 +124,18 @@ fn build(
     for path in &manifest.tracked {
         println!("cargo:rerun-if-changed={}", path.display());
     }
-    manifest
+    let written = manifest
         .write_rust_with(out_dir, bodies)
-        .and_then(|()| manifest.write_served_pages(&out_dir.join("served")))
+        .and_then(|written| {
+            let served = manifest.write_served_pages(&out_dir.join("served"));
+            served.map(|()| written)
+        })
         .map_err(|e| match e.kind() {
             // The bundle with its tables as encoded is over the budget (`[budget]`).
             std::io::ErrorKind::FileTooLarge => e.to_string(),
             _ => format!("cannot write {}: {e}", out_dir.display()),
         })?;
-    report(&manifest, out_dir);
+    report(&manifest, out_dir, written);
     history(&manifest, &config, &history_dir, out_dir)?;
     Ok(site_dir)
 }
@@ -349,9 +352,9 @@ fn history(manifest: &Manifest, config: &Config, dir: &Path, out_dir: &Path) -> 
 /// The build report, its warnings last, at every build: as cargo warnings (the only
 /// build-script output cargo shows without -vv), and written with the integrity manifest to
 /// target/edgesite/.
-fn report(manifest: &Manifest, out_dir: &Path) {
+fn report(manifest: &Manifest, out_dir: &Path, written: Option<Written>) {
     let dir = report_dir(out_dir);
-    let report = manifest.report();
+    let report = manifest.report_written(written);
     let written = std::fs::create_dir_all(&dir)
         .and_then(|()| std::fs::write(dir.join("manifest.json"), manifest.to_json()))
         .and_then(|()| std::fs::write(dir.join("report.txt"), &report))

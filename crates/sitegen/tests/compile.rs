@@ -1274,15 +1274,19 @@ fn tables_past_the_budget_are_named_as_the_cause() {
 /// Worker would hold (the runtime's own, `in_bundle` bytes of files in its bundle, its tables
 /// as written, and their decoded size), and fails one byte below it, saying why.
 fn memory_limit_is_held(site: &Path, options: &mut Options, in_bundle: u64) {
+    use edgesite_sitegen::model::CODE_ESTIMATE_BYTES;
     let tables = Bodies::Tables { in_binary: false };
     let out = tempfile::tempdir().unwrap();
     options.config.budget.max_memory_bytes = u64::MAX;
-    compile(site, options)
-        .unwrap()
-        .write_rust_with(out.path(), tables)
-        .unwrap();
+    let manifest = compile(site, options).unwrap();
+    let figures = manifest.write_rust_with(out.path(), tables).unwrap();
     let written: &'static [u8] = Box::leak(fs::read(out.path().join("tables.bin")).unwrap().into());
     let (decoded_site, decoded) = edgesite_tables::decode_measured(written, &[]).unwrap();
+    let figures = figures.expect("the tables' figures, where they are data");
+    assert_eq!(
+        (figures.tables_bytes, figures.decoded_bytes),
+        (written.len() as u64, decoded)
+    );
     // Every route (28 bytes on wasm32) and every asset (80) at least.
     assert!(
         decoded > 28 * decoded_site.routes.len() as u64 + 80,
@@ -1290,6 +1294,23 @@ fn memory_limit_is_held(site: &Path, options: &mut Options, in_bundle: u64) {
     );
     let runtime = edgesite_sitegen::model::RUNTIME_MEMORY_BYTES;
     let least = runtime + in_bundle + written.len() as u64 + decoded;
+    // The report names both, after the bundle's estimate.
+    let report = fs::read_to_string(out.path().join("report.txt")).unwrap();
+    let line = format!(
+        "as written: bundle {} bytes (tables {})",
+        written.len() as u64 + in_bundle + CODE_ESTIMATE_BYTES,
+        written.len()
+    );
+    let isolate = format!("isolate holds about {least} bytes (the tables, {decoded} more decoded");
+    assert!(
+        report.contains(&line) && report.contains(&isolate),
+        "{report}"
+    );
+    let estimate = report.find("\nbundle estimate ").unwrap();
+    assert!(
+        report.find("\nas written: ").unwrap() > estimate,
+        "{report}"
+    );
     options.config.budget.max_memory_bytes = least;
     compile(site, options)
         .unwrap()

@@ -10,7 +10,7 @@ mod report;
 mod tables;
 
 use crate::config::Config;
-use crate::model::{Asset, Assets, Manifest, Source};
+use crate::model::{Asset, Assets, Manifest, Source, Written};
 use crate::routing::Routing;
 use crate::warning::Notes;
 use codegen::Bodies;
@@ -86,16 +86,23 @@ impl Manifest {
     /// # Errors
     /// When a file cannot be written.
     pub fn write_rust(&self, out_dir: &Path) -> std::io::Result<()> {
-        self.write_rust_with(out_dir, Bodies::Embedded)
+        self.write_rust_with(out_dir, Bodies::Embedded).map(|_| ())
     }
 
-    /// [`Manifest::write_rust`], with the bytes kept as `bodies` says.
+    /// [`Manifest::write_rust`], with the bytes kept as `bodies` says; returns the tables'
+    /// figures where they are data (`Bodies::Tables`), which `report.txt` ends with
+    /// ([`Manifest::written_line`]).
     ///
     /// # Errors
     /// When a file cannot be read or written.
-    pub fn write_rust_with(&self, out_dir: &Path, bodies: Bodies) -> std::io::Result<()> {
+    pub fn write_rust_with(
+        &self,
+        out_dir: &Path,
+        bodies: Bodies,
+    ) -> std::io::Result<Option<Written>> {
+        let mut written = None;
         if let Bodies::Tables { in_binary } = bodies {
-            tables::write(self, out_dir, in_binary)?;
+            written = Some(tables::write(self, out_dir, in_binary)?);
         } else if bodies == Bodies::Embedded {
             let encoded = out_dir.join("encoded");
             std::fs::create_dir_all(&encoded)?;
@@ -129,8 +136,9 @@ impl Manifest {
             codegen::write(self, out_dir, bodies)?;
         }
         std::fs::write(out_dir.join("manifest.json"), self.to_json())?;
-        std::fs::write(out_dir.join("report.txt"), self.report())?;
-        std::fs::write(out_dir.join("report.html"), self.report_html())
+        std::fs::write(out_dir.join("report.txt"), self.report_written(written))?;
+        std::fs::write(out_dir.join("report.html"), self.report_html())?;
+        Ok(written)
     }
 
     /// Writes every HTML and CSS file as it is served (the link pass may have rewritten it), and

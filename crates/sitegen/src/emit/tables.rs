@@ -13,17 +13,21 @@
 use super::codegen::Blobs;
 use super::leak::Bundle;
 use super::objects::Objects;
-use crate::model::Manifest;
+use crate::model::{Manifest, Written};
 use std::path::Path;
 
 /// Writes `tables.bin`, the blobs (`worker/`, `blobs.rs`), the objects (`store/`) and `site.rs`
 /// into `out_dir`; `in_binary`: `site.rs` embeds the tables and the blobs (the native twin),
-/// else the Worker's entry imports both and hands them over. A bundle over `[budget]
+/// else the Worker's entry imports both and hands them over. Returns the tables' figures. A bundle over `[budget]
 /// max_bundle_bytes` with its tables as encoded, or a Worker past `max_memory_bytes` with them
 /// as decoded, is an error of kind `FileTooLarge`: the blobs and objects are written by then,
 /// and an earlier build's `tables.bin` and `site.rs` are removed (they would name blobs that
 /// are gone).
-pub(super) fn write(manifest: &Manifest, out_dir: &Path, in_binary: bool) -> std::io::Result<()> {
+pub(super) fn write(
+    manifest: &Manifest,
+    out_dir: &Path,
+    in_binary: bool,
+) -> std::io::Result<Written> {
     let mut blobs = Blobs::fresh(out_dir)?;
     let mut objects = Objects::new(&out_dir.join("store"))?;
     let site = manifest.leak_with(Bundle::Blobs(&mut blobs), Some(&mut objects), in_binary)?;
@@ -62,7 +66,11 @@ pub(super) fn write(manifest: &Manifest, out_dir: &Path, in_binary: bool) -> std
     } else {
         handed_over_site_rs(manifest)
     };
-    std::fs::write(out_dir.join("site.rs"), site_rs)
+    std::fs::write(out_dir.join("site.rs"), site_rs)?;
+    Ok(Written {
+        tables_bytes: written.len() as u64,
+        decoded_bytes: decoded,
+    })
 }
 
 /// `site.rs` that embeds `tables.bin` and the blobs.

@@ -92,6 +92,19 @@ impl PageDates {
 /// JS glue, rounded up (docs/benchmarks.md has their measured sizes).
 pub const CODE_ESTIMATE_BYTES: u64 = 256 * 1024;
 
+/// The tables as a build wrote them ([`Manifest::write_rust_with`] with `Bodies::Tables`): what
+/// the bundle and a Worker's isolate hold of them, known exactly once they are encoded, where
+/// the storage stage could only estimate them (from above).
+///
+/// [`Manifest::write_rust_with`]: crate::model::Manifest::write_rust_with
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Written {
+    /// `tables.bin`'s bytes.
+    pub tables_bytes: u64,
+    /// What they decode into in a Worker's wasm memory (their items at their wasm32 sizes).
+    pub decoded_bytes: u64,
+}
+
 /// What a Worker's isolate holds without its site, counted in every memory check: its wasm
 /// memory's stack and heap (1.3 MB measured with a 3 KB site's tables) and its JS heap (2 MiB),
 /// rounded up (docs/benchmarks.md, "Many files").

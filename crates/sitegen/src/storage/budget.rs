@@ -98,13 +98,22 @@ pub(crate) fn check_written(
     budget: &BudgetConfig,
 ) -> std::io::Result<()> {
     let bytes: u64 = files.iter().map(Asset::bundle_bytes).sum();
-    let total = tables + bytes + CODE_ESTIMATE_BYTES;
+    let (total, _) = worker_bytes(files, tables, decoded);
     let over = if total <= budget.max_bundle_bytes {
         check_memory(files.len() as u64, bytes, tables, decoded, budget)
     } else {
         Err(bundle_over(files.len(), total, tables, bytes, budget))
     };
     over.map_err(|message| std::io::Error::new(std::io::ErrorKind::FileTooLarge, message))
+}
+
+/// The bundle (the tables, the files it keeps, the code) and what a Worker's isolate holds for
+/// the site (the runtime, the bundle's files, the tables and what they decode into), in bytes,
+/// for tables of `tables` bytes that decode into `decoded`.
+pub(crate) fn worker_bytes(files: &[Asset], tables: u64, decoded: u64) -> (u64, u64) {
+    let bytes: u64 = files.iter().map(Asset::bundle_bytes).sum();
+    let bundle = tables + bytes + CODE_ESTIMATE_BYTES;
+    (bundle, RUNTIME_MEMORY_BYTES + bytes + tables + decoded)
 }
 
 /// Why a bundle of `total` bytes, `tables` of them the tables' and `bytes` the files', is over

@@ -9,7 +9,9 @@ mod store;
 mod tiers;
 mod variants;
 
-pub(crate) use budget::{bundle_bytes, check_written, code_bytes, DECODED_LEAST_PER_FILE};
+pub(crate) use budget::{
+    bundle_bytes, check_written, code_bytes, worker_bytes, DECODED_LEAST_PER_FILE,
+};
 pub(crate) use tiers::held;
 
 use crate::config::{Config, Store};

@@ -4,7 +4,7 @@
 //! manifest.
 
 use super::smallest;
-use crate::model::{Asset, Manifest, RouteTarget};
+use crate::model::{Asset, Manifest, RouteTarget, Written};
 use crate::storage;
 use edgesite_core::ContentCoding;
 use std::fmt::Write as _;
@@ -13,6 +13,38 @@ use std::fmt::Write as _;
 const MAX_ROWS: usize = 40;
 
 impl Manifest {
+    /// [`Manifest::report`], with [`Manifest::written_line`] after its bundle estimate when the
+    /// tables were written as data (`written`).
+    pub fn report_written(&self, written: Option<Written>) -> String {
+        let mut report = self.report();
+        let Some(written) = written else {
+            return report;
+        };
+        let at = (report.find("\nbundle estimate "))
+            .and_then(|start| report[start + 1..].find('\n').map(|end| start + end + 2))
+            .unwrap_or(report.len());
+        report.insert_str(at, &self.written_line(&written));
+        report
+    }
+
+    /// The bundle with its tables as written, and what a Worker's isolate holds for the site,
+    /// each against its limit (`[budget] max_bundle_bytes`, `max_memory_bytes`): what the build
+    /// held them to, where the bundle estimate is from above.
+    pub fn written_line(&self, written: &Written) -> String {
+        let (tables, decoded) = (written.tables_bytes, written.decoded_bytes);
+        let (bundle, isolate) = storage::worker_bytes(&self.files, tables, decoded);
+        let budget = &self.budget;
+        format!(
+            "as written: bundle {bundle} bytes (tables {tables}) of the {}-byte limit: {}%; a \
+             Worker's isolate holds about {isolate} bytes (the tables, {decoded} more decoded, the \
+             bundle's files, the runtime) of the {}-byte limit: {}%\n",
+            budget.max_bundle_bytes,
+            bundle * 100 / budget.max_bundle_bytes.max(1),
+            budget.max_memory_bytes,
+            isolate * 100 / budget.max_memory_bytes.max(1),
+        )
+    }
+
     /// The report as text (one table, then totals).
     pub fn report(&self) -> String {
         let mut out = table_header();
