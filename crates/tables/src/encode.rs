@@ -215,25 +215,7 @@ pub fn encode(site: &Site<'_>) -> Result<Vec<u8>, Error> {
         .collect();
     let fallback = site.fallback.map(|a| numbered.number(a));
     let (alternates, alternate_of) = alternates(&numbered.assets)?;
-    // A routed asset that is one of the alternates (a twin, at its own URL) is written once,
-    // as the alternate: an asset's number counts the alternates, then the other assets.
-    let by_value: HashMap<AssetKey<'_>, usize> = (alternates.assets.iter().enumerate())
-        .map(|(i, a)| (AssetKey::of(a), i))
-        .collect();
-    let mut kept = Vec::new();
-    let mut kept_alternates = Vec::new();
-    let number: Vec<usize> = (numbered.assets.iter().zip(&alternate_of))
-        .map(
-            |(asset, alternate)| match by_value.get(&AssetKey::of(asset)) {
-                Some(&i) => i,
-                None => {
-                    kept.push(*asset);
-                    kept_alternates.push(*alternate);
-                    alternates.assets.len() + kept.len() - 1
-                }
-            },
-        )
-        .collect();
+    let (number, kept, kept_alternates) = renumbered(&numbered, &alternates, &alternate_of);
     let mut w = Writer {
         strings: String::new(),
         placed: HashMap::new(),
@@ -299,6 +281,34 @@ impl<'a> AssetKey<'a> {
             has_alternate: asset.alternate.is_some(),
         }
     }
+}
+
+/// The assets' numbers as written, the assets written after the alternates and each one's
+/// alternate: a routed asset that is one of the alternates (a twin, at its own URL) is written
+/// once, as the alternate; an asset's number counts the alternates, then the others.
+fn renumbered<'a>(
+    numbered: &Numbered<'a>,
+    alternates: &Numbered<'a>,
+    alternate_of: &[Option<usize>],
+) -> (Vec<usize>, Vec<&'a Asset<'a>>, Vec<Option<usize>>) {
+    let by_value: HashMap<AssetKey<'_>, usize> = (alternates.assets.iter().enumerate())
+        .map(|(i, a)| (AssetKey::of(a), i))
+        .collect();
+    let mut kept = Vec::new();
+    let mut kept_alternates = Vec::new();
+    let number = (numbered.assets.iter().zip(alternate_of))
+        .map(
+            |(asset, alternate)| match by_value.get(&AssetKey::of(asset)) {
+                Some(&i) => i,
+                None => {
+                    kept.push(*asset);
+                    kept_alternates.push(*alternate);
+                    alternates.assets.len() + kept.len() - 1
+                }
+            },
+        )
+        .collect();
+    (number, kept, kept_alternates)
 }
 
 /// The alternates `assets` name, numbered, and each asset's alternate's number.

@@ -508,10 +508,8 @@ fn numbers_are_varints_and_a_bad_one_is_refused() {
     }
 }
 
-/// What a Worker holds decoded, at the wasm32 sizes: a route is 28 bytes, an asset 80, a
-/// representation 40; an asset behind two routes is held once.
-#[test]
-fn the_decoded_size_counts_each_item_once_at_its_wasm32_size() {
+/// A plain-text asset with one representation.
+fn text_asset() -> &'static Asset<'static> {
     let representations = leak(vec![representation(
         0,
         Content::External {
@@ -521,7 +519,7 @@ fn the_decoded_size_counts_each_item_once_at_its_wasm32_size() {
             length: 3,
         },
     )]);
-    let asset: &'static Asset<'static> = Box::leak(Box::new(Asset {
+    Box::leak(Box::new(Asset {
         content_type: "text/plain",
         last_modified: "",
         last_modified_unix: 0,
@@ -532,7 +530,14 @@ fn the_decoded_size_counts_each_item_once_at_its_wasm32_size() {
         deltas: &[],
         variants: &[],
         alternate: None,
-    }));
+    }))
+}
+
+/// What a Worker holds decoded, at the wasm32 sizes: a route is 28 bytes, an asset 80, a
+/// representation 40; an asset behind two routes is held once.
+#[test]
+fn the_decoded_size_counts_each_item_once_at_its_wasm32_size() {
+    let asset = text_asset();
     let route = |path| Route {
         path,
         target: Target::Asset(asset),
@@ -550,8 +555,17 @@ fn the_decoded_size_counts_each_item_once_at_its_wasm32_size() {
         decode_measured(tables(&two), &[]).unwrap().1,
         2 * 28 + 80 + 40
     );
-    // A page whose twin (its alternate, with the same representations here) has a route of its
-    // own, to a copy of it: two assets, not three.
+    // The whole site of the round trip: more than its routes.
+    let site = site();
+    let held = decode_measured(tables(site), &[]).unwrap().1;
+    assert!(held > 28 * site.routes.len() as u64, "{held}");
+}
+
+/// A page whose twin (its alternate, with the same representations here) has a route of its
+/// own, to a copy of it: two assets decoded, not three.
+#[test]
+fn a_twin_at_its_own_route_is_decoded_once() {
+    let asset = text_asset();
     let page: &'static Asset<'static> = Box::leak(Box::new(Asset {
         alternate: Some(asset),
         ..*asset
@@ -573,8 +587,4 @@ fn the_decoded_size_counts_each_item_once_at_its_wasm32_size() {
         decode_measured(tables(&twinned), &[]).unwrap().1,
         2 * 28 + 2 * 80 + 40
     );
-    // The whole site of the round trip: more than its routes.
-    let site = site();
-    let held = decode_measured(tables(site), &[]).unwrap().1;
-    assert!(held > 28 * site.routes.len() as u64, "{held}");
 }
