@@ -1,7 +1,8 @@
 // Reads a Worker isolate's memory through workerd's inspector (CDP over its WebSocket):
 // Runtime.getHeapUsage (the JS heap, and the ArrayBuffer backing stores: the site's blobs, its
 // tables and wasm memory) and edgesite's own figures (globalThis.edgesiteMemory(): the bytes of
-// wasm memory, of blobs and of the tables' data module). Prints one JSON object.  Usage: node bench/memory.mjs INSPECTOR_PORT
+// wasm memory, of blobs, of the tables' data module (0 once wasm memory has them: src/entry.js
+// lets it go) and of the tables in wasm memory). Prints one JSON object.  Usage: node bench/memory.mjs INSPECTOR_PORT
 import { inspect } from "./inspector.mjs";
 
 const port = process.argv[2];

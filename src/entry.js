@@ -29,9 +29,11 @@ const BLOBS = [$BLOB_LIST];
 // Set by instantiate(): the wasm exports and the protocol (the reader, the output area, the
 // answer's kinds).
 let wasm, protocol, read, kindMask, KIND_BITS, NOT_MODIFIED, OK, PARTIAL, GENERAL, STORED;
-// Where the tables are in the instance's memory ([address, length]): after a trap, the fresh
-// instance takes them from there, since the data module's bytes were let go.
-let tablesAt;
+// Where the tables are once an instance holds them: its memory and [address, length] there.
+// After a trap the fresh instance takes them from there, since the data module's bytes were let
+// go; it changes only once another instance holds them, so a fresh instance that failed before
+// that leaves them where they were.
+let tablesHome;
 // Per representation and fingerprinting (r = 2*id + fingerprinted): what its 200 (key 2*r) and
 // its 304 (key 2*r+1) are made of (keep()).
 let kept = new Map();
@@ -40,24 +42,40 @@ function instantiate() {
 	// A fresh instance after a trap: the old memory's buffer is detached first (grow(0) detaches
 	// it), so that wasm-bindgen's glue, which keeps a view of wasm memory until its buffer is
 	// detached, does not write the tables, or read strings, in the old instance's memory. The
-	// tables are read from the old instance's memory (a new view of it): nothing writes them
+	// tables are read from the memory that holds them (a new view of it): nothing writes them
 	// once handed over.
 	wasm?.memory.grow(0);
-	const from = wasm ? new Uint8Array(wasm.memory.buffer, tablesAt[0], tablesAt[1]) : new Uint8Array(tables);
+	let from = tablesHome
+		? new Uint8Array(tablesHome.memory.buffer, tablesHome.at[0], tablesHome.at[1])
+		: new Uint8Array(tables);
 	const instance = new WebAssembly.Instance(wasmModule, wasmImports);
 	imports.__wbg_set_wasm(instance.exports);
 	instance.exports.__wbindgen_start?.();
 	wasm = instance.exports;
 	imports.edgesite_register_blobs(BLOBS);
-	tablesAt = imports.edgesite_register_tables(from);
-	// The tables are in wasm memory now: the data module's copy is let go (detached, its bytes
-	// freed), so that the isolate holds them once, not twice (docs/benchmarks.md, "Memory").
-	if (tables.byteLength && typeof tables.transfer === "function") tables.transfer(0);
+	const at = imports.edgesite_register_tables(from);
+	from = null;
+	tablesHome = { memory: instance.exports.memory, at };
+	letTablesGo();
 	protocol = imports.edgesite_start();
 	({ read, kindBits: KIND_BITS, notModified: NOT_MODIFIED, ok: OK, partial: PARTIAL, general: GENERAL, stored: STORED } = protocol);
 	kindMask = (1 << KIND_BITS) - 1;
 	kept = new Map();
 }
+// The tables are in wasm memory now: the data module's copy is let go (detached, its bytes
+// freed), so that the isolate holds them once (docs/benchmarks.md, "With Markdown twins").
+// `transfer(0)` frees them at once (ES2024; workerd has it); else a transfer to a clone that is
+// dropped, freed at the next collection. Holding them, if neither can, costs only memory.
+function letTablesGo() {
+	if (tables.byteLength === 0) return;
+	try {
+		if (typeof tables.transfer === "function") tables.transfer(0);
+		else structuredClone(tables, { transfer: [tables] });
+	} catch (error) {
+		console.error("edgesite: the tables' data module is held twice:", error);
+	}
+}
+
 instantiate();
 
 function answer(request) {
@@ -194,5 +212,5 @@ globalThis.edgesiteMemory = () => ({
 	wasm: wasm.memory.buffer.byteLength,
 	blobs: BLOBS.reduce((n, b) => n + b.byteLength, 0),
 	tables: tables.byteLength,
-	tablesInWasm: tablesAt[1],
+	tablesInWasm: tablesHome.at[1],
 });

@@ -145,8 +145,8 @@ impl<'a> Pools<'a> {
             *lists.entry(list).or_insert_with(|| push(pool, list))
         };
         let site = fields(&mut pools.fields, site_fields);
-        // An alternate is written twice (among the alternates and among the assets), and may be
-        // a copy of its routed asset (sitegen's leaked site): what they share, once.
+        // Assets that name the same slices (copies of one asset) share their ranges: written
+        // once.
         let mut written: HashMap<Shares<'a>, Ranges> = HashMap::new();
         for asset in assets {
             let shares = (

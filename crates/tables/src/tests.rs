@@ -587,4 +587,27 @@ fn a_twin_at_its_own_route_is_decoded_once() {
         decode_measured(tables(&twinned), &[]).unwrap().1,
         2 * 28 + 2 * 80 + 40
     );
+    // The route naming the alternate itself, not a copy: the same.
+    let routes = leak(vec![
+        Route {
+            path: "/a",
+            target: Target::Asset(page),
+        },
+        Route {
+            path: "/a.md",
+            target: Target::Asset(asset),
+        },
+    ]);
+    let itself = Site {
+        routes,
+        ..Site::EMPTY
+    };
+    let (decoded, held) = decode_measured(tables(&itself), &[]).unwrap();
+    assert_eq!(held, 2 * 28 + 2 * 80 + 40);
+    let (Target::Asset(page), Target::Asset(twin)) =
+        (&decoded.routes[0].target, &decoded.routes[1].target)
+    else {
+        panic!("assets");
+    };
+    assert!(std::ptr::eq(page.alternate.unwrap(), *twin));
 }

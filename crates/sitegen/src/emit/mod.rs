@@ -128,10 +128,18 @@ impl Manifest {
         }
         if !matches!(bodies, Bodies::Tables { .. }) {
             // The tables as Rust: their estimate (from above) is what is known of their size,
-            // and of their decoded size, the least measured.
+            // and of their decoded size a floor below what was measured. Both are in the wasm
+            // module's data and in the linear memory it is copied into, and so are the bodies
+            // when the bytes are embedded: counted twice.
             let tables =
                 crate::storage::code_bytes(&self.files) - crate::model::CODE_ESTIMATE_BYTES;
-            let decoded = crate::storage::DECODED_LEAST_PER_FILE * self.files.len() as u64;
+            let bodies_in_module: u64 = match bodies {
+                Bodies::Embedded => self.files.iter().map(Asset::bundle_bytes).sum(),
+                _ => 0,
+            };
+            let decoded = crate::storage::DECODED_LEAST_PER_FILE * self.files.len() as u64
+                + tables
+                + bodies_in_module;
             crate::storage::check_written(&self.files, tables, decoded, &self.budget)?;
             codegen::write(self, out_dir, bodies)?;
         }

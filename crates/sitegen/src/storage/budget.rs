@@ -98,9 +98,14 @@ pub(crate) fn check_written(
     budget: &BudgetConfig,
 ) -> std::io::Result<()> {
     let bytes: u64 = files.iter().map(Asset::bundle_bytes).sum();
-    let (total, _) = worker_bytes(files, tables, decoded);
+    let (total, isolate) = worker_bytes(files, tables, decoded);
     let over = if total <= budget.max_bundle_bytes {
-        check_memory(files.len() as u64, bytes, tables, decoded, budget)
+        check_memory(
+            files.len() as u64,
+            (bytes, tables, decoded),
+            isolate,
+            budget,
+        )
     } else {
         Err(bundle_over(files.len(), total, tables, bytes, budget))
     };
@@ -108,12 +113,16 @@ pub(crate) fn check_written(
 }
 
 /// The bundle (the tables, the files it keeps, the code) and what a Worker's isolate holds for
-/// the site (the runtime, the bundle's files, the tables and what they decode into), in bytes,
-/// for tables of `tables` bytes that decode into `decoded`.
+/// the site at most (the runtime, the bundle's files, the tables, and beside them what they
+/// decode into, or at start, before the entry lets the data module go, their second copy), in
+/// bytes, for tables of `tables` bytes that decode into `decoded`.
 pub(crate) fn worker_bytes(files: &[Asset], tables: u64, decoded: u64) -> (u64, u64) {
     let bytes: u64 = files.iter().map(Asset::bundle_bytes).sum();
     let bundle = tables + bytes + CODE_ESTIMATE_BYTES;
-    (bundle, RUNTIME_MEMORY_BYTES + bytes + tables + decoded)
+    (
+        bundle,
+        RUNTIME_MEMORY_BYTES + bytes + tables + decoded.max(tables),
+    )
 }
 
 /// Why a bundle of `total` bytes, `tables` of them the tables' and `bytes` the files', is over
@@ -153,38 +162,38 @@ pub(super) fn warnings(files: &[Asset], budget: &BudgetConfig) -> Vec<Warning> {
 
 /// The least a Worker's isolate holds for each file's decoded entries, in bytes, where the
 /// tables are Rust (a library-mode Worker's) and their decoded size is not known: the decoded
-/// structs' share of wasm memory was measured at 329 bytes a file (200,008 files, two
-/// representations each) and at 435 (40,004 files, four each), under bare workerd through its
-/// inspector (docs/benchmarks.md, "Many files").
+/// tables' share of wasm memory was measured at 282 bytes a file (200,008 files, two
+/// representations each) and at 402 (40,009 files, four each), under bare workerd through its
+/// inspector (docs/benchmarks.md, "With Markdown twins").
 pub(crate) const DECODED_LEAST_PER_FILE: u64 = 200;
 
 /// Fails when the Worker's isolate would hold more than `[budget] max_memory_bytes` (128 MiB,
 /// Cloudflare's limit, with wasm memory and ArrayBuffers counted) for the site and the runtime
-/// ([`RUNTIME_MEMORY_BYTES`]): the bundle's files (`bundle_files` bytes, the entry's data
-/// modules), the tables (copied into wasm memory at start; the entry lets the data module's
-/// copy go) and the decoded tables (`decoded`, their wasm32 size:
-/// `edgesite_tables::decode_measured`; measured: a 40,004-file site's wasm memory was its
-/// tables, their decoded size and 1.3 MB, to the 64 KiB page). Such a Worker builds
-/// and serves under bare workerd, which sets no limit; Cloudflare holds an isolate to 128 MB.
-/// The native twin's build is held to it too, as to the bundle's limit: it serves what the
-/// Worker would.
+/// ([`RUNTIME_MEMORY_BYTES`]): `isolate` bytes ([`worker_bytes`]) of the bundle's files
+/// (`bundle_files`, the entry's data modules), the tables (`tables`, copied into wasm memory at
+/// start; the entry then lets the data module's copy go) and what they decode into (`decoded`,
+/// their wasm32 size: `edgesite_tables::decode_measured`; measured: a 40,009-file site's wasm
+/// memory was its tables, their decoded size and 1.3 MB, to the 64 KiB page). Such a Worker
+/// builds and serves under bare workerd, which sets no limit; Cloudflare holds an isolate to
+/// 128 MB. The native twin's build is held to it too, as to the bundle's limit: it serves what
+/// the Worker would.
 fn check_memory(
     files: u64,
-    bundle_files: u64,
-    tables: u64,
-    decoded: u64,
+    (bundle_files, tables, decoded): (u64, u64, u64),
+    isolate: u64,
     budget: &BudgetConfig,
 ) -> Result<(), String> {
-    let least = RUNTIME_MEMORY_BYTES + bundle_files + tables + decoded;
-    if least <= budget.max_memory_bytes {
+    if isolate <= budget.max_memory_bytes {
         return Ok(());
     }
     Err(format!(
-        "the Worker would hold {least} bytes, over the limit of {} bytes ([budget] \
+        "the Worker would hold {isolate} bytes, over the limit of {} bytes ([budget] \
          max_memory_bytes, a Worker isolate's memory): the tables of the site's {files} files \
-         are {tables} bytes, {decoded} more decoded in wasm memory, its files in the bundle \
-         {bundle_files}, and the runtime {RUNTIME_MEMORY_BYTES}; serve fewer files from this \
-         Worker, or fewer representations of each ([compression] codings, [agents] enabled)",
+         are {tables} bytes, with {decoded} more decoded beside them in wasm memory (or, at \
+         start, their second copy), its files in the bundle {bundle_files}, and the runtime \
+         {RUNTIME_MEMORY_BYTES}; serve \
+         fewer files from this Worker, or fewer representations of each ([compression] \
+         codings, [agents] enabled)",
         budget.max_memory_bytes
     ))
 }

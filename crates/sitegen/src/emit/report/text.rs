@@ -36,8 +36,9 @@ impl Manifest {
         let budget = &self.budget;
         format!(
             "as written: bundle {bundle} bytes (tables {tables}) of the {}-byte limit: {}%; a \
-             Worker's isolate holds about {isolate} bytes (the tables, {decoded} more decoded, the \
-             bundle's files, the runtime) of the {}-byte limit: {}%\n",
+             Worker's isolate holds at most {isolate} bytes (the tables, {decoded} more decoded \
+             or their second copy at start, the bundle's files, the runtime) of the {}-byte \
+             limit: {}%\n",
             budget.max_bundle_bytes,
             bundle * 100 / budget.max_bundle_bytes.max(1),
             budget.max_memory_bytes,
