@@ -18,11 +18,11 @@ use std::path::Path;
 
 /// Writes `tables.bin`, the blobs (`worker/`, `blobs.rs`), the objects (`store/`) and `site.rs`
 /// into `out_dir`; `in_binary`: `site.rs` embeds the tables and the blobs (the native twin),
-/// else the Worker's entry imports both and hands them over. Returns the tables' figures. A bundle over `[budget]
-/// max_bundle_bytes` with its tables as encoded, or a Worker past `max_memory_bytes` with them
-/// as decoded, is an error of kind `FileTooLarge`: the blobs and objects are written by then,
-/// and an earlier build's `tables.bin` and `site.rs` are removed (they would name blobs that
-/// are gone).
+/// else the Worker's entry imports both and hands them over; returns the tables' figures. A
+/// bundle over `[budget] max_bundle_bytes` with its tables as encoded, or a Worker past
+/// `max_memory_bytes` with them as decoded, is an error of kind `FileTooLarge`: the blobs and
+/// objects are written by then, and an earlier build's `tables.bin` and `site.rs` are removed
+/// (they would name blobs that are gone).
 pub(super) fn write(
     manifest: &Manifest,
     out_dir: &Path,
