@@ -90,7 +90,7 @@ impl Manifest {
     }
 
     /// [`Manifest::write_rust`], with the bytes kept as `bodies` says; returns the tables'
-    /// figures where they are data (`Bodies::Tables`), which `report.txt` ends with
+    /// figures where they are data (`Bodies::Tables`), which `report.txt` names
     /// ([`Manifest::written_line`]).
     ///
     /// # Errors
