@@ -107,15 +107,22 @@ fn git(site_dir: &Path, args: &[&str]) -> Command {
     command
 }
 
-/// `files` by their paths as git names them: from the work tree's top, `top`.
-fn named_from(top: &Path, files: &[&Path]) -> HashMap<String, PathBuf> {
-    (files.iter())
-        .filter_map(|file| {
-            let real = std::fs::canonicalize(file).ok()?;
-            let name = real.strip_prefix(top).ok()?.to_str()?.to_string();
-            Some((name, file.to_path_buf()))
-        })
-        .collect()
+/// `files` by their paths as git names them: from the work tree's top, `top`. A symbolic link
+/// is named by its target, whose bytes it serves: both have the target's date.
+fn named_from(top: &Path, files: &[&Path]) -> HashMap<String, Vec<PathBuf>> {
+    let mut named: HashMap<String, Vec<PathBuf>> = HashMap::new();
+    for file in files {
+        let Ok(real) = std::fs::canonicalize(file) else {
+            continue;
+        };
+        if let Some(name) = real.strip_prefix(top).ok().and_then(Path::to_str) {
+            named
+                .entry(name.to_string())
+                .or_default()
+                .push(file.to_path_buf());
+        }
+    }
+    named
 }
 
 /// From `git log --format='%x01%ct %P' --name-only` (newest first): the time of the first
@@ -124,7 +131,7 @@ fn named_from(top: &Path, files: &[&Path]) -> HashMap<String, PathBuf> {
 /// first is left undated. Lines that are not UTF-8 (an old name) are skipped, not an end.
 fn last_commits(
     log: impl std::io::Read,
-    mut wanted: HashMap<String, PathBuf>,
+    mut wanted: HashMap<String, Vec<PathBuf>>,
     shallow: bool,
 ) -> HashMap<PathBuf, SystemTime> {
     let mut dated = HashMap::new();
@@ -144,9 +151,9 @@ fn last_commits(
             let boundary = shallow && parents.trim().is_empty();
             let seconds = seconds.parse::<u64>().ok().filter(|_| !boundary);
             time = seconds.map(|s| UNIX_EPOCH + Duration::from_secs(s));
-        } else if let Some(file) = wanted.remove(line) {
+        } else if let Some(files) = wanted.remove(line) {
             if let Some(time) = time {
-                dated.insert(file, time);
+                dated.extend(files.into_iter().map(|file| (file, time)));
             }
         }
     }
@@ -245,6 +252,9 @@ mod tests {
         );
         git(repo.path(), 0, &["init", "-q"]);
         std::fs::write(&old, "old").unwrap();
+        // A link to the old page: it serves the old page's bytes, and has its date.
+        let alias = site.join("alias.html");
+        std::os::unix::fs::symlink("docs/old page.html", &alias).unwrap();
         std::fs::write(&edited, "one").unwrap();
         std::fs::write(repo.path().join("outside.txt"), "x").unwrap();
         git(repo.path(), 1_700_000_000, &["add", "-A"]);
@@ -266,6 +276,7 @@ mod tests {
         }
         let files = [
             old.as_path(),
+            alias.as_path(),
             new.as_path(),
             edited.as_path(),
             untracked.as_path(),
@@ -277,6 +288,7 @@ mod tests {
             at(1_700_000_000),
             "its only commit, not the later one"
         );
+        assert_eq!(dates[&alias], at(1_700_000_000), "its target's commit");
         assert_eq!(dates[&new], at(1_710_000_000));
         assert_eq!(
             dates[&edited], mtime,
@@ -327,8 +339,8 @@ mod tests {
 
     #[test]
     fn a_log_line_that_is_not_utf8_is_skipped_not_an_end() {
-        let wanted: HashMap<String, PathBuf> =
-            [("a.html".to_string(), PathBuf::from("/a.html"))].into();
+        let wanted: HashMap<String, Vec<PathBuf>> =
+            [("a.html".to_string(), vec![PathBuf::from("/a.html")])].into();
         let log: &[u8] = b"\x01200 p1\n\nold\xff.html\n\x01100 p2\n\na.html\n";
         let dated = last_commits(log, wanted.clone(), false);
         assert_eq!(
