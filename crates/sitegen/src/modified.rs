@@ -91,6 +91,21 @@ fn commit_times(site_dir: &Path, files: &[&Path]) -> Option<HashMap<PathBuf, Sys
     dated
 }
 
+/// The file git updates at every commit, checkout or reset of the work tree `site_dir` is in
+/// (its `HEAD`'s log), when there is one: a build that dates pages by their commits names it in
+/// `cargo:rerun-if-changed`, so that a commit of an edit already built dates its twin at the
+/// next build, not at the next edit.
+pub(crate) fn history_file(site_dir: &Path) -> Option<PathBuf> {
+    let out = (git(site_dir, &["rev-parse", "--absolute-git-dir"]))
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    let dir = String::from_utf8(out.stdout).ok()?;
+    let file = Path::new(dir.trim_end()).join("logs").join("HEAD");
+    // A path cargo tracks must exist: it reruns the build script at every build otherwise.
+    (out.status.success() && file.is_file()).then_some(file)
+}
+
 /// `git -C site_dir args`: names unquoted, from the top of the work tree, and a root commit's
 /// files listed, whatever the user's configuration says.
 fn git(site_dir: &Path, args: &[&str]) -> Command {

@@ -498,3 +498,43 @@ fn each_twin_names_its_pages_date_and_an_edit_changes_that_twin_alone() {
         "last_modified: \"Tue, 14 Nov 2023 22:13:20 GMT\""
     );
 }
+
+/// Within git, a build that dates pages by their commits tracks the work tree's history (its
+/// `HEAD`'s log, for `cargo:rerun-if-changed`): a commit of an edit already built dates its
+/// twin at the next build. A build with the build's one date, or outside git, tracks none.
+#[test]
+fn a_build_dating_pages_by_their_commits_tracks_the_history() {
+    use std::process::Command;
+    let repo = tempfile::tempdir().unwrap();
+    let dir = repo.path().join("site");
+    std::fs::create_dir_all(&dir).unwrap();
+    site(&dir);
+    let git = |args: &[&str]| {
+        let status = Command::new("git")
+            .current_dir(repo.path())
+            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+            .args(["-c", "commit.gpgsign=false"])
+            .args(args)
+            .output()
+            .unwrap()
+            .status;
+        assert!(status.success(), "git {args:?}");
+    };
+    let mut options = options();
+    options.page_dates = edgesite_sitegen::PageDates::Own;
+    let outside = compile(&dir, &options).unwrap();
+    let logs = |m: &Manifest| (m.tracked.iter()).any(|p| p.ends_with(".git/logs/HEAD"));
+    assert!(!logs(&outside), "outside git: {:?}", outside.tracked);
+    git(&["init", "-q"]);
+    git(&["add", "-A"]);
+    git(&["commit", "-q", "-m", "one"]);
+    let history = std::fs::canonicalize(repo.path().join(".git/logs/HEAD")).unwrap();
+    let within = compile(&dir, &options).unwrap();
+    let tracked: Vec<_> = (within.tracked.iter())
+        .filter_map(|p| std::fs::canonicalize(p).ok())
+        .collect();
+    assert!(tracked.contains(&history), "{:?}", within.tracked);
+    options.page_dates = edgesite_sitegen::PageDates::Build;
+    let one_date = compile(&dir, &options).unwrap();
+    assert!(!logs(&one_date), "{:?}", one_date.tracked);
+}

@@ -139,6 +139,12 @@ pub(crate) fn make(
         cache: StageCache::new(cache_dir, "agents", &STAGE),
         context: context(routing, config),
     };
+    if page_dates == PageDates::Own {
+        agents
+            .notes
+            .tracked
+            .extend(crate::modified::history_file(site_dir));
+    }
     let made = convert_all(sources, routing, &todo, &converter)?;
     agents.fields = vec![Vec::new(); sources.files.len()];
     let mut routes = Vec::new();
