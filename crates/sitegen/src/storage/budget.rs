@@ -97,32 +97,47 @@ pub(crate) fn check_written(
     decoded: u64,
     budget: &BudgetConfig,
 ) -> std::io::Result<()> {
-    let bytes: u64 = files.iter().map(Asset::bundle_bytes).sum();
-    let (total, isolate) = worker_bytes(files, tables, decoded);
-    let over = if total <= budget.max_bundle_bytes {
+    let worker = worker_bytes(files, tables, decoded);
+    let over = if worker.bundle <= budget.max_bundle_bytes {
         check_memory(
             files.len() as u64,
-            (bytes, tables, decoded),
-            isolate,
+            (worker.files, tables, decoded),
+            worker.isolate,
             budget,
         )
     } else {
-        Err(bundle_over(files.len(), total, tables, bytes, budget))
+        Err(bundle_over(
+            files.len(),
+            worker.bundle,
+            tables,
+            worker.files,
+            budget,
+        ))
     };
     over.map_err(|message| std::io::Error::new(std::io::ErrorKind::FileTooLarge, message))
 }
 
-/// The bundle (the tables, the files it keeps, the code) and what a Worker's isolate holds for
-/// the site at most (the runtime, the bundle's files, the tables, and beside them what they
-/// decode into, or at start, before the entry lets the data module go, their second copy), in
-/// bytes, for tables of `tables` bytes that decode into `decoded`.
-pub(crate) fn worker_bytes(files: &[Asset], tables: u64, decoded: u64) -> (u64, u64) {
+/// What a Worker holds of a site, in bytes ([`worker_bytes`]).
+pub(crate) struct WorkerBytes {
+    /// The files the bundle keeps.
+    pub(crate) files: u64,
+    /// The bundle: the tables, those files and the code.
+    pub(crate) bundle: u64,
+    /// What its isolate holds for the site at most: the runtime, the bundle's files, the tables,
+    /// and beside them what they decode into, or at start, before the entry lets the data module
+    /// go, their second copy.
+    pub(crate) isolate: u64,
+}
+
+/// What a Worker holds of the site of `files`, for tables of `tables` bytes that decode into
+/// `decoded`.
+pub(crate) fn worker_bytes(files: &[Asset], tables: u64, decoded: u64) -> WorkerBytes {
     let bytes: u64 = files.iter().map(Asset::bundle_bytes).sum();
-    let bundle = tables + bytes + CODE_ESTIMATE_BYTES;
-    (
-        bundle,
-        RUNTIME_MEMORY_BYTES + bytes + tables + decoded.max(tables),
-    )
+    WorkerBytes {
+        files: bytes,
+        bundle: tables + bytes + CODE_ESTIMATE_BYTES,
+        isolate: RUNTIME_MEMORY_BYTES + bytes + tables + decoded.max(tables),
+    }
 }
 
 /// Why a bundle of `total` bytes, `tables` of them the tables' and `bytes` the files', is over

@@ -10,7 +10,7 @@ mod tiers;
 mod variants;
 
 pub(crate) use budget::{
-    bundle_bytes, check_written, code_bytes, worker_bytes, DECODED_LEAST_PER_FILE,
+    bundle_bytes, check_written, code_bytes, worker_bytes, WorkerBytes, DECODED_LEAST_PER_FILE,
 };
 pub(crate) use tiers::held;
 

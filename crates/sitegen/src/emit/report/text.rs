@@ -32,7 +32,9 @@ impl Manifest {
     /// held them to, where the bundle estimate is from above.
     pub fn written_line(&self, written: &Written) -> String {
         let (tables, decoded) = (written.tables_bytes, written.decoded_bytes);
-        let (bundle, isolate) = storage::worker_bytes(&self.files, tables, decoded);
+        let storage::WorkerBytes {
+            bundle, isolate, ..
+        } = storage::worker_bytes(&self.files, tables, decoded);
         let budget = &self.budget;
         format!(
             "as written: bundle {bundle} bytes (tables {tables}) of the {}-byte limit: {}%; a \
