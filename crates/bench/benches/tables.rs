@@ -21,7 +21,7 @@ fn demo() -> &'static [u8] {
         page_dates: edgesite_sitegen::PageDates::Build,
         cache_dir: None,
     };
-    let (manifest, _) = build.compile().expect("the demo compiles");
+    let (mut manifest, _) = build.compile().expect("the demo compiles");
     let out = tempfile::tempdir().unwrap();
     manifest
         .write_rust_with(out.path(), Bodies::Tables { in_binary: false })

@@ -31,7 +31,7 @@ use crate::compile;
 use crate::config::{Config, StorageTier};
 use crate::emit::codegen::Bodies;
 use crate::error::Error;
-use crate::model::{Manifest, Options, PageDates, Written};
+use crate::model::{Manifest, Options, PageDates};
 use crate::modified::last_modified;
 
 use crate::error::ShowPath as _;
@@ -111,7 +111,7 @@ fn build(
     let (site_dir, config_dir) = build.site_and_config_dir()?;
     // Track the folder itself even if compiling fails, so fixing it triggers a rebuild.
     println!("cargo:rerun-if-changed={}", site_dir.display());
-    let (manifest, config) = build.compile_for(bodies)?;
+    let (mut manifest, config) = build.compile_for(bodies)?;
     // A deploy recorded (or the folder replaced) changes the deltas. Only an existing file is
     // tracked: cargo reruns a build script at every build while a path it tracks is missing
     // (the first recorded deploy is EDGESITE_RECORD_DEPLOY's build, which is tracked).
@@ -124,18 +124,15 @@ fn build(
     for path in &manifest.tracked {
         println!("cargo:rerun-if-changed={}", path.display());
     }
-    let written = manifest
+    manifest
         .write_rust_with(out_dir, bodies)
-        .and_then(|written| {
-            let served = manifest.write_served_pages(&out_dir.join("served"));
-            served.map(|()| written)
-        })
+        .and_then(|_| manifest.write_served_pages(&out_dir.join("served")))
         .map_err(|e| match e.kind() {
             // The bundle with its tables as encoded is over the budget (`[budget]`).
             std::io::ErrorKind::FileTooLarge => e.to_string(),
             _ => format!("cannot write {}: {e}", out_dir.display()),
         })?;
-    report(&manifest, out_dir, written);
+    report(&manifest, out_dir);
     history(&manifest, &config, &history_dir, out_dir)?;
     Ok(site_dir)
 }
@@ -352,9 +349,9 @@ fn history(manifest: &Manifest, config: &Config, dir: &Path, out_dir: &Path) -> 
 /// The build report, its warnings last, at every build: as cargo warnings (the only
 /// build-script output cargo shows without -vv), and written with the integrity manifest to
 /// target/edgesite/.
-fn report(manifest: &Manifest, out_dir: &Path, written: Option<Written>) {
+fn report(manifest: &Manifest, out_dir: &Path) {
     let dir = report_dir(out_dir);
-    let report = manifest.report_written(written);
+    let report = manifest.report();
     let written = std::fs::create_dir_all(&dir)
         .and_then(|()| std::fs::write(dir.join("manifest.json"), manifest.to_json()))
         .and_then(|()| std::fs::write(dir.join("report.txt"), &report))

@@ -161,7 +161,7 @@ fn text_is_precompressed_and_each_encoding_has_its_own_strong_etag() {
     fs::write(dir.path().join("page.html"), &page).unwrap();
     fs::write(dir.path().join("tiny.txt"), "hi").unwrap();
     fs::write(dir.path().join("image.png"), page.as_bytes()).unwrap();
-    let manifest = compile_ok(dir.path());
+    let mut manifest = compile_ok(dir.path());
     let codings = |p: &str| -> Vec<&str> {
         let file = manifest.files.iter().find(|f| f.path == p).unwrap();
         file.representations
@@ -176,11 +176,10 @@ fn text_is_precompressed_and_each_encoding_has_its_own_strong_etag() {
         ["identity"],
         "already-compressed types are not tried"
     );
-    let page_file = manifest
-        .files
-        .iter()
+    let page_file = (manifest.files.iter())
         .find(|f| f.path == "/page.html")
-        .unwrap();
+        .unwrap()
+        .clone();
     let mut etags: Vec<&str> = page_file
         .representations
         .iter()
@@ -676,7 +675,7 @@ fn a_bad_headers_file_fails_the_build_naming_file_and_line() {
 
 #[test]
 fn the_fixture_redirects_compile_into_routes_and_run_time_rules() {
-    let manifest = compile_ok(Path::new(FIXTURE_SITE));
+    let mut manifest = compile_ok(Path::new(FIXTURE_SITE));
     assert!(
         !manifest.files.iter().any(|f| f.path == "/_redirects"),
         "_redirects is not served"
@@ -773,7 +772,7 @@ fn auto_storage_goes_compact_when_full_does_not_fit() {
     let mut options = options();
     options.config.storage.tier = StorageTier::Bundle;
     options.config.budget.max_bundle_bytes = full_bytes - 1;
-    let compact = compile(site.path(), &options).unwrap();
+    let mut compact = compile(site.path(), &options).unwrap();
     assert_eq!(
         compact.store.store,
         Store::Compact,
@@ -863,7 +862,7 @@ fn external_bodies_are_packed_into_blobs_once() {
     let mut options = options();
     options.config.links.speculation = SpeculationAction::Off;
     options.config.agents.enabled = Some(false);
-    let manifest = compile(site.path(), &options).unwrap();
+    let mut manifest = compile(site.path(), &options).unwrap();
     let out = tempfile::tempdir().unwrap();
     manifest
         .write_rust_with(out.path(), Bodies::External)
@@ -1099,7 +1098,7 @@ fn past_the_budget_the_rest_goes_to_the_store_as_objects_named_by_their_bytes() 
     let site_bytes: u64 = all.files.iter().map(|f| f.stored_bytes()).sum();
     let code = all.bundle_bytes() - site_bytes;
     options.config.budget.max_bundle_bytes = code + 10 * page + page / 2;
-    let manifest = compile(site.path(), &options).unwrap();
+    let mut manifest = compile(site.path(), &options).unwrap();
     let tier = |path: &str| manifest.files.iter().find(|f| f.path == path).unwrap().tier;
     assert_eq!(
         tier("/download.bin"),
@@ -1217,7 +1216,7 @@ fn tables_past_the_budget_are_named_as_the_cause() {
     let site = generated_site(40);
     let mut options = options();
     options.config.storage.tier = StorageTier::Assets;
-    let all_stored = compile(site.path(), &options).unwrap();
+    let mut all_stored = compile(site.path(), &options).unwrap();
     assert!(
         all_stored.files.iter().all(|f| f.tier == Tier::Assets),
         "every file in the store"
@@ -1233,7 +1232,7 @@ fn tables_past_the_budget_are_named_as_the_cause() {
     );
 
     options.config.budget.max_bundle_bytes = exact;
-    let fits = compile(site.path(), &options).expect("over the estimate, within the tables");
+    let mut fits = compile(site.path(), &options).expect("over the estimate, within the tables");
     fits.write_rust_with(out.path(), tables).unwrap();
 
     // As Rust (a library-mode Worker's tables), only the estimate is known: it decides.
@@ -1243,7 +1242,7 @@ fn tables_past_the_budget_are_named_as_the_cause() {
     assert_eq!(error.kind(), std::io::ErrorKind::FileTooLarge, "{error}");
 
     options.config.budget.max_bundle_bytes = exact - 1;
-    let over = compile(site.path(), &options).expect("the tables as written decide");
+    let mut over = compile(site.path(), &options).expect("the tables as written decide");
     // Over the folder of the build that fitted: its tables are removed with the error.
     fits.write_rust_with(out.path(), tables).unwrap();
     let error = over.write_rust_with(out.path(), tables).unwrap_err();
@@ -1270,6 +1269,90 @@ fn tables_past_the_budget_are_named_as_the_cause() {
     memory_limit_is_held(site.path(), &mut options, in_bundle);
 }
 
+/// Once the tables are written, the reports give the bundle and the isolate as written, and
+/// warn from them, where the storage stage had only the tables' estimate (from above): a
+/// bundle past 80% by the estimate alone is no warning, and one past 80% as written is one,
+/// as is an isolate past 80% of `max_memory_bytes`; report.html's bars say the same.
+#[test]
+fn the_reports_warn_from_the_tables_as_written() {
+    use edgesite_sitegen::model::{CODE_ESTIMATE_BYTES, RUNTIME_MEMORY_BYTES};
+    let site = generated_site(40);
+    let mut options = options();
+    options.config.storage.tier = StorageTier::Bundle;
+    let tables = Bodies::Tables { in_binary: false };
+    let out = tempfile::tempdir().unwrap();
+    let mut manifest = compile(site.path(), &options).unwrap();
+    let figures = manifest
+        .write_rust_with(out.path(), tables)
+        .unwrap()
+        .unwrap();
+    let files: u64 = manifest.files.iter().map(|f| f.bundle_bytes()).sum();
+    let bundle = figures.tables_bytes + files + CODE_ESTIMATE_BYTES;
+    let estimate = manifest.bundle_bytes();
+    let isolate = RUNTIME_MEMORY_BYTES
+        + files
+        + figures.tables_bytes
+        + figures.decoded_bytes.max(figures.tables_bytes);
+    let near = |manifest: &Manifest| -> Vec<String> {
+        let warnings = manifest.warnings.iter();
+        let near = warnings.filter(|w| w.kind == WarningKind::NearBudget && w.file.is_none());
+        near.map(ToString::to_string).collect()
+    };
+    // The budget section's bars, in order (the bundle's, the isolate's), and its text.
+    let bars = |dir: &Path| -> (Vec<String>, String) {
+        let html = fs::read_to_string(dir.join("report.html")).unwrap();
+        let start = html.find("<section id=\"budget\">").unwrap();
+        let section = &html[start..start + html[start..].find("</section>").unwrap()];
+        let classes = section.split("<div class=\"bar").skip(1);
+        let classes = classes.map(|c| c[..c.find('"').unwrap()].trim().to_string());
+        (classes.collect(), html)
+    };
+
+    // At 79% as written and past 80% by the estimate: no warning once written.
+    options.config.budget.max_bundle_bytes = bundle * 100 / 79;
+    assert!(estimate * 100 > options.config.budget.max_bundle_bytes * 80);
+    let mut quiet = compile(site.path(), &options).unwrap();
+    let warned = near(&quiet);
+    assert!(
+        warned.len() == 1 && warned[0].starts_with("budget: the Worker bundle is about"),
+        "the estimate's warning before the tables are written: {warned:?}"
+    );
+    quiet.write_rust_with(out.path(), tables).unwrap();
+    assert_eq!(near(&quiet), Vec::<String>::new());
+    let report = fs::read_to_string(out.path().join("report.txt")).unwrap();
+    assert!(!report.contains("budget: the Worker bundle"), "{report}");
+    let (classes, html) = bars(out.path());
+    assert_eq!(classes, ["", ""], "the bundle's bar, then the isolate's");
+    assert_eq!(figure(&html, "bundle-bytes"), bundle);
+    assert_eq!(figure(&html, "bundle-estimate-bytes"), estimate);
+    assert_eq!(figure(&html, "tables-bytes"), figures.tables_bytes);
+    assert_eq!(figure(&html, "isolate-bytes"), isolate);
+
+    // At 90% as written: warned, from the figure as written, in both reports; the bar amber.
+    options.config.budget.max_bundle_bytes = bundle * 100 / 90;
+    options.config.budget.max_memory_bytes = isolate * 100 / 97;
+    let mut tight = compile(site.path(), &options).unwrap();
+    tight.write_rust_with(out.path(), tables).unwrap();
+    let warned = near(&tight);
+    let as_written = format!("budget: the Worker bundle is {bundle} bytes as written, ");
+    let held = format!("budget: a Worker's isolate would hold {isolate} bytes, ");
+    assert!(
+        warned.len() == 2 && warned[0].starts_with(&as_written) && warned[1].starts_with(&held),
+        "{warned:?}"
+    );
+    assert!(
+        warned[0].contains("90%") || warned[0].contains("89%"),
+        "{warned:?}"
+    );
+    let report = fs::read_to_string(out.path().join("report.txt")).unwrap();
+    assert!(
+        report.contains(&as_written) && report.contains(&held),
+        "{report}"
+    );
+    let (classes, _) = bars(out.path());
+    assert_eq!(classes, ["near", "full"], "amber past 80%, red past 95%");
+}
+
 /// The build of the site at `site` passes with `[budget] max_memory_bytes` at the bytes its
 /// Worker would hold (the runtime's own, `in_bundle` bytes of files in its bundle, its tables
 /// as written, and their decoded size), and fails one byte below it, saying why.
@@ -1278,7 +1361,7 @@ fn memory_limit_is_held(site: &Path, options: &mut Options, in_bundle: u64) {
     let tables = Bodies::Tables { in_binary: false };
     let out = tempfile::tempdir().unwrap();
     options.config.budget.max_memory_bytes = u64::MAX;
-    let manifest = compile(site, options).unwrap();
+    let mut manifest = compile(site, options).unwrap();
     let figures = manifest.write_rust_with(out.path(), tables).unwrap();
     let written: &'static [u8] = Box::leak(fs::read(out.path().join("tables.bin")).unwrap().into());
     let (decoded_site, decoded) = edgesite_tables::decode_measured(written, &[]).unwrap();
@@ -1320,7 +1403,7 @@ fn memory_limit_is_held(site: &Path, options: &mut Options, in_bundle: u64) {
         .write_rust_with(out.path(), tables)
         .unwrap();
     options.config.budget.max_memory_bytes = least - 1;
-    let over = compile(site, options).unwrap();
+    let mut over = compile(site, options).unwrap();
     let error = over.write_rust_with(out.path(), tables).unwrap_err();
     assert_eq!(error.kind(), std::io::ErrorKind::FileTooLarge);
     let error = error.to_string();
@@ -1393,7 +1476,7 @@ fn the_estimate_of_the_tables_is_from_above_and_near() {
         let head = "<!doctype html><link rel=stylesheet href=site.css><script src=app.js></script>";
         fs::write(&page, format!("{head}\n{text}")).unwrap();
     }
-    let manifest = compile_ok(site.path());
+    let mut manifest = compile_ok(site.path());
     assert!(manifest
         .files
         .iter()

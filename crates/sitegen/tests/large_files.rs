@@ -73,7 +73,7 @@ fn files_far_larger_than_what_the_build_holds_are_read_in_pieces() {
     let options = Options::from_config(config, UNIX_EPOCH + Duration::from_secs(1_700_000_000));
 
     let before = status_bytes("VmRSS");
-    let manifest = compile(&site, &options).unwrap();
+    let mut manifest = compile(&site, &options).unwrap();
     let out = dir.join("out");
     manifest
         .write_rust_with(&out, Bodies::Tables { in_binary: false })

@@ -29,6 +29,10 @@ pub(crate) fn manifest(
     notes: Notes,
 ) -> Manifest {
     let (last_modified, last_modified_unix) = last_modified_fields(last_modified);
+    // The bundle past 80% by its estimate, from the files as they are kept: the tables as
+    // written replace it ([`Manifest::settle`]).
+    let mut warnings = notes.warnings;
+    warnings.extend(crate::storage::bundle_warning(&assets.list, &config.budget));
     Manifest {
         site_dir: site_dir.to_path_buf(),
         last_modified,
@@ -44,7 +48,7 @@ pub(crate) fn manifest(
         budget: config.budget.clone(),
         storage: config.storage.clone(),
         store: assets.store,
-        warnings: notes.warnings,
+        warnings,
         not_found: not_found_pages(&assets.list),
         files: assets.list,
         routes: routing.routes,
@@ -52,6 +56,7 @@ pub(crate) fn manifest(
         rule_index: routing.redirects.index,
         fallback: routing.fallback,
         tracked: notes.tracked,
+        written: None,
     }
 }
 
@@ -85,24 +90,26 @@ impl Manifest {
     ///
     /// # Errors
     /// When a file cannot be written.
-    pub fn write_rust(&self, out_dir: &Path) -> std::io::Result<()> {
+    pub fn write_rust(&mut self, out_dir: &Path) -> std::io::Result<()> {
         self.write_rust_with(out_dir, Bodies::Embedded).map(|_| ())
     }
 
     /// [`Manifest::write_rust`], with the bytes kept as `bodies` says; returns the tables'
-    /// figures where they are data (`Bodies::Tables`), which `report.txt` names
-    /// ([`Manifest::written_line`]).
+    /// figures where they are data (`Bodies::Tables`), which the manifest then keeps
+    /// ([`Manifest::settle`]) and the reports give.
     ///
     /// # Errors
     /// When a file cannot be read or written.
     pub fn write_rust_with(
-        &self,
+        &mut self,
         out_dir: &Path,
         bodies: Bodies,
     ) -> std::io::Result<Option<Written>> {
         let mut written = None;
         if let Bodies::Tables { in_binary } = bodies {
-            written = Some(tables::write(self, out_dir, in_binary)?);
+            let figures = tables::write(self, out_dir, in_binary)?;
+            self.settle(figures);
+            written = Some(figures);
         } else if bodies == Bodies::Embedded {
             let encoded = out_dir.join("encoded");
             std::fs::create_dir_all(&encoded)?;
@@ -144,9 +151,21 @@ impl Manifest {
             codegen::write(self, out_dir, bodies)?;
         }
         std::fs::write(out_dir.join("manifest.json"), self.to_json())?;
-        std::fs::write(out_dir.join("report.txt"), self.report_written(written))?;
+        std::fs::write(out_dir.join("report.txt"), self.report())?;
         std::fs::write(out_dir.join("report.html"), self.report_html())?;
         Ok(written)
+    }
+
+    /// Keeps the tables as written (`written`), and warns from them: the bundle's warning by
+    /// its estimate, if the storage stage made one, gives way to the bundle's and the isolate's
+    /// as written ([`crate::storage::written_warnings`]), after the stages' warnings.
+    pub fn settle(&mut self, written: Written) {
+        if let Some(estimate) = crate::storage::bundle_warning(&self.files, &self.budget) {
+            self.warnings.retain(|w| *w != estimate);
+        }
+        let exact = crate::storage::written_warnings(&self.files, written, &self.budget);
+        self.warnings.extend(exact);
+        self.written = Some(written);
     }
 
     /// Writes every HTML and CSS file as it is served (the link pass may have rewritten it), and

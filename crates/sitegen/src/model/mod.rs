@@ -94,7 +94,7 @@ pub const CODE_ESTIMATE_BYTES: u64 = 256 * 1024;
 
 /// The tables as a build wrote them ([`Manifest::write_rust_with`] with `Bodies::Tables`): what
 /// the bundle and a Worker's isolate hold of them, known exactly once they are encoded, where
-/// the storage stage could only estimate them (from above).
+/// the storage stage could only estimate them (from above); kept in [`Manifest::written`].
 ///
 /// [`Manifest::write_rust_with`]: crate::model::Manifest::write_rust_with
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -168,6 +168,10 @@ pub struct Manifest {
     /// Every directory and file read, for `cargo:rerun-if-changed`.
     #[serde(skip)]
     pub tracked: Vec<PathBuf>,
+    /// The tables as written, once they are (`Bodies::Tables`): the reports then give the
+    /// bundle and the isolate exactly, and warn from them.
+    #[serde(skip)]
+    pub written: Option<Written>,
 }
 
 /// The site's assets as the stages after encoding pass them on (each takes them and returns

@@ -5,7 +5,7 @@
 use crate::config::BudgetConfig;
 use crate::error::escaped;
 use crate::error::Error;
-use crate::model::{Asset, Manifest, Tier, CODE_ESTIMATE_BYTES, RUNTIME_MEMORY_BYTES};
+use crate::model::{Asset, Manifest, Tier, Written, CODE_ESTIMATE_BYTES, RUNTIME_MEMORY_BYTES};
 use crate::warning::{Warning, WarningKind};
 
 /// The share of a limit past which the build warns.
@@ -152,25 +152,77 @@ fn bundle_over(files: usize, total: u64, tables: u64, bytes: u64, budget: &Budge
     )
 }
 
-/// Warnings for what is past 80% of its limit.
-pub(super) fn warnings(files: &[Asset], budget: &BudgetConfig) -> Vec<Warning> {
-    let mut out = Vec::new();
+/// The warning for a bundle past 80% of its limit by its estimate (the tables' share from
+/// above), made while the tables are not yet written; none once the store takes files (a full
+/// bundle is then the plan). The written tables replace it ([`written_warnings`]).
+pub(crate) fn bundle_warning(files: &[Asset], budget: &BudgetConfig) -> Option<Warning> {
     let total = bundle_bytes(files);
-    if total * 100 > budget.max_bundle_bytes * WARN_PERCENT {
+    let planned = files.iter().any(|f| f.tier.is_stored());
+    (!planned && total * 100 > budget.max_bundle_bytes * WARN_PERCENT).then(|| {
         let message = format!(
             "the Worker bundle is about {total} bytes, {}% of the {}-byte limit; the largest files: {}",
             total * 100 / budget.max_bundle_bytes,
             budget.max_bundle_bytes,
             largest(files)
         );
+        Warning::new(WarningKind::NearBudget, message)
+    })
+}
+
+/// Warnings for the files past 80% of the per-file limit (those in R2 have R2's).
+pub(super) fn file_warnings(files: &[Asset], budget: &BudgetConfig) -> Vec<Warning> {
+    (files.iter())
+        .filter(|f| f.tier != Tier::R2 && f.size * 100 > budget.max_file_bytes * WARN_PERCENT)
+        .map(|file| {
+            let message = format!("{} bytes, past 80% of the per-file limit", file.size);
+            Warning::new(WarningKind::NearBudget, message).in_file(escaped(&file.path))
+        })
+        .collect()
+}
+
+/// Warnings from the tables as written (`written`), where the storage stage had their
+/// estimate: the bundle past 80% of `max_bundle_bytes` (unless the store takes files and the
+/// tables and code alone are within 80%: a bundle filled with files is then the plan), and a
+/// Worker's isolate past 80% of `max_memory_bytes`.
+pub(crate) fn written_warnings(
+    files: &[Asset],
+    written: Written,
+    budget: &BudgetConfig,
+) -> Vec<Warning> {
+    let (tables, decoded) = (written.tables_bytes, written.decoded_bytes);
+    let worker = worker_bytes(files, tables, decoded);
+    let past = |bytes: u64, limit: u64| bytes * 100 > limit.saturating_mul(WARN_PERCENT);
+    let planned = files.iter().any(|f| f.tier.is_stored());
+    let mut out = Vec::new();
+    let max_bundle = budget.max_bundle_bytes;
+    if past(worker.bundle, max_bundle)
+        && (!planned || past(tables + CODE_ESTIMATE_BYTES, max_bundle))
+    {
+        let message = format!(
+            "the Worker bundle is {} bytes as written, {}% of the {max_bundle}-byte limit \
+             ([budget] max_bundle_bytes): the tables of the site's {} files {tables}, its files \
+             in the bundle {}; the largest: {}",
+            worker.bundle,
+            worker.bundle * 100 / max_bundle.max(1),
+            files.len(),
+            worker.files,
+            largest(files)
+        );
         out.push(Warning::new(WarningKind::NearBudget, message));
     }
-    for file in files
-        .iter()
-        .filter(|f| f.tier != Tier::R2 && f.size * 100 > budget.max_file_bytes * WARN_PERCENT)
-    {
-        let message = format!("{} bytes, past 80% of the per-file limit", file.size);
-        out.push(Warning::new(WarningKind::NearBudget, message).in_file(escaped(&file.path)));
+    let max_memory = budget.max_memory_bytes;
+    if past(worker.isolate, max_memory) {
+        let message = format!(
+            "a Worker's isolate would hold {} bytes, {}% of the {max_memory}-byte limit \
+             ([budget] max_memory_bytes): the tables of the site's {} files {tables}, with \
+             {decoded} more decoded beside them, its files in the bundle {}, the runtime \
+             {RUNTIME_MEMORY_BYTES}",
+            worker.isolate,
+            worker.isolate * 100 / max_memory.max(1),
+            files.len(),
+            worker.files
+        );
+        out.push(Warning::new(WarningKind::NearBudget, message));
     }
     out
 }

@@ -10,7 +10,8 @@ mod tiers;
 mod variants;
 
 pub(crate) use budget::{
-    bundle_bytes, check_written, code_bytes, worker_bytes, WorkerBytes, DECODED_LEAST_PER_FILE,
+    bundle_bytes, bundle_warning, check_written, code_bytes, worker_bytes, written_warnings,
+    WorkerBytes, DECODED_LEAST_PER_FILE,
 };
 pub(crate) use tiers::held;
 
@@ -46,11 +47,9 @@ pub(crate) fn store(mut assets: Assets, config: &Config) -> Result<Assets, Error
         assets.stats.images.left_out = left_out.count;
     }
     budget::check(&assets.list, budget)?;
-    // A full bundle is the plan once the store takes the rest: no warning for it then (the
-    // files near their own limit are still named).
-    let planned = assets.list.iter().any(|f| f.tier.is_stored());
-    let near = budget::warnings(&assets.list, budget);
-    let near = near.into_iter().filter(|w| !planned || w.file.is_some());
+    // The files near their own limit (the bundle's estimate is warned of with the fields in
+    // place: `crate::emit::manifest`).
+    let near = budget::file_warnings(&assets.list, budget);
     assets.notes.warnings.extend(near);
     let near = tiers::check(&assets.list, &config.storage)?;
     assets.notes.warnings.extend(near);

@@ -53,29 +53,67 @@ impl Manifest {
         out
     }
 
+    /// The bundle against its limit (as written once the tables are, else the storage stage's
+    /// estimate), and, once written, a Worker's isolate against its memory limit.
     fn budget_section(&self) -> String {
-        let bundle = storage::bundle_bytes(&self.files);
+        let estimate = storage::bundle_bytes(&self.files);
         let limit = self.budget.max_bundle_bytes.max(1);
-        // Amber past 80%, where the build warns (the same comparison); red past 95%.
-        let level = if bundle * 100 > limit * 95 {
-            " full"
-        } else if bundle * 100 > limit * 80 {
-            " near"
-        } else {
-            ""
+        let (bundle, what, isolate) = match self.written {
+            Some(written) => {
+                let worker =
+                    storage::worker_bytes(&self.files, written.tables_bytes, written.decoded_bytes);
+                let what = format!(
+                    concat!(
+                        "the site's bytes in the bundle {}, its tables as written {} and the code; ",
+                        "the storage stage placed the files by an estimate from above, {} bytes"
+                    ),
+                    worker.files,
+                    n("tables-bytes", written.tables_bytes),
+                    n("bundle-estimate-bytes", estimate),
+                );
+                let isolate = self.isolate_paragraph(worker.isolate, written.decoded_bytes);
+                (worker.bundle, what, isolate)
+            }
+            None => {
+                let what = format!(
+                    "the site's stored bytes and {} bytes of code and tables",
+                    storage::code_bytes(&self.files)
+                );
+                (estimate, what, String::new())
+            }
         };
         format!(
-            "<section id=\"budget\"><h2>Budget</h2>\n<div class=\"bar{level}\"><div style=\"width:{:.2}%\"></div></div>\n\
-             <p>{} bytes of the {}-byte limit ({}%: the site's stored bytes and {} bytes of code and tables), \
-             stored <b id=\"store\">{:?}</b>: {}</p>\n{}</section>\n",
-            (bundle as f64 * 100.0 / limit as f64).min(100.0),
+            concat!(
+                "<section id=\"budget\"><h2>Budget</h2>\n{}",
+                "<p>{} bytes of the {}-byte limit ({}%: {}), stored <b id=\"store\">{:?}</b>: {}</p>\n",
+                "{}{}</section>\n"
+            ),
+            bar(bundle, limit),
             n("bundle-bytes", bundle),
             n("budget-bytes", limit),
             n("budget-percent", bundle * 100 / limit),
-            storage::code_bytes(&self.files),
+            what,
             self.store.store,
             esc(&self.store.reason),
+            isolate,
             self.tiers_paragraph(),
+        )
+    }
+
+    /// What a Worker's isolate holds for the site (`isolate` bytes, of which `decoded` the
+    /// tables decoded) against `[budget] max_memory_bytes`: a bar and a line.
+    fn isolate_paragraph(&self, isolate: u64, decoded: u64) -> String {
+        let memory = self.budget.max_memory_bytes.max(1);
+        format!(
+            concat!(
+                "{}<p>A Worker's isolate holds at most {} bytes of the {}-byte limit ({}%: the ",
+                "tables, {} bytes more as they decode, the bundle's files and the runtime).</p>\n"
+            ),
+            bar(isolate, memory),
+            n("isolate-bytes", isolate),
+            n("memory-limit-bytes", memory),
+            n("memory-percent", isolate * 100 / memory),
+            decoded,
         )
     }
 
@@ -514,6 +552,17 @@ fn family(content_type: &str) -> &'static str {
         t if t.starts_with("font/") => "font",
         _ => "other",
     }
+}
+
+/// A bar of `bytes` against `limit`: amber past 80%, where the build warns (the same
+/// comparison); red past 95%.
+fn bar(bytes: u64, limit: u64) -> String {
+    let past = |percent: u64| usize::from(bytes * 100 > limit.saturating_mul(percent));
+    let level = ["", " near", " full"][past(80) + past(95)];
+    format!(
+        "<div class=\"bar{level}\"><div style=\"width:{:.2}%\"></div></div>\n",
+        (bytes as f64 * 100.0 / limit as f64).min(100.0)
+    )
 }
 
 /// A figure: shown with thousands separators, the raw number in `data-n`, found by `id`.

@@ -13,20 +13,6 @@ use std::fmt::Write as _;
 const MAX_ROWS: usize = 40;
 
 impl Manifest {
-    /// [`Manifest::report`], with [`Manifest::written_line`] after its bundle estimate when the
-    /// tables were written as data (`written`).
-    pub fn report_written(&self, written: Option<Written>) -> String {
-        let mut report = self.report();
-        let Some(written) = written else {
-            return report;
-        };
-        let at = (report.find("\nbundle estimate "))
-            .and_then(|start| report[start + 1..].find('\n').map(|end| start + end + 2))
-            .unwrap_or(report.len());
-        report.insert_str(at, &self.written_line(&written));
-        report
-    }
-
     /// The bundle with its tables as written, and what a Worker's isolate holds for the site,
     /// each against its limit (`[budget] max_bundle_bytes`, `max_memory_bytes`): what the build
     /// held them to, where the bundle estimate is from above.
@@ -166,7 +152,8 @@ impl Manifest {
         out
     }
 
-    /// The totals: sizes and savings, build time, routes and rules, build id, bundle estimate.
+    /// The totals: sizes and savings, build time, routes and rules, build id, bundle estimate
+    /// (and, once the tables are written, the bundle and the isolate as written).
     fn totals(&self) -> String {
         let identity: u64 = self.files.iter().map(|f| f.size).sum();
         let best: u64 = self.files.iter().map(smallest).sum();
@@ -229,7 +216,7 @@ impl Manifest {
             storage::code_bytes(&self.files),
             self.budget.max_bundle_bytes,
             bundle * 100 / self.budget.max_bundle_bytes.max(1)
-        )
+        ) + &self.written.map_or(String::new(), |w| self.written_line(&w))
     }
 }
 
