@@ -22,6 +22,9 @@ FILE="$WORK/site$PAGE.html"
 trap stop_all_servers EXIT
 dev_config "$WORK/wrangler.toml" "$WORK/site"
 started=$(date +%s.%N)
+# As scripts/dev.sh: what the encoding cache does not hold is made at quick settings
+# (ENCODINGS=configured to measure the loop at the configured ones).
+export EDGESITE_ENCODINGS=${ENCODINGS:-quick}
 EDGESITE_SITE="$WORK/site" start_server devloop 900 "$PORT" \
   wrangler dev -c "$WORK/wrangler.toml" --ip 127.0.0.1 --port "$PORT" --var EDGESITE_LOG:1
 echo "first start (the whole site compiled): $(awk -v a="$started" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
@@ -42,4 +45,4 @@ wait_for() {
 marker="devloop-$(date +%s)"
 printf '<!-- %s -->\n' "$marker" >>"$FILE"
 edit=$(wait_for "$marker")
-echo "edit of $PAGE ($PAGES-page site outside public/) served after $edit s (wrangler dev rebuild: build.rs recompiles the site, 1 file re-encoded, the rest from the cache; then the Worker's module)"
+echo "edit of $PAGE ($PAGES-page site outside public/) served after $edit s (EDGESITE_ENCODINGS=$EDGESITE_ENCODINGS; wrangler dev rebuild: build.rs recompiles the site, the page, its twin and /llms-full.txt re-encoded, the rest from the cache; then the Worker's module)"

@@ -12,6 +12,9 @@ cd "$ROOT"
 # (.cargo/config.toml); empty is "no override".
 export EDGESITE_HISTORY="${EDGESITE_HISTORY_FOR_DEPLOY:-}"
 export EDGESITE_RECORD_DEPLOY=1
+# Every encoding at [compression]'s settings, whatever the shell exported (make dev's quick
+# ones are for the dev loop).
+export EDGESITE_ENCODINGS=configured
 STAGED="${CARGO_TARGET_DIR:-$ROOT/target}/edgesite/staged-deploy"
 if [ $# -eq 0 ]; then
   set -- wrangler deploy

@@ -25,4 +25,8 @@ if [ -n "$bucket" ]; then
   export EDGESITE_R2_BUCKET=$bucket EDGESITE_R2_PERSIST="$ROOT/.wrangler/state"
   args+=(--persist-to "$EDGESITE_R2_PERSIST")
 fi
+# An encoding the cache does not hold at [compression]'s settings is made at quick ones (brotli 5,
+# zstd 3, libdeflate 6), so that an edit is served without waiting for brotli 11 (10 s for a
+# 3 MB /llms-full.txt); the report counts them. A deploy makes them at the configured settings.
+export EDGESITE_ENCODINGS=${EDGESITE_ENCODINGS-quick}
 exec wrangler dev "${args[@]}"

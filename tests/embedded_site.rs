@@ -223,6 +223,7 @@ fn the_compile_served_from_memory_is_the_generated_site() {
         // As the build dated the pages (it was given no SOURCE_DATE_EPOCH, or one).
         page_dates: edgesite_sitegen::PageDates::for_epoch(build_epoch().as_deref()),
         cache_dir: None,
+        effort: edgesite_sitegen::Effort::Configured,
     };
     let (manifest, _) = build.compile().expect("the demo compiles");
     let leaked = format!(

@@ -263,9 +263,9 @@ fn a_deploy_is_recorded_only_when_its_upload_succeeded() {
     );
 }
 
-/// A missing site folder, an unknown configuration key, a field value with a line break and a
-/// bad `EDGESITE_PROGRESS` each fail the build, naming the folder, the file and line, or the
-/// variable.
+/// A missing site folder, an unknown configuration key, a field value with a line break, a
+/// bad `EDGESITE_PROGRESS` and a bad `EDGESITE_ENCODINGS` each fail the build, naming the
+/// folder, the file and line, or the variable.
 #[test]
 #[ignore = "real cargo builds: the site layer runs it"]
 fn a_bad_site_or_configuration_fails_the_build_naming_it() {
@@ -291,6 +291,10 @@ fn a_bad_site_or_configuration_fails_the_build_naming_it() {
             ],
             "EDGESITE_PROGRESS=sometimes: expected auto, always or never",
         ),
+        (
+            &[("EDGESITE_ENCODINGS", "fast")],
+            "EDGESITE_ENCODINGS=fast: expected quick or configured",
+        ),
     ] {
         let output = build(env);
         let stderr = String::from_utf8_lossy(&output.stderr);
@@ -303,7 +307,8 @@ fn a_bad_site_or_configuration_fails_the_build_naming_it() {
 }
 
 /// A site's first build, as a user runs it in a terminal (`script`: a pseudo-terminal): the
-/// build script draws the compression's progress bar on it (issue 24). A new seed each run, so
+/// build script draws the compression's progress bar on it (issue 24); built as `make dev`
+/// builds (`EDGESITE_ENCODINGS=quick`), its encodings are made at quick settings. A new seed each run, so
 /// that nothing comes from the encoding cache; `EDGESITE_PROGRESS=always`, so that a small
 /// site shows it (by default a stage shows its progress once it has run two seconds, which
 /// the 160-page site this test built before took to compress here; it might not on a faster
@@ -343,6 +348,7 @@ fn a_sites_first_build_shows_its_progress_on_the_terminal() {
         .args(["-qec", &command, log.to_str().unwrap()])
         .env("EDGESITE_SITE", site.path())
         .env("EDGESITE_PROGRESS", "always")
+        .env("EDGESITE_ENCODINGS", "quick")
         .env_remove("EDGESITE_CONFIG")
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -366,6 +372,23 @@ fn a_sites_first_build_shows_its_progress_on_the_terminal() {
             .any(is_progress),
         "the build's terminal shows no progress bar; its end: {}",
         tail(&terminal)
+    );
+    // As `make dev` builds (EDGESITE_ENCODINGS=quick): what the cache did not hold (the pages,
+    // new) was made at quick settings, and the build's report counts them (with those the
+    // cache held at quick settings: the generator's stylesheet and script are the same in
+    // every run).
+    let report = fs::read_to_string(Path::new(ROOT).join("target/edgesite/report.txt")).unwrap();
+    let counted = |after: &str| -> Option<u64> {
+        let end = report.find(after)?;
+        let start = report[..end].rfind(|c: char| !c.is_ascii_digit())? + 1;
+        report[start..end].parse().ok()
+    };
+    let computed = counted(" encodings computed, ");
+    let quick = counted(" of them at quick settings, as make dev asks");
+    assert!(
+        computed.is_some_and(|n| n > 0) && quick >= computed,
+        "computed {computed:?}, quick {quick:?}: {}",
+        tail(&report)
     );
 }
 

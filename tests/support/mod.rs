@@ -103,6 +103,7 @@ fn compile_site_under_test() -> &'static edgesite_core::Site<'static> {
         source_date_epoch: None,
         page_dates: edgesite_sitegen::PageDates::Own,
         cache_dir: Some(root.join("target/edgesite/cache")),
+        effort: edgesite_sitegen::Effort::Configured,
     };
     let (manifest, _) = build
         .compile()

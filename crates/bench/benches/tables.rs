@@ -20,6 +20,7 @@ fn demo() -> &'static [u8] {
         source_date_epoch: Some("1700000000"),
         page_dates: edgesite_sitegen::PageDates::Build,
         cache_dir: None,
+        effort: edgesite_sitegen::Effort::Configured,
     };
     let (mut manifest, _) = build.compile().expect("the demo compiles");
     let out = tempfile::tempdir().unwrap();

@@ -36,9 +36,12 @@ pub fn zstd(bytes: &[u8], level: i32) -> Vec<u8> {
     zstd::bulk::compress(bytes, level).expect("zstd into a Vec cannot fail")
 }
 
-/// `bytes` as gzip (RFC 1952) by libdeflate at its highest level, 12.
-pub fn gzip_libdeflate(bytes: &[u8]) -> Vec<u8> {
-    let mut compressor = libdeflater::Compressor::new(libdeflater::CompressionLvl::best());
+/// `bytes` as gzip (RFC 1952) by libdeflate at `level` (1..=12; 12, its highest, is the
+/// build's; out of range: 12).
+pub fn gzip_libdeflate(bytes: &[u8], level: i32) -> Vec<u8> {
+    let level = libdeflater::CompressionLvl::new(level)
+        .unwrap_or_else(|_| libdeflater::CompressionLvl::best());
+    let mut compressor = libdeflater::Compressor::new(level);
     let mut out = vec![0; compressor.gzip_compress_bound(bytes.len())];
     let len = compressor
         .gzip_compress(bytes, &mut out)
@@ -99,7 +102,7 @@ mod tests {
         let encoded = [
             (ContentCoding::Br, brotli(&input, 11)),
             (ContentCoding::Zstd, zstd(&input, 19)),
-            (ContentCoding::Gzip, gzip_libdeflate(&input)),
+            (ContentCoding::Gzip, gzip_libdeflate(&input, 12)),
             (ContentCoding::Gzip, gzip_zopfli(&input, 2)),
         ];
         for (coding, bytes) in &encoded {

@@ -72,6 +72,7 @@ fn run() -> Result<(), String> {
         source_date_epoch: source_date_epoch.as_deref(),
         page_dates: edgesite_sitegen::PageDates::for_epoch(source_date_epoch.as_deref()),
         cache_dir: Some(root.join("target/edgesite/cache")),
+        effort: edgesite_sitegen::Effort::Configured,
     };
     let (manifest, config) = build.compile().map_err(|e| e.to_string())?;
     if args.record_deploy {

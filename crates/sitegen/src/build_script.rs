@@ -21,7 +21,9 @@
 //! `EDGESITE_RECORD_DEPLOY` (`1`: stage this build's deploy in `target/edgesite/staged-deploy`
 //! for the history, which `make deploy` records once the upload succeeded) and
 //! `EDGESITE_PROGRESS` (when a long stage shows its progress: `auto`, the default, once it has
-//! run two seconds; `always`; `never`; as cargo's `term.progress.when`). A bad
+//! run two seconds; `always`; `never`; as cargo's `term.progress.when`) and
+//! `EDGESITE_ENCODINGS` (`quick`, what `make dev` sets: an encoding the cache does not hold at
+//! the configured settings is made at quick ones; [`effort_from_env`]). A bad
 //! configuration or site fails the build with a message naming the file (and line). At every
 //! build it prints the build report and writes it, with the integrity manifest, to
 //! `target/edgesite/`; `cargo:rustc-env=EDGESITE_SITE_DIR` names the folder it embedded, and
@@ -31,7 +33,7 @@ use crate::compile;
 use crate::config::{Config, StorageTier};
 use crate::emit::codegen::Bodies;
 use crate::error::Error;
-use crate::model::{Manifest, Options, PageDates};
+use crate::model::{Effort, Manifest, Options, PageDates};
 use crate::modified::last_modified;
 
 use crate::error::ShowPath as _;
@@ -94,6 +96,8 @@ fn build(
     let progress = env::var_os("EDGESITE_PROGRESS");
     crate::progress::set_when(crate::progress::When::from_env(progress.as_deref())?);
     let source_date_epoch = env::var("SOURCE_DATE_EPOCH").ok();
+    println!("cargo:rerun-if-env-changed=EDGESITE_ENCODINGS");
+    let effort = effort_from_env(env::var_os("EDGESITE_ENCODINGS").as_deref())?;
     let site_override = set("EDGESITE_SITE").map(PathBuf::from);
     println!("cargo:rerun-if-env-changed=EDGESITE_HISTORY");
     let history_override = history_from_env();
@@ -107,6 +111,7 @@ fn build(
         page_dates: PageDates::for_epoch(source_date_epoch.as_deref()),
         // Encodings are cached across builds and profiles, keyed by content and settings.
         cache_dir: Some(edgesite_dir(out_dir).join("cache")),
+        effort,
     };
     let (site_dir, config_dir) = build.site_and_config_dir()?;
     // Track the folder itself even if compiling fails, so fixing it triggers a rebuild.
@@ -161,6 +166,9 @@ pub struct Build<'a> {
     pub page_dates: PageDates,
     /// Where encodings are cached between builds.
     pub cache_dir: Option<PathBuf>,
+    /// How hard the encoders try for what that cache does not hold (`EDGESITE_ENCODINGS`:
+    /// [`effort_from_env`]).
+    pub effort: Effort,
 }
 
 impl Build<'_> {
@@ -241,6 +249,7 @@ impl Build<'_> {
         let mut options = Options::from_config(config.clone(), last_modified);
         options.page_dates = self.page_dates;
         options.cache_dir.clone_from(&self.cache_dir);
+        options.effort = self.effort;
         options.history_dir = Some(self.history_dir(&config, &config_dir));
         Ok((compile(&site_dir, &options)?, config))
     }
@@ -346,6 +355,23 @@ fn history(manifest: &Manifest, config: &Config, dir: &Path, out_dir: &Path) -> 
     Ok(())
 }
 
+/// `EDGESITE_ENCODINGS`: `quick` (what `make dev` sets) makes what the encoding cache does not
+/// hold at quick settings ([`Effort::Quick`]); unset, empty or `configured`, at the
+/// configured ones; another value is an error naming the variable.
+///
+/// # Errors
+/// Any other value.
+pub fn effort_from_env(value: Option<&std::ffi::OsStr>) -> Result<Effort, String> {
+    match value.map(|v| v.to_str()) {
+        None | Some(Some("" | "configured")) => Ok(Effort::Configured),
+        Some(Some("quick")) => Ok(Effort::Quick),
+        Some(value) => Err(format!(
+            "EDGESITE_ENCODINGS={}: expected quick or configured",
+            value.unwrap_or("(not UTF-8)")
+        )),
+    }
+}
+
 /// The build report, its warnings last, at every build: as cargo warnings (the only
 /// build-script output cargo shows without -vv), and written with the integrity manifest to
 /// target/edgesite/.
@@ -404,7 +430,7 @@ fn report_dir(out_dir: &Path) -> PathBuf {
 
 #[cfg(test)]
 mod tests {
-    use super::{set, target_dir, Build};
+    use super::{effort_from_env, set, target_dir, Build, Effort};
 
     #[test]
     fn an_empty_variable_counts_as_unset() {
@@ -437,6 +463,7 @@ mod tests {
             source_date_epoch: Some("1700000000"),
             page_dates: crate::PageDates::Build,
             cache_dir: None,
+            effort: Effort::Configured,
         };
         std::fs::write(
             &config,
@@ -484,5 +511,23 @@ mod tests {
             Some(Path::new("/w/target/wasm32-unknown-unknown"))
         );
         assert_eq!(target_dir(Path::new("/tmp/out"), None), None);
+    }
+
+    #[test]
+    fn edgesite_encodings_is_quick_or_configured_and_anything_else_is_named() {
+        use std::ffi::OsStr;
+        assert_eq!(effort_from_env(None), Ok(Effort::Configured));
+        assert_eq!(
+            effort_from_env(Some(OsStr::new(""))),
+            Ok(Effort::Configured)
+        );
+        let configured = effort_from_env(Some(OsStr::new("configured")));
+        assert_eq!(configured, Ok(Effort::Configured));
+        assert_eq!(
+            effort_from_env(Some(OsStr::new("quick"))),
+            Ok(Effort::Quick)
+        );
+        let error = effort_from_env(Some(OsStr::new("fast"))).unwrap_err();
+        assert!(error.contains("EDGESITE_ENCODINGS=fast"), "{error}");
     }
 }

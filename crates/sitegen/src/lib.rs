@@ -46,7 +46,7 @@ pub use emit::codegen::Bodies;
 pub use encode::compress::compress;
 pub use error::Error;
 pub use mime::{HTML_DICTIONARY_PATH, SPECULATION_RULES_PATH};
-pub use model::{Manifest, Options, PageDates};
+pub use model::{Effort, Manifest, Options, PageDates};
 pub use modified::last_modified;
 
 use cache::Policy;
@@ -89,7 +89,7 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
     let links = clock.time("links", || {
         links::pass(&sources, &images, &routing, &config.links, policy, csp)
     })?;
-    let mut settings = encode::Settings::new(config, policy, cache_dir);
+    let mut settings = encode::Settings::new(config, policy, (cache_dir, options.effort));
     (settings.file_fields, settings.alternates) = (agents.fields, agents.alternates);
     let assets = clock.time("encode", || {
         encode::assets(&sources, &images, &links, &settings)

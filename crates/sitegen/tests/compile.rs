@@ -1022,6 +1022,7 @@ fn a_site_folder_holding_the_project_is_an_error_unless_allowed() {
             source_date_epoch: Some("1700000000"),
             page_dates: edgesite_sitegen::PageDates::Build,
             cache_dir: None,
+            effort: edgesite_sitegen::Effort::Configured,
         }
         .compile()
     };

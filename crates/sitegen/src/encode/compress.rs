@@ -20,7 +20,7 @@
 //! profile.
 
 use crate::config::{CompressionConfig, GzipEncoder};
-use crate::model::EncodeCounts;
+use crate::model::{Effort, EncodeCounts};
 use edgesite_core::ContentCoding;
 use std::path::Path;
 
@@ -32,13 +32,13 @@ pub(crate) struct Encoded {
 }
 
 /// The encodings of `bytes` worth storing, in the order of [`ContentCoding::ALL`] (of those
-/// configured).
+/// configured), made with `effort` where the cache does not hold them.
 pub(crate) fn precompress(
     file_name: &str,
     bytes: &[u8],
     sha256_hex: &str,
     config: &CompressionConfig,
-    cache_dir: Option<&Path>,
+    (cache_dir, effort): (Option<&Path>, Effort),
     counts: &mut EncodeCounts,
 ) -> Vec<Encoded> {
     if !tries(file_name, bytes.len() as u64, config) {
@@ -47,12 +47,12 @@ pub(crate) fn precompress(
     let codings: Vec<ContentCoding> = (ContentCoding::ALL.into_iter())
         .filter(|&c| c != ContentCoding::Identity && config.codings.contains(&c))
         .collect();
-    let one = |coding| encoded(coding, bytes, sha256_hex, config, cache_dir);
+    let one = |coding| encoded(coding, bytes, sha256_hex, config, (cache_dir, effort));
     // A large file's codings on threads of their own: brotli 11 of the 4 MiB llms-full.txt
     // takes seconds, and encoded one coding after another at the end of a build it would run
     // alone while the other cores idle (the encode stage takes files largest first).
     let parallel = (PARALLEL_CODINGS_BYTES..=PARALLEL_CODINGS_MAX_BYTES).contains(&bytes.len());
-    let results: Vec<Option<(Vec<u8>, bool)>> = if parallel {
+    let results: Vec<Option<(Vec<u8>, Made)>> = if parallel {
         std::thread::scope(|scope| {
             let threads: Vec<_> = (codings.iter())
                 .map(|&c| scope.spawn(move || one(c)))
@@ -70,13 +70,14 @@ pub(crate) fn precompress(
     };
     let mut out = Vec::new();
     for (coding, result) in codings.into_iter().zip(results) {
-        let Some((encoded, cached)) = result else {
+        let Some((encoded, made)) = result else {
             continue;
         };
-        match cached {
+        match made.cached {
             true => counts.cached += 1,
             false => counts.encoded += 1,
         }
+        counts.quick += usize::from(made.quick);
         if worth_keeping(bytes.len() as u64, encoded.len() as u64, config) {
             out.push(Encoded {
                 coding,
@@ -92,46 +93,131 @@ pub(crate) fn precompress(
 const PARALLEL_CODINGS_BYTES: usize = 1 << 20;
 const PARALLEL_CODINGS_MAX_BYTES: usize = 16 << 20;
 
+/// How an encoding was had: from the cache or made now, and at quick settings or not.
+#[derive(Debug, Clone, Copy)]
+struct Made {
+    cached: bool,
+    quick: bool,
+}
+
 /// `bytes` encoded with `coding` (not a dictionary coding), from the cache where it holds what
-/// decodes to them (then `true`), else encoded and kept there; `None` for a coding with no
-/// settings.
+/// decodes to them at the configured settings; else, with [`Effort::Quick`], at quick settings
+/// (from the cache, or made); else made at the configured settings. What is made is kept in
+/// the cache. `None` for a coding with no settings.
 fn encoded(
     coding: ContentCoding,
     bytes: &[u8],
     sha256_hex: &str,
     config: &CompressionConfig,
-    cache_dir: Option<&Path>,
-) -> Option<(Vec<u8>, bool)> {
-    // config.codings never holds a dictionary coding (config/compression.rs refuses them).
-    let settings = settings_key(coding, config)?;
-    let key = format!("{sha256_hex}.{settings}");
-    let cached = cache_dir
-        .and_then(|dir| std::fs::read(dir.join(&key)).ok())
-        .filter(|encoded| edgesite_codecs::decodes_to(coding, encoded, bytes));
-    if let Some(encoded) = cached {
-        return Some((encoded, true));
+    (cache_dir, effort): (Option<&Path>, Effort),
+) -> Option<(Vec<u8>, Made)> {
+    let configured = Levels::configured(config);
+    let mut levels = vec![configured];
+    if effort == Effort::Quick && Levels::quick(config) != configured {
+        levels.push(Levels::quick(config));
     }
-    let encoded = compress(coding, bytes, config)?;
-    if let Some(dir) = cache_dir {
+    let mut key = None;
+    for (i, levels) in levels.iter().enumerate() {
+        // config.codings never holds a dictionary coding (config/compression.rs refuses them).
+        key = Some(format!("{sha256_hex}.{}", levels.key(coding)?));
+        let cached = cache_dir
+            .and_then(|dir| std::fs::read(dir.join(key.as_ref()?)).ok())
+            .filter(|encoded| edgesite_codecs::decodes_to(coding, encoded, bytes));
+        if let Some(encoded) = cached {
+            return Some((
+                encoded,
+                Made {
+                    cached: true,
+                    quick: i > 0,
+                },
+            ));
+        }
+    }
+    let encoded = levels.last()?.compress(coding, bytes)?;
+    if let (Some(dir), Some(key)) = (cache_dir, key) {
         // A failed cache write only costs a later re-encode.
         let _ = crate::atomic::write_atomically(dir, &key, &encoded);
     }
-    Some((encoded, false))
+    let quick = levels.len() > 1;
+    Some((
+        encoded,
+        Made {
+            cached: false,
+            quick,
+        },
+    ))
 }
 
-/// The part of a cache key that names the coding and every setting that changes its output;
-/// `None` for a dictionary coding (its output depends on the dictionary too).
-fn settings_key(coding: ContentCoding, config: &CompressionConfig) -> Option<String> {
-    Some(match coding {
-        ContentCoding::Br => format!("br-q{}-w24", config.brotli_quality),
-        ContentCoding::Zstd => format!("zstd-{}", config.zstd_level),
-        ContentCoding::Gzip => match config.gzip_encoder {
-            GzipEncoder::Libdeflate => "gzip-libdeflate-12".into(),
-            GzipEncoder::Zopfli => format!("gzip-zopfli-i{}", config.zopfli_iterations),
-        },
-        ContentCoding::Identity => "identity".into(),
-        ContentCoding::Dcb | ContentCoding::Dcz => return None,
-    })
+/// The settings the encoders run at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Levels {
+    brotli: u32,
+    zstd: i32,
+    gzip: Gzip,
+}
+
+/// The gzip encoder and its setting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Gzip {
+    /// libdeflate at this level (1..=12).
+    Libdeflate(i32),
+    /// zopfli with this many iterations.
+    Zopfli(u64),
+}
+
+impl Levels {
+    /// `[compression]`'s.
+    pub(crate) fn configured(config: &CompressionConfig) -> Levels {
+        Levels {
+            brotli: config.brotli_quality,
+            zstd: config.zstd_level,
+            gzip: match config.gzip_encoder {
+                GzipEncoder::Libdeflate => Gzip::Libdeflate(12),
+                GzipEncoder::Zopfli => Gzip::Zopfli(config.zopfli_iterations),
+            },
+        }
+    }
+
+    /// [`Effort::Quick`]'s: brotli 5, zstd 3 and libdeflate 6, or the configured brotli and
+    /// zstd where lower. On a 2.9 MB `/llms-full.txt`: brotli 11 10.9 s, zstd 19 3.3 s,
+    /// libdeflate 12 1.1 s (docs/benchmarks.md, "The dev loop").
+    fn quick(config: &CompressionConfig) -> Levels {
+        Levels {
+            brotli: config.brotli_quality.min(5),
+            zstd: config.zstd_level.min(3),
+            gzip: Gzip::Libdeflate(6),
+        }
+    }
+
+    /// The part of a cache key that names the coding and every setting that changes its
+    /// output; `None` for a dictionary coding (its output depends on the dictionary too).
+    fn key(&self, coding: ContentCoding) -> Option<String> {
+        Some(match coding {
+            ContentCoding::Br => format!("br-q{}-w24", self.brotli),
+            ContentCoding::Zstd => format!("zstd-{}", self.zstd),
+            ContentCoding::Gzip => match self.gzip {
+                Gzip::Libdeflate(level) => format!("gzip-libdeflate-{level}"),
+                Gzip::Zopfli(iterations) => format!("gzip-zopfli-i{iterations}"),
+            },
+            ContentCoding::Identity => "identity".into(),
+            ContentCoding::Dcb | ContentCoding::Dcz => return None,
+        })
+    }
+
+    /// `bytes` compressed with `coding` at these settings (identity: a copy); `None` for a
+    /// dictionary coding.
+    fn compress(&self, coding: ContentCoding, bytes: &[u8]) -> Option<Vec<u8>> {
+        Some(match coding {
+            ContentCoding::Br => edgesite_codecs::brotli(bytes, self.brotli),
+            ContentCoding::Zstd => edgesite_codecs::zstd(bytes, self.zstd),
+            ContentCoding::Gzip => match self.gzip {
+                Gzip::Libdeflate(level) => edgesite_codecs::gzip_libdeflate(bytes, level),
+                Gzip::Zopfli(iterations) => edgesite_codecs::gzip_zopfli(bytes, iterations),
+            },
+            ContentCoding::Identity => bytes.to_vec(),
+            ContentCoding::Dcb | ContentCoding::Dcz => return None,
+        })
+    }
 }
 
 /// `bytes` compressed with `coding` at the configured settings (identity: a copy); `None` for a
@@ -141,16 +227,7 @@ pub fn compress(
     bytes: &[u8],
     config: &CompressionConfig,
 ) -> Option<Vec<u8>> {
-    Some(match coding {
-        ContentCoding::Br => edgesite_codecs::brotli(bytes, config.brotli_quality),
-        ContentCoding::Zstd => edgesite_codecs::zstd(bytes, config.zstd_level),
-        ContentCoding::Gzip => match config.gzip_encoder {
-            GzipEncoder::Libdeflate => edgesite_codecs::gzip_libdeflate(bytes),
-            GzipEncoder::Zopfli => edgesite_codecs::gzip_zopfli(bytes, config.zopfli_iterations),
-        },
-        ContentCoding::Identity => bytes.to_vec(),
-        ContentCoding::Dcb | ContentCoding::Dcz => return None,
-    })
+    Levels::configured(config).compress(coding, bytes)
 }
 
 /// Whether a file of this name and size is tried at all: not an already-compressed type, large
@@ -226,7 +303,7 @@ mod tests {
             bytes,
             &sha,
             &config,
-            None,
+            (None, Effort::Configured),
             &mut EncodeCounts::default(),
         )
     }
@@ -299,27 +376,21 @@ mod tests {
         let input = text();
         let sha = crate::hash::hex(&crate::hash::sha256(&input));
         let config = CompressionConfig::default();
+        let cache = (Some(dir.path()), Effort::Configured);
         let mut first = EncodeCounts::default();
-        let a = super::precompress("a.txt", &input, &sha, &config, Some(dir.path()), &mut first);
+        let a = super::precompress("a.txt", &input, &sha, &config, cache, &mut first);
         let mut second = EncodeCounts::default();
-        let b = super::precompress(
-            "a.txt",
-            &input,
-            &sha,
-            &config,
-            Some(dir.path()),
-            &mut second,
-        );
+        let b = super::precompress("a.txt", &input, &sha, &config, cache, &mut second);
         assert_eq!(
             (first, second),
             (
                 EncodeCounts {
                     encoded: 3,
-                    cached: 0
+                    ..EncodeCounts::default()
                 },
                 EncodeCounts {
-                    encoded: 0,
-                    cached: 3
+                    cached: 3,
+                    ..EncodeCounts::default()
                 }
             )
         );
@@ -330,19 +401,12 @@ mod tests {
             ..config
         };
         let mut third = EncodeCounts::default();
-        super::precompress(
-            "a.txt",
-            &input,
-            &sha,
-            &lighter,
-            Some(dir.path()),
-            &mut third,
-        );
+        super::precompress("a.txt", &input, &sha, &lighter, cache, &mut third);
         assert_eq!(
             third,
             EncodeCounts {
                 encoded: 1,
-                cached: 0
+                ..EncodeCounts::default()
             },
             "another quality is another key"
         );
@@ -372,7 +436,7 @@ mod tests {
                 &input,
                 &sha,
                 &config,
-                Some(dir.path()),
+                (Some(dir.path()), Effort::Configured),
                 &mut counts,
             );
             assert_eq!(
@@ -389,5 +453,77 @@ mod tests {
         // Within 2% of each other on a real page (either may be smaller).
         let (a, b) = (sizes[0] as f64, sizes[1] as f64);
         assert!((a - b).abs() / b < 0.02, "libdeflate {a} zopfli {b}");
+    }
+
+    /// `make dev`'s quick effort: what the cache holds at the configured settings is used; what
+    /// it does not is made at quick settings (and kept under their own key), never at the
+    /// configured ones, and it round-trips.
+    #[test]
+    fn quick_effort_takes_the_configured_from_the_cache_and_makes_the_rest_quickly() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = CompressionConfig::default();
+        let quick = (Some(dir.path()), Effort::Quick);
+        let configured = (Some(dir.path()), Effort::Configured);
+        let page = text();
+        let other = "another page, which the cache does not hold yet. ".repeat(100);
+        let other = other.as_bytes();
+        let sha = |bytes: &[u8]| crate::hash::hex(&crate::hash::sha256(bytes));
+        let counted = |encoded: usize, cached: usize, quick: usize| EncodeCounts {
+            encoded,
+            cached,
+            quick,
+        };
+        let mut counts = EncodeCounts::default();
+        let best = super::precompress(
+            "a.txt",
+            &page,
+            &sha(&page),
+            &config,
+            configured,
+            &mut counts,
+        );
+        let mut counts = EncodeCounts::default();
+        let again = super::precompress("a.txt", &page, &sha(&page), &config, quick, &mut counts);
+        assert!(best.iter().zip(&again).all(|(x, y)| x.bytes == y.bytes));
+        assert_eq!(
+            counts,
+            counted(0, 3, 0),
+            "the configured encodings, from the cache"
+        );
+
+        let mut counts = EncodeCounts::default();
+        let made = super::precompress("b.txt", other, &sha(other), &config, quick, &mut counts);
+        assert_eq!(counts, counted(3, 0, 3));
+        let levels = Levels::quick(&config);
+        assert_eq!((levels.brotli, levels.zstd), (5, 3));
+        for encoded in &made {
+            let expected = levels.compress(encoded.coding, other);
+            assert_eq!(Some(&encoded.bytes), expected.as_ref());
+            assert!(edgesite_codecs::decodes_to(
+                encoded.coding,
+                &encoded.bytes,
+                other
+            ));
+            let key = format!("{}.{}", sha(other), levels.key(encoded.coding).unwrap());
+            assert!(dir.path().join(key).is_file(), "kept under the quick key");
+        }
+        let mut counts = EncodeCounts::default();
+        super::precompress("b.txt", other, &sha(other), &config, quick, &mut counts);
+        assert_eq!(
+            counts,
+            counted(0, 3, 3),
+            "the quick encodings, from the cache"
+        );
+        // A deploy build makes them at the configured settings.
+        let mut counts = EncodeCounts::default();
+        super::precompress(
+            "b.txt",
+            other,
+            &sha(other),
+            &config,
+            configured,
+            &mut counts,
+        );
+        assert_eq!(counts, counted(3, 0, 0));
     }
 }

@@ -40,15 +40,17 @@ pub(crate) struct Settings<'a> {
     /// By file index, the index of a page's alternate (its Markdown twin: the agents stage's).
     pub(crate) alternates: Vec<Option<usize>>,
     pub(crate) cache_dir: Option<&'a Path>,
+    /// How hard the encoders try for what the cache does not hold (`Options::effort`).
+    pub(crate) effort: crate::model::Effort,
 }
 
 impl<'a> Settings<'a> {
     /// What `config` asks of the stage (its caching `policy`), with the encoding cache in
-    /// `cache_dir`.
+    /// `cache_dir`, and what the cache does not hold made with `effort`.
     pub(crate) fn new(
         config: &'a Config,
         policy: Policy<'a>,
-        cache_dir: Option<&'a Path>,
+        (cache_dir, effort): (Option<&'a Path>, crate::model::Effort),
     ) -> Settings<'a> {
         Settings {
             compression: &config.compression,
@@ -60,6 +62,7 @@ impl<'a> Settings<'a> {
             file_fields: Vec::new(),
             alternates: Vec::new(),
             cache_dir,
+            effort,
         }
     }
 }
@@ -221,6 +224,7 @@ fn collect(
         let (file, c) = result?;
         counts.encoded += c.encoded;
         counts.cached += c.cached;
+        counts.quick += c.quick;
         files.push(file);
     }
     if bound.over.load(Ordering::Relaxed) {
@@ -490,7 +494,7 @@ fn encodings(
         bytes,
         &identity.sha256,
         settings.compression,
-        settings.cache_dir,
+        (settings.cache_dir, settings.effort),
         counts,
     )
     .into_iter()

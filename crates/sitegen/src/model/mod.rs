@@ -46,6 +46,9 @@ pub struct Options {
     /// The deploy history to build RFC 9842 deltas from (`[history] dir`, resolved by the
     /// caller); `None`: no deltas.
     pub history_dir: Option<PathBuf>,
+    /// How hard the encoders try for an encoding the cache does not hold: as configured (the
+    /// default), or quickly, as `make dev` asks (`EDGESITE_ENCODINGS=quick`).
+    pub effort: Effort,
 }
 
 impl Options {
@@ -62,8 +65,23 @@ impl Options {
             page_dates: PageDates::Build,
             cache_dir: None,
             history_dir: None,
+            effort: Effort::Configured,
         }
     }
+}
+
+/// How hard the encoders try for an encoding the cache does not hold at the configured
+/// settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Effort {
+    /// At `[compression]`'s settings (the default: what is deployed).
+    #[default]
+    Configured,
+    /// At quick settings (`encode::compress::Levels::quick`: brotli 5, zstd 3, libdeflate 6, or the configured
+    /// where lower): what `make dev` asks (`EDGESITE_ENCODINGS=quick`), so that an edit is
+    /// served without waiting for the slowest encoders (brotli 11 of a 3 MB `/llms-full.txt`
+    /// takes 10 s). What the cache holds at the configured settings is still used as is.
+    Quick,
 }
 
 /// Which date a page's Markdown twin names as its `last_modified`.

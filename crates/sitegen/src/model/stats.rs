@@ -33,6 +33,9 @@ pub struct EncodeCounts {
     pub encoded: usize,
     /// Taken from the cache.
     pub cached: usize,
+    /// Of both, those at quick settings (`EDGESITE_ENCODINGS=quick`, what `make dev` asks),
+    /// not the configured ones.
+    pub quick: usize,
 }
 
 /// What the optimize stage counted (`[optimize]`), per kind of file.

@@ -167,7 +167,7 @@ impl Manifest {
         let d = &stats.deltas;
         format!(
             "{} files, {identity} bytes; smallest encodings {best} bytes ({}% saved); compiled in {} ms \
-             ({} encodings computed, {} from the cache)\n\
+             ({} encodings computed, {} from the cache{})\n\
              {} routes ({redirects} redirects, canonical URLs and fixed _redirects rules included); {} _redirects rules matched at run time\n\
              {}\n\
              {}\n\
@@ -182,6 +182,7 @@ impl Manifest {
             stats.wall_time_ms,
             stats.encodings.encoded,
             stats.encodings.cached,
+            quick_note(stats.encodings.quick),
             self.routes.len(),
             self.rules.len(),
             optimize_line(&stats.optimize),
@@ -235,6 +236,17 @@ impl Manifest {
             held.objects * 100 / self.storage.max_asset_files.max(1),
             self.storage.max_asset_files
         )
+    }
+}
+
+/// How many encodings were had at quick settings (`EDGESITE_ENCODINGS=quick`), when any were.
+fn quick_note(quick: usize) -> String {
+    match quick {
+        0 => String::new(),
+        _ => format!(
+            "; {quick} of them at quick settings, as make dev asks (EDGESITE_ENCODINGS=quick): \
+             a deploy build makes them at the configured ones"
+        ),
     }
 }
 
