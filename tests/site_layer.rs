@@ -50,7 +50,12 @@ fn build(env: &[(&str, &str)]) -> Output {
     let started = Instant::now();
     let mut cargo = Command::new(CARGO);
     cargo.current_dir(ROOT).args(build_args());
-    for name in ["EDGESITE_SITE", "EDGESITE_CONFIG", "EDGESITE_RECORD_DEPLOY"] {
+    for name in [
+        "EDGESITE_SITE",
+        "EDGESITE_CONFIG",
+        "EDGESITE_RECORD_DEPLOY",
+        "EDGESITE_ENCODINGS",
+    ] {
         cargo.env_remove(name);
     }
     cargo.envs(env.iter().copied());
@@ -377,7 +382,7 @@ fn a_sites_first_build_shows_its_progress_on_the_terminal() {
     // new) was made at quick settings, and the build's report counts them (with those the
     // cache held at quick settings: the generator's stylesheet and script are the same in
     // every run).
-    let report = fs::read_to_string(Path::new(ROOT).join("target/edgesite/report.txt")).unwrap();
+    let report = fs::read_to_string(target_dir().join("edgesite/report.txt")).unwrap();
     let counted = |after: &str| -> Option<u64> {
         let end = report.find(after)?;
         let start = report[..end].rfind(|c: char| !c.is_ascii_digit())? + 1;

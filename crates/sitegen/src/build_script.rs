@@ -379,12 +379,8 @@ fn report(manifest: &Manifest, out_dir: &Path) {
     let dir = report_dir(out_dir);
     // `write_rust_with` wrote all three into OUT_DIR: copied, not made again (a 100,000-file
     // site's manifest and reports took 2.7 s to make).
-    // (The same folder when the layout is not cargo's: nothing to copy.)
     let names = ["manifest.json", "report.txt", "report.html"];
-    let copy = |name: &&str| match dir == out_dir {
-        true => Ok(()),
-        false => std::fs::copy(out_dir.join(name), dir.join(name)).map(drop),
-    };
+    let copy = |name: &&str| std::fs::copy(out_dir.join(name), dir.join(name)).map(drop);
     let written = std::fs::create_dir_all(&dir).and_then(|()| names.iter().try_for_each(copy));
     let report =
         std::fs::read_to_string(out_dir.join("report.txt")).unwrap_or_else(|_| manifest.report());
@@ -404,8 +400,8 @@ fn report(manifest: &Manifest, out_dir: &Path) {
 /// `<target>[/<triple>]/<profile>/build/<package>-<hash>/out`; the triple's folder is there when
 /// the build names its target (`--target`, cargo's TARGET). Not CACHEDIR.TAG: cargo writes none
 /// in a target folder that already existed (a fresh clone whose setup logged into `target/`
-/// first), which put the report in OUT_DIR and split the encoding cache. OUT_DIR itself when
-/// the layout is not cargo's.
+/// first), which put the report in OUT_DIR and split the encoding cache. `OUT_DIR/edgesite`
+/// when the layout is not cargo's.
 fn edgesite_dir(out_dir: &Path) -> PathBuf {
     target_dir(out_dir, env::var("TARGET").ok().as_deref())
         .unwrap_or(out_dir)

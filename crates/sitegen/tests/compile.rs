@@ -1352,6 +1352,17 @@ fn the_reports_warn_from_the_tables_as_written() {
     );
     let (classes, _) = bars(out.path());
     assert_eq!(classes, ["near", "full"], "amber past 80%, red past 95%");
+    // Written again: the same warnings, once; as Rust (only the estimate known): the
+    // estimate's again, which is past 80% too.
+    tight.write_rust_with(out.path(), tables).unwrap();
+    assert_eq!(near(&tight), warned);
+    tight.write_rust_with(out.path(), Bodies::External).unwrap();
+    let estimated = near(&tight);
+    assert!(
+        estimated.len() == 1 && estimated[0].starts_with("budget: the Worker bundle is about"),
+        "{estimated:?}"
+    );
+    assert_eq!(tight.written, None);
 }
 
 /// The build of the site at `site` passes with `[budget] max_memory_bytes` at the bytes its

@@ -96,7 +96,7 @@ impl Manifest {
 
     /// [`Manifest::write_rust`], with the bytes kept as `bodies` says; returns the tables'
     /// figures where they are data (`Bodies::Tables`), which the manifest then keeps
-    /// ([`Manifest::settle`]) and the reports give.
+    /// ([`Manifest::written`]) and the reports give, with the warnings made from them.
     ///
     /// # Errors
     /// When a file cannot be read or written.
@@ -107,9 +107,7 @@ impl Manifest {
     ) -> std::io::Result<Option<Written>> {
         let mut written = None;
         if let Bodies::Tables { in_binary } = bodies {
-            let figures = tables::write(self, out_dir, in_binary)?;
-            self.settle(figures);
-            written = Some(figures);
+            written = Some(tables::write(self, out_dir, in_binary)?);
         } else if bodies == Bodies::Embedded {
             let encoded = out_dir.join("encoded");
             std::fs::create_dir_all(&encoded)?;
@@ -150,22 +148,30 @@ impl Manifest {
             crate::storage::check_written(&self.files, tables, decoded, &self.budget)?;
             codegen::write(self, out_dir, bodies)?;
         }
+        self.settle(written);
         std::fs::write(out_dir.join("manifest.json"), self.to_json())?;
         std::fs::write(out_dir.join("report.txt"), self.report())?;
         std::fs::write(out_dir.join("report.html"), self.report_html())?;
         Ok(written)
     }
 
-    /// Keeps the tables as written (`written`), and warns from them: the bundle's warning by
-    /// its estimate, if the storage stage made one, gives way to the bundle's and the isolate's
-    /// as written ([`crate::storage::written_warnings`]), after the stages' warnings.
-    pub fn settle(&mut self, written: Written) {
-        if let Some(estimate) = crate::storage::bundle_warning(&self.files, &self.budget) {
-            self.warnings.retain(|w| *w != estimate);
-        }
-        let exact = crate::storage::written_warnings(&self.files, written, &self.budget);
-        self.warnings.extend(exact);
-        self.written = Some(written);
+    /// Keeps the tables' figures (`written`: `None` where they are Rust, whose size only the
+    /// estimate knows), and warns from them: the bundle's warning by its estimate, if
+    /// [`manifest`] made one, gives way to the bundle's and the isolate's as written
+    /// ([`crate::storage::written_warnings`]), after the stages' warnings. Written again, the
+    /// warnings of the earlier figures give way to the new ones.
+    fn settle(&mut self, written: Option<Written>) {
+        let (files, budget) = (&self.files, &self.budget);
+        let warnings = |written: Option<Written>| match written {
+            Some(written) => crate::storage::written_warnings(files, written, budget),
+            None => crate::storage::bundle_warning(files, budget)
+                .into_iter()
+                .collect(),
+        };
+        let (earlier, now) = (warnings(self.written), warnings(written));
+        self.warnings.retain(|w| !earlier.contains(w));
+        self.warnings.extend(now);
+        self.written = written;
     }
 
     /// Writes every HTML and CSS file as it is served (the link pass may have rewritten it), and

@@ -1,5 +1,7 @@
 //! Precompression at build time: every file that benefits is stored as brotli, zstd and gzip,
-//! each at its maximum practical setting, so a request only selects (RFC 9110 §8.4.1).
+//! each at its maximum practical setting, so a request only selects (RFC 9110 §8.4.1). Under
+//! `make dev` (`Effort::Quick`), what the cache does not hold at those settings is made at
+//! quick ones ([`Levels`]).
 //!
 //! Defaults (`[compression]` in edgesite.toml changes them):
 //! - brotli: quality 11, window 2^24 (the largest a browser decodes);
@@ -111,17 +113,18 @@ fn encoded(
     config: &CompressionConfig,
     (cache_dir, effort): (Option<&Path>, Effort),
 ) -> Option<(Vec<u8>, Made)> {
+    // config.codings never holds a dictionary coding (config/compression.rs refuses them).
     let configured = Levels::configured(config);
-    let mut levels = vec![configured];
-    if effort == Effort::Quick && Levels::quick(config) != configured {
-        levels.push(Levels::quick(config));
+    let mut tried = vec![(configured, configured.key(coding)?)];
+    let quick = Levels::quick(config);
+    // Quick only where it names other settings for this coding (a configured brotli 4 is
+    // already quick).
+    if effort == Effort::Quick && quick.key(coding)? != tried[0].1 {
+        tried.push((quick, quick.key(coding)?));
     }
-    let mut key = None;
-    for (i, levels) in levels.iter().enumerate() {
-        // config.codings never holds a dictionary coding (config/compression.rs refuses them).
-        key = Some(format!("{sha256_hex}.{}", levels.key(coding)?));
+    for (i, (_, settings)) in tried.iter().enumerate() {
         let cached = cache_dir
-            .and_then(|dir| std::fs::read(dir.join(key.as_ref()?)).ok())
+            .and_then(|dir| std::fs::read(dir.join(format!("{sha256_hex}.{settings}"))).ok())
             .filter(|encoded| edgesite_codecs::decodes_to(coding, encoded, bytes));
         if let Some(encoded) = cached {
             return Some((
@@ -133,12 +136,14 @@ fn encoded(
             ));
         }
     }
-    let encoded = levels.last()?.compress(coding, bytes)?;
-    if let (Some(dir), Some(key)) = (cache_dir, key) {
+    let (levels, settings) = tried.last()?;
+    let encoded = levels.compress(coding, bytes)?;
+    if let Some(dir) = cache_dir {
         // A failed cache write only costs a later re-encode.
+        let key = format!("{sha256_hex}.{settings}");
         let _ = crate::atomic::write_atomically(dir, &key, &encoded);
     }
-    let quick = levels.len() > 1;
+    let quick = tried.len() > 1;
     Some((
         encoded,
         Made {
@@ -484,7 +489,11 @@ mod tests {
         );
         let mut counts = EncodeCounts::default();
         let again = super::precompress("a.txt", &page, &sha(&page), &config, quick, &mut counts);
-        assert!(best.iter().zip(&again).all(|(x, y)| x.bytes == y.bytes));
+        let bytes = |encoded: &[Encoded]| -> Vec<Vec<u8>> {
+            encoded.iter().map(|e| e.bytes.clone()).collect()
+        };
+        assert_eq!(best.len(), 3);
+        assert_eq!(bytes(&best), bytes(&again));
         assert_eq!(
             counts,
             counted(0, 3, 0),
@@ -525,5 +534,17 @@ mod tests {
             &mut counts,
         );
         assert_eq!(counts, counted(3, 0, 0));
+        // Configured at or below the quick settings, brotli and zstd are made as configured:
+        // not counted as quick (libdeflate 12 still is).
+        let low = CompressionConfig {
+            brotli_quality: 4,
+            zstd_level: 2,
+            ..CompressionConfig::default()
+        };
+        let third = "a third page. ".repeat(300);
+        let third = third.as_bytes();
+        let mut counts = EncodeCounts::default();
+        super::precompress("c.txt", third, &sha(third), &low, quick, &mut counts);
+        assert_eq!(counts, counted(3, 0, 1));
     }
 }

@@ -158,7 +158,8 @@ fn bundle_over(files: usize, total: u64, tables: u64, bytes: u64, budget: &Budge
 pub(crate) fn bundle_warning(files: &[Asset], budget: &BudgetConfig) -> Option<Warning> {
     let total = bundle_bytes(files);
     let planned = files.iter().any(|f| f.tier.is_stored());
-    (!planned && total * 100 > budget.max_bundle_bytes * WARN_PERCENT).then(|| {
+    let past = total * 100 > budget.max_bundle_bytes.saturating_mul(WARN_PERCENT);
+    (!planned && past).then(|| {
         let message = format!(
             "the Worker bundle is about {total} bytes, {}% of the {}-byte limit; the largest files: {}",
             total * 100 / budget.max_bundle_bytes,
@@ -172,7 +173,8 @@ pub(crate) fn bundle_warning(files: &[Asset], budget: &BudgetConfig) -> Option<W
 /// Warnings for the files past 80% of the per-file limit (those in R2 have R2's).
 pub(super) fn file_warnings(files: &[Asset], budget: &BudgetConfig) -> Vec<Warning> {
     (files.iter())
-        .filter(|f| f.tier != Tier::R2 && f.size * 100 > budget.max_file_bytes * WARN_PERCENT)
+        .filter(|f| f.tier != Tier::R2)
+        .filter(|f| f.size * 100 > budget.max_file_bytes.saturating_mul(WARN_PERCENT))
         .map(|file| {
             let message = format!("{} bytes, past 80% of the per-file limit", file.size);
             Warning::new(WarningKind::NearBudget, message).in_file(escaped(&file.path))
