@@ -1363,6 +1363,26 @@ fn the_reports_warn_from_the_tables_as_written() {
         "{estimated:?}"
     );
     assert_eq!(tight.written, None);
+
+    // Every file in the store, and the tables with the code at 90% of the limit: warned, naming
+    // no file (none of them is in the bundle).
+    options.config.storage.tier = StorageTier::Assets;
+    options.config.budget = Default::default();
+    let mut stored = compile(site.path(), &options).unwrap();
+    let figures = stored.write_rust_with(out.path(), tables).unwrap().unwrap();
+    let tables_and_code = figures.tables_bytes + CODE_ESTIMATE_BYTES;
+    options.config.budget.max_bundle_bytes = tables_and_code * 100 / 90;
+    let mut stored = compile(site.path(), &options).unwrap();
+    stored.write_rust_with(out.path(), tables).unwrap();
+    let warned = near(&stored);
+    assert!(
+        warned.len() == 1
+            && warned[0].starts_with(&format!(
+                "budget: the Worker bundle is {tables_and_code} bytes"
+            ))
+            && warned[0].ends_with("its files in the bundle 0"),
+        "{warned:?}"
+    );
 }
 
 /// The build of the site at `site` passes with `[budget] max_memory_bytes` at the bytes its

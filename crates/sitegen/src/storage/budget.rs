@@ -200,15 +200,19 @@ pub(crate) fn written_warnings(
     if past(worker.bundle, max_bundle)
         && (!planned || past(tables + CODE_ESTIMATE_BYTES, max_bundle))
     {
+        // Files stored elsewhere are no help to name: the tables fill the bundle then.
+        let largest = match planned {
+            true => String::new(),
+            false => format!("; the largest: {}", largest(files)),
+        };
         let message = format!(
             "the Worker bundle is {} bytes as written, {}% of the {max_bundle}-byte limit \
              ([budget] max_bundle_bytes): the tables of the site's {} files {tables}, its files \
-             in the bundle {}; the largest: {}",
+             in the bundle {}{largest}",
             worker.bundle,
             worker.bundle * 100 / max_bundle.max(1),
             files.len(),
             worker.files,
-            largest(files)
         );
         out.push(Warning::new(WarningKind::NearBudget, message));
     }
