@@ -26,7 +26,8 @@ if [ -n "$bucket" ]; then
   args+=(--persist-to "$EDGESITE_R2_PERSIST")
 fi
 # An encoding the cache does not hold at [compression]'s settings is made at quick ones (brotli 5,
-# zstd 3, libdeflate 6), so that an edit is served without waiting for brotli 11 (10 s for a
-# 3 MB /llms-full.txt); the report counts them. A deploy makes them at the configured settings.
+# zstd 3, libdeflate 6), so that an edit is served without waiting for brotli 11 of a large
+# /llms-full.txt (docs/benchmarks.md, "The dev loop"); the report counts them. A deploy makes
+# them at the configured settings.
 export EDGESITE_ENCODINGS=${EDGESITE_ENCODINGS-quick}
 exec wrangler dev "${args[@]}"

@@ -184,8 +184,8 @@ impl Levels {
     }
 
     /// [`Effort::Quick`]'s: brotli 5, zstd 3 and libdeflate 6, or the configured brotli and
-    /// zstd where lower. On a 2.9 MB `/llms-full.txt`: brotli 11 10.9 s, zstd 19 3.3 s,
-    /// libdeflate 12 1.1 s (docs/benchmarks.md, "The dev loop").
+    /// zstd where lower: each many times faster than the configured defaults on a large file
+    /// (docs/benchmarks.md, "The dev loop", has the times).
     fn quick(config: &CompressionConfig) -> Levels {
         Levels {
             brotli: config.brotli_quality.min(5),

@@ -79,8 +79,9 @@ pub enum Effort {
     Configured,
     /// At quick settings (`encode::compress::Levels::quick`: brotli 5, zstd 3, libdeflate 6, or the configured
     /// where lower): what `make dev` asks (`EDGESITE_ENCODINGS=quick`), so that an edit is
-    /// served without waiting for the slowest encoders (brotli 11 of a 3 MB `/llms-full.txt`
-    /// takes 10 s). What the cache holds at the configured settings is still used as is.
+    /// served without waiting for the slowest encoders (brotli 11 of a large `/llms-full.txt`,
+    /// which every edit changes: docs/benchmarks.md, "The dev loop"). What the cache holds at
+    /// the configured settings is still used as is.
     Quick,
 }
 
