@@ -377,8 +377,8 @@ pub fn effort_from_env(value: Option<&std::ffi::OsStr>) -> Result<Effort, String
 /// target/edgesite/.
 fn report(manifest: &Manifest, out_dir: &Path) {
     let dir = report_dir(out_dir);
-    // `write_rust_with` wrote all three into OUT_DIR: copied, not made again (a 100,000-file
-    // site's manifest and reports took 2.7 s to make).
+    // `write_rust_with` wrote all three into OUT_DIR: copied, not made again (seconds for a
+    // site of 100,000 files: docs/benchmarks.md, "100,000 files with twins").
     let names = ["manifest.json", "report.txt", "report.html"];
     let copy = |name: &&str| std::fs::copy(out_dir.join(name), dir.join(name)).map(drop);
     let written = std::fs::create_dir_all(&dir).and_then(|()| names.iter().try_for_each(copy));
