@@ -77,11 +77,11 @@ pub enum Effort {
     /// At `[compression]`'s settings (the default: what is deployed).
     #[default]
     Configured,
-    /// At quick settings (`encode::compress::Levels::quick`: brotli 5, zstd 3, libdeflate 6, or the configured
-    /// where lower): what `make dev` asks (`EDGESITE_ENCODINGS=quick`), so that an edit is
-    /// served without waiting for the slowest encoders (brotli 11 of a large `/llms-full.txt`,
-    /// which every edit changes: docs/benchmarks.md, "The dev loop"). What the cache holds at
-    /// the configured settings is still used as is.
+    /// At quick settings (`encode::compress::Levels::quick`: brotli 5, zstd 3, libdeflate 6,
+    /// or the configured where lower): what `make dev` asks (`EDGESITE_ENCODINGS=quick`), so
+    /// that an edit is served without waiting for the slowest encoders (brotli 11 of a large
+    /// `/llms-full.txt`, which every edit changes: docs/benchmarks.md, "The dev loop"). What
+    /// the cache holds at the configured settings is still used as is.
     Quick,
 }
 
