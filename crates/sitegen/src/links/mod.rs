@@ -180,16 +180,8 @@ pub(crate) fn pass(
         &mut outcome.notes.warnings,
     )?;
     let assets = indexed_assets(found.len());
-    // Every reference asked of the core, on every core (a 100,000-page site has 1.4 million).
-    routing.with_core_site(&assets, |site| {
-        let files = &scanned;
-        let resolved = crate::parallel::map(files.len(), |i| {
-            Some(resolve_all(site, &files[i], &urls[files[i].index]))
-        });
-        for (file, resolved) in scanned.iter_mut().zip(resolved) {
-            file.resolved = resolved.unwrap_or_default();
-        }
-    });
+    // Every reference asked of the core, on every core.
+    routing.with_core_site(&assets, |site| resolve_all(site, &mut scanned, &urls));
     outcome.stats.files = scanned.len();
     report_broken(found, &scanned, links, &mut outcome)?;
     let mut hashes = Hashes::new(found, images, policy);
