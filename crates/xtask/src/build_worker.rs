@@ -119,17 +119,35 @@ pub(crate) fn mirror(from: &Path, to: &Path) -> Result<(), String> {
     let err = |p: &Path, e: std::io::Error| format!("{}: {e}", p.display());
     fs::create_dir_all(from).map_err(|e| err(from, e))?;
     fs::create_dir_all(to).map_err(|e| err(to, e))?;
-    let (have, want) = (listing(to), listing(from));
-    for (name, size) in &have {
-        if want.get(name) != Some(size) {
+    // By inode, which the folder's entries name without a stat each (a store holds 200,000
+    // objects): a file linked from the source is the source's. One copied (the two folders on
+    // other file systems), or linked to an object since made again, is the same if it is as
+    // long, and linked now where it can be, so that the next build knows it by its inode.
+    let (have, want) = (inodes(to), inodes(from));
+    let size = |p: &Path| fs::metadata(p).map(|m| m.len()).ok();
+    let as_long =
+        |name: &PathBuf| size(&to.join(name)).is_some_and(|s| size(&from.join(name)) == Some(s));
+    for (name, &had) in &have {
+        if !want
+            .get(name)
+            .is_some_and(|&inode| inode == had || as_long(name))
+        {
             fs::remove_file(to.join(name)).map_err(|e| err(&to.join(name), e))?;
         }
     }
-    for (name, size) in &want {
-        if have.get(name) == Some(size) {
-            continue;
-        }
+    for (name, &inode) in &want {
         let (source, target) = (from.join(name), to.join(name));
+        match have.get(name) {
+            Some(&had) if had == inode => continue,
+            Some(_) if as_long(name) => {
+                let link = target.with_extension("edgesite-link");
+                if fs::hard_link(&source, &link).is_ok() && fs::rename(&link, &target).is_err() {
+                    let _ = fs::remove_file(&link);
+                }
+                continue;
+            }
+            _ => {}
+        }
         if let Some(parent) = target.parent() {
             fs::create_dir_all(parent).map_err(|e| err(parent, e))?;
         }
@@ -140,8 +158,28 @@ pub(crate) fn mirror(from: &Path, to: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// The entry: `template` with the snippets', blobs' and tables' imports filled in. An error when
-/// the template and the build disagree on the tables.
+/// The files of `dir` under it, relative, with their inodes: [`listing`] without a stat per
+/// file.
+fn inodes(dir: &Path) -> HashMap<PathBuf, u64> {
+    use std::os::unix::fs::DirEntryExt;
+    fn walk(base: &Path, dir: &Path, out: &mut HashMap<PathBuf, u64>) {
+        for entry in fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => walk(base, &path, out),
+                Ok(_) => {
+                    let name = path.strip_prefix(base).unwrap_or(&path).to_path_buf();
+                    out.insert(name, entry.ino());
+                }
+                Err(_) => {}
+            }
+        }
+    }
+    let mut out = HashMap::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
 fn entry(
     template: &str,
     snippets: &[String],
@@ -295,8 +333,8 @@ fn cargo_build(root: &Path, package: &str) -> Result<Built, String> {
 
 impl Built {
     /// What steps 2-4 make OUT from, as a digest: when it is what they last made it from, OUT
-    /// is up to date. (The store's objects are named by their bytes: their names stand for
-    /// them.)
+    /// is up to date. (The store's objects are named by their bytes, and mirrored into OUT at
+    /// every build all the same.)
     fn stamp(&self, entry: &Path) -> Result<String, String> {
         let mut stamp = Sha256::new();
         for path in [self.wasm.as_path(), entry]
@@ -309,11 +347,15 @@ impl Built {
         for blob in &self.blobs {
             stamp.update(digest_of(&self.out_dir.join(names::WORKER).join(blob))?);
         }
-        for (tier, _) in TIERS {
-            let mut names: Vec<PathBuf> = listing(&self.store.join(tier)).into_keys().collect();
-            names.sort();
-            for name in names {
-                stamp.update(name.to_string_lossy().as_bytes());
+        // The tables name each stored object by its SHA-256 and tier: their digest stands for
+        // the store. Without them (the site as Rust), the objects' names.
+        if self.tables.is_none() {
+            for (tier, _) in TIERS {
+                let mut names: Vec<PathBuf> = inodes(&self.store.join(tier)).into_keys().collect();
+                names.sort();
+                for name in names {
+                    stamp.update(name.to_string_lossy().as_bytes());
+                }
             }
         }
         Ok(hex(&stamp.finalize()))
@@ -544,7 +586,9 @@ mod tests {
         for (path, text) in [
             (from.join("a/1"), "one"),
             (from.join("2"), "two"),
+            (from.join("3"), "three"),
             (to.join("2"), "2"),
+            (to.join("3"), "THREE"),
             (to.join("old"), "x"),
         ] {
             fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -553,8 +597,20 @@ mod tests {
         mirror(&from, &to).unwrap();
         let mut found: Vec<(PathBuf, u64)> = listing(&to).into_iter().collect();
         found.sort();
-        assert_eq!(found, [(PathBuf::from("2"), 3), (PathBuf::from("a/1"), 3)]);
+        let names = ["2", "3", "a/1"].map(PathBuf::from);
+        assert_eq!(
+            found,
+            [
+                (names[0].clone(), 3),
+                (names[1].clone(), 5),
+                (names[2].clone(), 3)
+            ]
+        );
         assert_eq!(fs::read_to_string(to.join("2")).unwrap(), "two");
+        // As long, but another file: linked to the source's now, which the next mirror knows
+        // by its inode.
+        assert_eq!(inodes(&to), inodes(&from));
+        assert_eq!(fs::read_to_string(to.join("3")).unwrap(), "three");
         fs::remove_dir_all(&dir).unwrap();
     }
 }
