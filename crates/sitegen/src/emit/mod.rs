@@ -60,6 +60,30 @@ pub(crate) fn manifest(
     }
 }
 
+/// Where `file` is written as served under `dir` (its bytes there, if they were not), if it is a
+/// page or a stylesheet, or bytes the build changed.
+fn served_page(file: &Asset, dir: &Path) -> std::io::Result<Option<std::path::PathBuf>> {
+    let text =
+        file.content_type.starts_with("text/html") || file.content_type.starts_with("text/css");
+    // Changed bytes: a source the build rewrote or re-encoded, not a file it made.
+    let changed = file.identity_bytes().is_some() && file.source.made().is_none();
+    if !text && !changed {
+        return Ok(None);
+    }
+    let to = dir.join(file.path.trim_start_matches('/'));
+    let bytes = match file.identity_bytes() {
+        Some(bytes) => std::borrow::Cow::Borrowed(bytes),
+        None => std::borrow::Cow::Owned(read(&file.source)?),
+    };
+    if std::fs::read(&to).ok().as_deref() != Some(&bytes[..]) {
+        let (Some(parent), Some(name)) = (to.parent(), to.file_name()) else {
+            return Ok(None);
+        };
+        crate::atomic::write_atomically(parent, &name.to_string_lossy(), &bytes)?;
+    }
+    Ok(Some(to))
+}
+
 /// Last-Modified (RFC 9110 §8.8.2) of every file: the IMF-fixdate and the Unix seconds.
 fn last_modified_fields(last_modified: SystemTime) -> (String, u64) {
     let since_epoch = last_modified.duration_since(UNIX_EPOCH).unwrap_or_default();
@@ -149,9 +173,19 @@ impl Manifest {
             codegen::write(self, out_dir, bodies)?;
         }
         self.settle(written);
-        std::fs::write(out_dir.join("manifest.json"), self.to_json())?;
-        std::fs::write(out_dir.join("report.txt"), self.report())?;
-        std::fs::write(out_dir.join("report.html"), self.report_html())?;
+        // Each made on a core of its own (a second at 100,000 files for the JSON).
+        let this = &*self;
+        let (json, (text, html)) = std::thread::scope(|scope| {
+            let json = scope.spawn(|| this.to_json());
+            let text = scope.spawn(|| this.report());
+            let html = this.report_html();
+            let joined =
+                |r: std::thread::Result<String>| r.unwrap_or_else(|p| std::panic::resume_unwind(p));
+            (joined(json.join()), (joined(text.join()), html))
+        });
+        std::fs::write(out_dir.join("manifest.json"), json)?;
+        std::fs::write(out_dir.join("report.txt"), text)?;
+        std::fs::write(out_dir.join("report.html"), html)?;
         Ok(written)
     }
 
@@ -195,31 +229,16 @@ impl Manifest {
         self.update_served_pages(dir)
     }
 
-    /// [`Manifest::write_served_pages`] over what `dir` holds.
+    /// [`Manifest::write_served_pages`] over what `dir` holds, on every core (a 100,000-page
+    /// site's pages are read back and compared).
     fn update_served_pages(&self, dir: &Path) -> std::io::Result<()> {
-        let mut kept = std::collections::HashSet::new();
-        for file in &self.files {
-            let text = file.content_type.starts_with("text/html")
-                || file.content_type.starts_with("text/css");
-            // Changed bytes: a source the build rewrote or re-encoded, not a file it made.
-            let changed = file.identity_bytes().is_some() && file.source.made().is_none();
-            if !text && !changed {
-                continue;
-            }
-            let to = dir.join(file.path.trim_start_matches('/'));
-            let bytes = match file.identity_bytes() {
-                Some(bytes) => std::borrow::Cow::Borrowed(bytes),
-                None => std::borrow::Cow::Owned(read(&file.source)?),
-            };
-            if std::fs::read(&to).ok().as_deref() != Some(&bytes[..]) {
-                let (Some(parent), Some(name)) = (to.parent(), to.file_name()) else {
-                    continue;
-                };
-                crate::atomic::write_atomically(parent, &name.to_string_lossy(), &bytes)?;
-            }
-            kept.insert(to);
+        let files = &self.files;
+        let kept = crate::parallel::map(files.len(), |i| served_page(&files[i], dir).transpose());
+        let mut held = std::collections::HashSet::new();
+        for page in kept.into_iter().flatten() {
+            held.insert(page?);
         }
-        remove_others(dir, &kept)
+        remove_others(dir, &held)
     }
 
     /// The integrity manifest: every file with its path, sizes and ETags per encoding, SHA-256
