@@ -68,7 +68,7 @@ fn visit(
         .map_err(read_error)?
         .collect::<Result<Vec<_>, _>>()
         .map_err(read_error)?;
-    entries.sort_by_key(|e| e.file_name());
+    entries.sort_by_cached_key(|e| e.file_name());
     for entry in entries {
         let path = entry.path();
         let name = entry

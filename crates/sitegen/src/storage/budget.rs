@@ -274,7 +274,7 @@ fn check_memory(
 /// The five files that take the most space, with their stored bytes.
 fn largest(files: &[Asset]) -> String {
     let mut by_size: Vec<&Asset> = files.iter().collect();
-    by_size.sort_by_key(|f| std::cmp::Reverse(f.bundle_bytes()));
+    by_size.sort_by_cached_key(|f| std::cmp::Reverse(f.bundle_bytes()));
     by_size
         .iter()
         .take(5)

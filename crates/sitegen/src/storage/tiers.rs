@@ -53,7 +53,7 @@ pub(super) fn place(files: &mut [Asset], storage: &StorageConfig, room: u64, lar
     if used + all <= room {
         // The whole site fits: nothing moves.
     } else if used <= room {
-        undecided.sort_by_key(|&i| {
+        undecided.sort_by_cached_key(|&i| {
             let file = &files[i];
             (heat(file), depth(&file.path), file.stored_bytes(), i)
         });
@@ -113,7 +113,7 @@ fn refill(files: &mut [Asset], decided_by_auto: &[usize], mut left: u64, limit: 
         .copied()
         .filter(|&i| files[i].tier == Tier::Assets && !back[i])
         .collect();
-    by_cost.sort_by_key(|&i| {
+    by_cost.sort_by_cached_key(|&i| {
         let file = &files[i];
         (
             file.stored_bytes() / (objects_of(file).len() as u64).max(1),
@@ -151,7 +151,7 @@ fn spill(files: &mut [Asset], decided_by_auto: &[usize], limit: u64) {
         .copied()
         .filter(|&i| files[i].tier == Tier::Assets)
         .collect();
-    movable.sort_by_key(|&i| {
+    movable.sort_by_cached_key(|&i| {
         let file = &files[i];
         (
             std::cmp::Reverse(heat(file)),
@@ -321,7 +321,7 @@ pub(super) fn check(files: &[Asset], storage: &StorageConfig) -> Result<Option<W
         } else {
             "name an R2 bucket ([storage] r2_bucket) to take the rest"
         };
-        in_store.sort_by_key(|f| std::cmp::Reverse(f.kept().count()));
+        in_store.sort_by_cached_key(|f| std::cmp::Reverse(f.kept().count()));
         let most: Vec<String> = in_store
             .iter()
             .take(5)
