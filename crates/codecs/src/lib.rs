@@ -2,7 +2,7 @@
 //!
 //! The content codings edgesite-sitegen's build writes (RFC 9110 §8.4.1), as plain functions
 //! over bytes: brotli, zstd and gzip (libdeflate or zopfli) at the settings the build chooses,
-//! the check that an encoding read back from the build's cache decodes to its file, and RFC
+//! the check that an encoding decodes to its file (read back from the build's cache), and RFC
 //! 9842's dictionary-compressed deltas ([`delta`]).
 //!
 //! A crate of its own so that it is compiled optimised in every profile (the workspace's

@@ -405,7 +405,8 @@ fn a_rebuild_after_touching_one_file_encodes_only_that_file() {
 }
 
 /// The cache is checked, not trusted: a cached encoding whose bytes were damaged or replaced
-/// does not decode to the file and is encoded again; what is served is the true encoding.
+/// does not match the digest kept with it and is encoded again; what is served is the true
+/// encoding.
 #[test]
 fn a_damaged_cache_entry_is_never_served() {
     let site = generated_site(3);

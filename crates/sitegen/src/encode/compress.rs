@@ -14,9 +14,11 @@
 //!
 //! Encoding is the slow part of a build, so results are kept in a cache folder (under `target/`)
 //! keyed by the SHA-256 of the input, the coding and its settings: a rebuild encodes only files
-//! whose bytes changed. What the cache holds is decoded and compared with the input before it is
-//! used (a damaged or edited cache file is encoded again): decoding costs a small part of
-//! encoding at these settings.
+//! whose bytes changed. An entry is checked before it is used, not trusted: it holds the SHA-256
+//! of its encoding, made when the encoding was, and one whose bytes do not match it (damaged or
+//! edited) is encoded again. An entry from before the digests is decoded and compared with the
+//! input, once: then kept with its digest. (Decoding every entry was most of a rebuild's
+//! encode stage at 100,000 files: brotli builds its Huffman tables for each small file.)
 //!
 //! The encoders and decoders themselves are edgesite-codecs', compiled optimised in every
 //! profile.
@@ -123,9 +125,8 @@ fn encoded(
         tried.push((quick, quick.key(coding)?));
     }
     for (i, (_, settings)) in tried.iter().enumerate() {
-        let cached = cache_dir
-            .and_then(|dir| std::fs::read(dir.join(format!("{sha256_hex}.{settings}"))).ok())
-            .filter(|encoded| edgesite_codecs::decodes_to(coding, encoded, bytes));
+        let key = format!("{sha256_hex}.{settings}");
+        let cached = cache_dir.and_then(|dir| cached(dir, &key, coding, bytes));
         if let Some(encoded) = cached {
             return Some((
                 encoded,
@@ -139,9 +140,7 @@ fn encoded(
     let (levels, settings) = tried.last()?;
     let encoded = levels.compress(coding, bytes)?;
     if let Some(dir) = cache_dir {
-        // A failed cache write only costs a later re-encode.
-        let key = format!("{sha256_hex}.{settings}");
-        let _ = crate::atomic::write_atomically(dir, &key, &encoded);
+        keep(dir, &format!("{sha256_hex}.{settings}"), &encoded);
     }
     let quick = tried.len() > 1;
     Some((
@@ -151,6 +150,35 @@ fn encoded(
             quick,
         },
     ))
+}
+
+/// What an entry starts with: then the SHA-256 of the encoding, then the encoding.
+const ENTRY: &[u8; 16] = b"edgesite-encoded";
+
+/// The encoding of `bytes` with `coding` the cache holds under `key`, if whole: its digest
+/// matches, or (an entry from before the digests) it decodes to `bytes`, and is kept again
+/// with its digest.
+fn cached(dir: &Path, key: &str, coding: ContentCoding, bytes: &[u8]) -> Option<Vec<u8>> {
+    let mut entry = std::fs::read(dir.join(key)).ok()?;
+    let digested = entry.len() >= ENTRY.len() + 32 && entry.starts_with(ENTRY);
+    let at = ENTRY.len() + 32;
+    if digested && crate::hash::sha256(&entry[at..])[..] == entry[ENTRY.len()..at] {
+        return Some(entry.split_off(at));
+    }
+    if !edgesite_codecs::decodes_to(coding, &entry, bytes) {
+        return None;
+    }
+    keep(dir, key, &entry);
+    Some(entry)
+}
+
+/// Keeps `encoded` under `key`, with its digest. A failed write only costs a later re-encode.
+fn keep(dir: &Path, key: &str, encoded: &[u8]) {
+    let mut entry = Vec::with_capacity(ENTRY.len() + 32 + encoded.len());
+    entry.extend_from_slice(ENTRY);
+    entry.extend_from_slice(&crate::hash::sha256(encoded));
+    entry.extend_from_slice(encoded);
+    let _ = crate::atomic::write_atomically(dir, key, &entry);
 }
 
 /// The settings the encoders run at.
@@ -415,6 +443,46 @@ mod tests {
             },
             "another quality is another key"
         );
+    }
+
+    #[test]
+    fn an_entry_is_checked_by_its_digest_and_one_from_before_the_digests_by_decoding_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = text();
+        let sha = crate::hash::hex(&crate::hash::sha256(&input));
+        let config = CompressionConfig {
+            codings: vec![ContentCoding::Br],
+            ..CompressionConfig::default()
+        };
+        let cache = (Some(dir.path()), Effort::Configured);
+        let run = || {
+            let mut counts = EncodeCounts::default();
+            let made = super::precompress("a.txt", &input, &sha, &config, cache, &mut counts);
+            (made[0].bytes.clone(), (counts.encoded, counts.cached))
+        };
+        let (encoding, counts) = run();
+        assert_eq!(counts, (1, 0));
+        let entry = dir.path().join(format!("{sha}.br-q11-w24"));
+        let kept = std::fs::read(&entry).unwrap();
+        assert_eq!(kept[..16], *ENTRY);
+        assert_eq!(kept[16..48], crate::hash::sha256(&encoding));
+        assert_eq!(kept[48..], encoding);
+        assert_eq!(run(), (encoding.clone(), (0, 1)));
+        // Damaged: its digest does not match, and it is made again.
+        let mut damaged = kept.clone();
+        *damaged.last_mut().unwrap() ^= 0x55;
+        std::fs::write(&entry, &damaged).unwrap();
+        assert_eq!(run(), (encoding.clone(), (1, 0)));
+        assert_eq!(std::fs::read(&entry).unwrap(), kept);
+        // From before the digests: the encoding alone, used once it decodes to the file, and
+        // kept with its digest.
+        std::fs::write(&entry, &encoding).unwrap();
+        assert_eq!(run(), (encoding.clone(), (0, 1)));
+        assert_eq!(std::fs::read(&entry).unwrap(), kept);
+        // One that decodes to other bytes is not used.
+        std::fs::write(&entry, edgesite_codecs::brotli(b"other bytes entirely", 11)).unwrap();
+        assert_eq!(run(), (encoding, (1, 0)));
+        assert_eq!(std::fs::read(&entry).unwrap(), kept);
     }
 
     #[test]
