@@ -111,55 +111,60 @@ pub(crate) fn listing(dir: &Path) -> HashMap<PathBuf, u64> {
     out
 }
 
-/// `to` comes to hold exactly `from`'s files: an object already there with the same name and
-/// size stays (objects are named by their bytes), others are removed, new ones hard-linked where
-/// they can be (sitegen never writes an object in place: it renames new ones in), else copied.
-/// A rebuild of a site with 100,000 objects links the new ones, not all of them again.
+/// `to` comes to hold exactly `from`'s files: an object already there as a hard link of the
+/// source's stays (objects are named by their bytes, and sitegen never writes one in place: it
+/// renames new ones in); one that is another file of the same name and length (a copy, or a
+/// link to an object since made again) stays too, linked to the source's where it can be so
+/// that the next mirror knows it by its inode; others are removed, new ones hard-linked where
+/// they can be, else copied. A rebuild of a site of many objects links the new ones, not all of
+/// them again, and reads its folders' entries, not each object's metadata
+/// (docs/benchmarks.md, "The rebuild, taken apart").
 pub(crate) fn mirror(from: &Path, to: &Path) -> Result<(), String> {
     let err = |p: &Path, e: std::io::Error| format!("{}: {e}", p.display());
     fs::create_dir_all(from).map_err(|e| err(from, e))?;
     fs::create_dir_all(to).map_err(|e| err(to, e))?;
-    // By inode, which the folder's entries name without a stat each (a store holds 200,000
-    // objects): a file linked from the source is the source's. One copied (the two folders on
-    // other file systems), or linked to an object since made again, is the same if it is as
-    // long, and linked now where it can be, so that the next build knows it by its inode.
     let (have, want) = (inodes(to), inodes(from));
     let size = |p: &Path| fs::metadata(p).map(|m| m.len()).ok();
-    let as_long =
-        |name: &PathBuf| size(&to.join(name)).is_some_and(|s| size(&from.join(name)) == Some(s));
+    // Same name, another inode, same length: kept, and linked below.
+    let (mut kept, mut relink) = (std::collections::HashSet::new(), Vec::new());
     for (name, &had) in &have {
-        if !want
-            .get(name)
-            .is_some_and(|&inode| inode == had || as_long(name))
-        {
-            fs::remove_file(to.join(name)).map_err(|e| err(&to.join(name), e))?;
-        }
-    }
-    for (name, &inode) in &want {
-        let (source, target) = (from.join(name), to.join(name));
-        match have.get(name) {
-            Some(&had) if had == inode => continue,
-            Some(_) if as_long(name) => {
-                let link = target.with_extension("edgesite-link");
-                if fs::hard_link(&source, &link).is_ok() && fs::rename(&link, &target).is_err() {
-                    let _ = fs::remove_file(&link);
-                }
+        match want.get(name) {
+            Some(&inode) if inode == had => {}
+            Some(_) if size(&to.join(name)).is_some_and(|s| size(&from.join(name)) == Some(s)) => {
+                relink.push(name);
+            }
+            _ => {
+                fs::remove_file(to.join(name)).map_err(|e| err(&to.join(name), e))?;
                 continue;
             }
-            _ => {}
         }
+        kept.insert(name);
+    }
+    // Until a link fails (the folders on two file systems): then the copies stay copies.
+    let mut linking = true;
+    for name in relink {
+        let (source, target) = (from.join(name), to.join(name));
+        let link = target.with_extension("edgesite-link");
+        linking = linking && fs::hard_link(&source, &link).is_ok();
+        if linking && fs::rename(&link, &target).is_err() {
+            let _ = fs::remove_file(&link);
+        }
+    }
+    for name in want.keys().filter(|name| !kept.contains(name)) {
+        let (source, target) = (from.join(name), to.join(name));
         if let Some(parent) = target.parent() {
             fs::create_dir_all(parent).map_err(|e| err(parent, e))?;
         }
-        if fs::hard_link(&source, &target).is_err() {
+        if !linking || fs::hard_link(&source, &target).is_err() {
+            linking = false;
             fs::copy(&source, &target).map_err(|e| err(&source, e))?;
         }
     }
     Ok(())
 }
 
-/// The files of `dir` under it, relative, with their inodes: [`listing`] without a stat per
-/// file.
+/// The files of `dir` under it, relative, with their inodes (which a folder's entries name):
+/// [`listing`] without a stat per file.
 fn inodes(dir: &Path) -> HashMap<PathBuf, u64> {
     use std::os::unix::fs::DirEntryExt;
     fn walk(base: &Path, dir: &Path, out: &mut HashMap<PathBuf, u64>) {
@@ -180,6 +185,8 @@ fn inodes(dir: &Path) -> HashMap<PathBuf, u64> {
     out
 }
 
+/// The entry: `template` with the snippets', blobs' and tables' imports filled in. An error when
+/// the template and the build disagree on the tables.
 fn entry(
     template: &str,
     snippets: &[String],
@@ -348,7 +355,8 @@ impl Built {
             stamp.update(digest_of(&self.out_dir.join(names::WORKER).join(blob))?);
         }
         // The tables name each stored object by its SHA-256 and tier: their digest stands for
-        // the store. Without them (the site as Rust), the objects' names.
+        // the store (mirrored at every build all the same). Without them (the site as Rust),
+        // the objects' names.
         if self.tables.is_none() {
             for (tier, _) in TIERS {
                 let mut names: Vec<PathBuf> = inodes(&self.store.join(tier)).into_keys().collect();
