@@ -15,10 +15,11 @@
 //! Encoding is the slow part of a build, so results are kept in a cache folder (under `target/`)
 //! keyed by the SHA-256 of the input, the coding and its settings: a rebuild encodes only files
 //! whose bytes changed. An entry is checked before it is used, not trusted: it holds the SHA-256
-//! of its encoding, made when the encoding was, and one whose bytes do not match it (damaged or
-//! edited) is encoded again. An entry from before the digests is decoded and compared with the
-//! input, once: then kept with its digest. (Decoding every entry was most of a rebuild's
-//! encode stage at 100,000 files: brotli builds its Huffman tables for each small file.)
+//! of its key and its encoding, made when the encoding was, and one that does not match it
+//! (damaged, edited, or copied under another key) is encoded again. An entry from before the
+//! digests is decoded and compared with the input, once: then kept with its digest. (Decoding
+//! every entry was most of a rebuild's encode stage: brotli builds its Huffman tables for each
+//! small file; docs/benchmarks.md, "The rebuild, taken apart".)
 //!
 //! The encoders and decoders themselves are edgesite-codecs', compiled optimised in every
 //! profile.
@@ -152,7 +153,7 @@ fn encoded(
     ))
 }
 
-/// What an entry starts with: then the SHA-256 of the encoding, then the encoding.
+/// What an entry starts with: then its digest ([`digest`]), then the encoding.
 const ENTRY: &[u8; 16] = b"edgesite-encoded";
 
 /// The encoding of `bytes` with `coding` the cache holds under `key`, if whole: its digest
@@ -160,10 +161,13 @@ const ENTRY: &[u8; 16] = b"edgesite-encoded";
 /// with its digest.
 fn cached(dir: &Path, key: &str, coding: ContentCoding, bytes: &[u8]) -> Option<Vec<u8>> {
     let mut entry = std::fs::read(dir.join(key)).ok()?;
-    let digested = entry.len() >= ENTRY.len() + 32 && entry.starts_with(ENTRY);
     let at = ENTRY.len() + 32;
-    if digested && crate::hash::sha256(&entry[at..])[..] == entry[ENTRY.len()..at] {
-        return Some(entry.split_off(at));
+    if entry.len() >= at
+        && entry.starts_with(ENTRY)
+        && digest(key, &entry[at..])[..] == entry[ENTRY.len()..at]
+    {
+        entry.drain(..at);
+        return Some(entry);
     }
     if !edgesite_codecs::decodes_to(coding, &entry, bytes) {
         return None;
@@ -172,11 +176,22 @@ fn cached(dir: &Path, key: &str, coding: ContentCoding, bytes: &[u8]) -> Option<
     Some(entry)
 }
 
+/// The SHA-256 of an entry's key (the input's SHA-256 and the settings) and its encoding: an
+/// entry damaged, edited, or copied under another key does not match it.
+fn digest(key: &str, encoded: &[u8]) -> [u8; 32] {
+    use sha2::Digest;
+    let mut digest = sha2::Sha256::new();
+    digest.update(key.as_bytes());
+    digest.update(b"\n");
+    digest.update(encoded);
+    digest.finalize().into()
+}
+
 /// Keeps `encoded` under `key`, with its digest. A failed write only costs a later re-encode.
 fn keep(dir: &Path, key: &str, encoded: &[u8]) {
     let mut entry = Vec::with_capacity(ENTRY.len() + 32 + encoded.len());
     entry.extend_from_slice(ENTRY);
-    entry.extend_from_slice(&crate::hash::sha256(encoded));
+    entry.extend_from_slice(&digest(key, encoded));
     entry.extend_from_slice(encoded);
     let _ = crate::atomic::write_atomically(dir, key, &entry);
 }
@@ -465,7 +480,10 @@ mod tests {
         let entry = dir.path().join(format!("{sha}.br-q11-w24"));
         let kept = std::fs::read(&entry).unwrap();
         assert_eq!(kept[..16], *ENTRY);
-        assert_eq!(kept[16..48], crate::hash::sha256(&encoding));
+        assert_eq!(
+            kept[16..48],
+            digest(&format!("{sha}.br-q11-w24"), &encoding)
+        );
         assert_eq!(kept[48..], encoding);
         assert_eq!(run(), (encoding.clone(), (0, 1)));
         // Damaged: its digest does not match, and it is made again.
@@ -479,7 +497,17 @@ mod tests {
         std::fs::write(&entry, &encoding).unwrap();
         assert_eq!(run(), (encoding.clone(), (0, 1)));
         assert_eq!(std::fs::read(&entry).unwrap(), kept);
-        // One that decodes to other bytes is not used.
+        // Another input's entry, whole, copied under this key: not used.
+        let other = b"another file, with another key".repeat(20);
+        let other_key = format!(
+            "{}.br-q11-w24",
+            crate::hash::hex(&crate::hash::sha256(&other))
+        );
+        keep(dir.path(), &other_key, &edgesite_codecs::brotli(&other, 11));
+        std::fs::copy(dir.path().join(&other_key), &entry).unwrap();
+        assert_eq!(run(), (encoding.clone(), (1, 0)));
+        assert_eq!(std::fs::read(&entry).unwrap(), kept);
+        // One from before the digests that decodes to other bytes is not used.
         std::fs::write(&entry, edgesite_codecs::brotli(b"other bytes entirely", 11)).unwrap();
         assert_eq!(run(), (encoding, (1, 0)));
         assert_eq!(std::fs::read(&entry).unwrap(), kept);
