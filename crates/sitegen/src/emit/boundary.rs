@@ -56,8 +56,8 @@ fn file_holds(path: &Path, finder: &Finder<'_>) -> std::io::Result<bool> {
 }
 
 /// `<prefix><n>` for the smallest `n` that no body contains. Each body is searched once for the
-/// prefix (SIMD substring search, on every core: a 100,000-file site's bodies are read from
-/// disk); only those holding it are searched again.
+/// prefix (SIMD substring search, on every core: most bodies are read from disk); only those
+/// holding it are searched again.
 fn first_absent<'a>(prefix: &str, bodies: impl Iterator<Item = Body<'a>>) -> String {
     let finder = Finder::new(prefix.as_bytes());
     let bodies: Vec<Body<'_>> = bodies.collect();

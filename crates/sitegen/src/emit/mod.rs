@@ -178,7 +178,7 @@ impl Manifest {
     }
 
     /// `manifest.json`, `report.txt` and `report.html` into `out_dir`, each made on a core of
-    /// its own (a second at 100,000 files for the JSON).
+    /// its own (each takes a second or so on a site of many files).
     fn write_reports(&self, out_dir: &Path) -> std::io::Result<()> {
         let (json, (text, html)) = std::thread::scope(|scope| {
             let json = scope.spawn(|| self.to_json());
@@ -233,8 +233,8 @@ impl Manifest {
         self.update_served_pages(dir)
     }
 
-    /// [`Manifest::write_served_pages`] over what `dir` holds, on every core (a 100,000-page
-    /// site's pages are read back and compared).
+    /// [`Manifest::write_served_pages`] over what `dir` holds, on every core (every page is read
+    /// back and compared).
     fn update_served_pages(&self, dir: &Path) -> std::io::Result<()> {
         let files = &self.files;
         let kept = crate::parallel::map(files.len(), |i| served_page(&files[i], dir).transpose());

@@ -180,7 +180,7 @@ pub(crate) fn pass(
         &mut outcome.notes.warnings,
     )?;
     let assets = indexed_assets(found.len());
-    // Every reference asked of the core, on every core.
+    // Where every reference leads (each distinct target asked of the core once).
     routing.with_core_site(&assets, |site| resolve_all(site, &mut scanned, &urls));
     outcome.stats.files = scanned.len();
     report_broken(found, &scanned, links, &mut outcome)?;

@@ -30,9 +30,9 @@ pub(super) fn page_urls(found: &[Found], routes: &[Route]) -> Vec<String> {
 
 /// Resolves every reference of every file in `files` (each served at `urls[file.index]`) into
 /// its `resolved`. Each distinct target is asked of the core once: a site's pages share most
-/// of their links (their navigation, stylesheets and scripts), so a 50,000-page site's 700,000
-/// references name a small part as many targets, and a question that follows a redirect costs
-/// two answers of the core.
+/// of their links (their navigation, stylesheets and scripts), so its references name far fewer
+/// targets, and a question that follows a redirect costs two answers of the core
+/// (docs/benchmarks.md, "The rebuild, taken apart").
 pub(super) fn resolve_all(site: &edgesite_core::Site<'_>, files: &mut [Scanned], urls: &[String]) {
     let targets = {
         let files = &*files;
