@@ -91,23 +91,43 @@ fn digest_of(path: &Path) -> Result<String, String> {
 
 /// The files under `dir` (relative paths) with their sizes.
 pub(crate) fn listing(dir: &Path) -> HashMap<PathBuf, u64> {
-    fn walk(base: &Path, dir: &Path, out: &mut HashMap<PathBuf, u64>) {
+    files_with(dir, |entry| entry.metadata().ok().map(|m| m.len()))
+}
+
+/// The files under `dir` (relative paths) with their inodes, which a folder's entries name:
+/// [`listing`] without a stat per file.
+fn inodes(dir: &Path) -> HashMap<PathBuf, u64> {
+    use std::os::unix::fs::DirEntryExt;
+    files_with(dir, |entry| Some(entry.ino()))
+}
+
+/// The files under `dir` (relative paths), each with what `value` says of its entry (one it
+/// says nothing of is left out). Links are not followed.
+fn files_with(
+    dir: &Path,
+    value: impl Fn(&fs::DirEntry) -> Option<u64> + Copy,
+) -> HashMap<PathBuf, u64> {
+    fn walk(
+        base: &Path,
+        dir: &Path,
+        value: impl Fn(&fs::DirEntry) -> Option<u64> + Copy,
+        out: &mut HashMap<PathBuf, u64>,
+    ) {
         for entry in fs::read_dir(dir).into_iter().flatten().flatten() {
             let path = entry.path();
-            match entry.metadata() {
-                Ok(m) if m.is_dir() => walk(base, &path, out),
-                Ok(m) => {
-                    out.insert(
-                        path.strip_prefix(base).unwrap_or(&path).to_path_buf(),
-                        m.len(),
-                    );
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => walk(base, &path, value, out),
+                Ok(_) => {
+                    if let Some(v) = value(&entry) {
+                        out.insert(path.strip_prefix(base).unwrap_or(&path).to_path_buf(), v);
+                    }
                 }
                 Err(_) => {}
             }
         }
     }
     let mut out = HashMap::new();
-    walk(dir, dir, &mut out);
+    walk(dir, dir, value, &mut out);
     out
 }
 
@@ -161,28 +181,6 @@ pub(crate) fn mirror(from: &Path, to: &Path) -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-/// The files of `dir` under it, relative, with their inodes (which a folder's entries name):
-/// [`listing`] without a stat per file.
-fn inodes(dir: &Path) -> HashMap<PathBuf, u64> {
-    use std::os::unix::fs::DirEntryExt;
-    fn walk(base: &Path, dir: &Path, out: &mut HashMap<PathBuf, u64>) {
-        for entry in fs::read_dir(dir).into_iter().flatten().flatten() {
-            let path = entry.path();
-            match entry.file_type() {
-                Ok(t) if t.is_dir() => walk(base, &path, out),
-                Ok(_) => {
-                    let name = path.strip_prefix(base).unwrap_or(&path).to_path_buf();
-                    out.insert(name, entry.ino());
-                }
-                Err(_) => {}
-            }
-        }
-    }
-    let mut out = HashMap::new();
-    walk(dir, dir, &mut out);
-    out
 }
 
 /// The entry: `template` with the snippets', blobs' and tables' imports filled in. An error when
