@@ -5,9 +5,10 @@
 //! An entry is named by the SHA-256 of the stage's own text (its source, the crate's manifest
 //! and the workspace's lockfile, which names the versions of its crates resolved: a change of
 //! any misses every entry it could have changed) and of each part of the key (what was read,
-//! and how). An entry holds the
-//! SHA-256 of its content, then the content: one damaged or edited is not used (and is made
-//! again). A failed write only costs the work again next build.
+//! and how). An entry is [`sealed`]: one damaged, edited or copied under another name is not
+//! used (and is made again). A failed write only costs the work again next build.
+//!
+//! The encoding cache (`encode/compress.rs`) keeps its entries in the same form.
 
 use crate::hash;
 use std::path::{Path, PathBuf};
@@ -30,15 +31,16 @@ impl StageCache {
 
     /// The bytes kept for `key` (what was read and how), if whole.
     pub(crate) fn get(&self, key: &[&[u8]]) -> Option<Vec<u8>> {
-        read(&self.dir.as_ref()?.join(self.name(key)))
+        let name = self.name(key);
+        let entry = std::fs::read(self.dir.as_ref()?.join(&name)).ok()?;
+        unsealed(&name, entry).ok()
     }
 
     /// Keeps `bytes` for `key`.
     pub(crate) fn put(&self, key: &[&[u8]], bytes: &[u8]) {
         let Some(dir) = &self.dir else { return };
-        let mut entry = hash::sha256(bytes).to_vec();
-        entry.extend_from_slice(bytes);
-        let _ = crate::atomic::write_atomically(dir, &self.name(key), &entry);
+        let name = self.name(key);
+        let _ = crate::atomic::write_atomically(dir, &name, &sealed(&name, bytes));
     }
 
     /// An entry's name: the SHA-256 of the stage and of each part of the key (each with its
@@ -53,13 +55,42 @@ impl StageCache {
     }
 }
 
-/// An entry's content, if it is whole.
-fn read(path: &Path) -> Option<Vec<u8>> {
-    let mut entry = std::fs::read(path).ok()?;
-    if entry.len() < 32 || hash::sha256(&entry[32..]) != entry[..32] {
-        return None;
+/// What a sealed entry starts with (the encoding cache's entries were the first, hence its text).
+pub(crate) const SEAL: &[u8; 16] = b"edgesite-encoded";
+
+/// The entry that keeps `content` under `name`: [`SEAL`], then the SHA-256 of the name, a line
+/// feed and the content ([`digest`]), then the content.
+pub(crate) fn sealed(name: &str, content: &[u8]) -> Vec<u8> {
+    let mut entry = Vec::with_capacity(SEAL.len() + 32 + content.len());
+    entry.extend_from_slice(SEAL);
+    entry.extend_from_slice(&digest(name, content));
+    entry.extend_from_slice(content);
+    entry
+}
+
+/// The content of `entry`, read under `name`, if it is whole and was sealed under that name;
+/// else the entry as read, for a caller that knows an older form.
+pub(crate) fn unsealed(name: &str, mut entry: Vec<u8>) -> Result<Vec<u8>, Vec<u8>> {
+    let at = SEAL.len() + 32;
+    if entry.len() < at
+        || !entry.starts_with(SEAL)
+        || digest(name, &entry[at..])[..] != entry[SEAL.len()..at]
+    {
+        return Err(entry);
     }
-    Some(entry.split_off(32))
+    entry.drain(..at);
+    Ok(entry)
+}
+
+/// The SHA-256 of an entry's name and content: an entry damaged, edited, or copied under
+/// another name does not match it.
+pub(crate) fn digest(name: &str, content: &[u8]) -> [u8; 32] {
+    use sha2::Digest;
+    let mut digest = sha2::Sha256::new();
+    digest.update(name.as_bytes());
+    digest.update(b"\n");
+    digest.update(content);
+    digest.finalize().into()
 }
 
 #[cfg(test)]
@@ -86,6 +117,12 @@ mod tests {
         *bytes.last_mut().unwrap() ^= 1;
         std::fs::write(&entry, bytes).unwrap();
         assert_eq!(cache.get(&key), None);
+        // Another key's entry, whole, copied under this key's name is not used either.
+        let other: [&[u8]; 2] = [b"css", b"b { c: d }"];
+        cache.put(&other, b"b{c:d}");
+        std::fs::copy(dir.path().join("stage").join(cache.name(&other)), &entry).unwrap();
+        assert_eq!(cache.get(&key), None);
+        assert_eq!(cache.get(&other), Some(b"b{c:d}".to_vec()));
         // Without a cache folder, nothing is kept.
         let none = StageCache::new(None, "stage", &[]);
         none.put(&key, b"a{b:c}");

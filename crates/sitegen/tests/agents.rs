@@ -399,10 +399,15 @@ fn twins_are_kept_in_the_cache_until_what_they_depend_on_changes() {
     let index = (entries.iter())
         .find(|p| String::from_utf8_lossy(&std::fs::read(p).unwrap()).contains("Start with"))
         .unwrap();
+    // An entry: a seal, the SHA-256 of its name, a line feed and its content, then the content
+    // (stage_cache.rs). Edited and sealed again, it is what the build reads.
     let entry = std::fs::read(index).unwrap();
-    let kept = String::from_utf8(entry[32..].to_vec()).unwrap();
+    assert_eq!(entry[..16], *b"edgesite-encoded");
+    let kept = String::from_utf8(entry[48..].to_vec()).unwrap();
     let edited = kept.replace("Start with", "Begin with");
-    let mut entry = Sha256::digest(edited.as_bytes()).to_vec();
+    let name = index.file_name().unwrap().to_str().unwrap();
+    let mut entry = b"edgesite-encoded".to_vec();
+    entry.extend_from_slice(&Sha256::digest(format!("{name}\n{edited}").as_bytes()));
     entry.extend_from_slice(edited.as_bytes());
     std::fs::write(index, entry).unwrap();
     let again = text(&compile(dir.path(), &options).unwrap(), "/index.md");

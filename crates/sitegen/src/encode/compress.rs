@@ -14,10 +14,11 @@
 //!
 //! Encoding is the slow part of a build, so results are kept in a cache folder (under `target/`)
 //! keyed by the SHA-256 of the input, the coding and its settings: a rebuild encodes only files
-//! whose bytes changed. An entry is checked before it is used, not trusted: it holds the SHA-256
-//! of its key and its encoding, made when the encoding was, and one that does not match it
-//! (damaged, edited, or copied under another key) is encoded again. An entry from before the
-//! digests is decoded and compared with the input, once: then kept with its digest. (Decoding
+//! whose bytes changed. An entry is checked before it is used, not trusted: it is sealed as the
+//! stages' cache entries are (`stage_cache::sealed`: the SHA-256 of its key and its encoding,
+//! made when the encoding was), and one that does not match it (damaged, edited, or copied under
+//! another key) is encoded again. An entry from before the seals is decoded and compared with
+//! the input, once: then kept sealed. (Decoding
 //! every entry was most of a rebuild's encode stage: brotli builds its Huffman tables for each
 //! small file; docs/benchmarks.md, "The rebuild, taken apart".)
 //!
@@ -26,6 +27,7 @@
 
 use crate::config::{CompressionConfig, GzipEncoder};
 use crate::model::{Effort, EncodeCounts};
+use crate::stage_cache;
 use edgesite_core::ContentCoding;
 use std::path::Path;
 
@@ -153,22 +155,15 @@ fn encoded(
     ))
 }
 
-/// What an entry starts with: then its digest ([`digest`]), then the encoding.
-const ENTRY: &[u8; 16] = b"edgesite-encoded";
-
-/// The encoding of `bytes` with `coding` the cache holds under `key`, if whole: its digest
-/// matches, or (an entry from before the digests) it decodes to `bytes`, and is kept again
-/// with its digest.
+/// The encoding of `bytes` with `coding` the cache holds under `key`, if whole: sealed under
+/// `key` ([`stage_cache::sealed`]), or (an entry from before the seals) it decodes to `bytes`,
+/// and is kept again, sealed.
 fn cached(dir: &Path, key: &str, coding: ContentCoding, bytes: &[u8]) -> Option<Vec<u8>> {
-    let mut entry = std::fs::read(dir.join(key)).ok()?;
-    let at = ENTRY.len() + 32;
-    if entry.len() >= at
-        && entry.starts_with(ENTRY)
-        && digest(key, &entry[at..])[..] == entry[ENTRY.len()..at]
-    {
-        entry.drain(..at);
-        return Some(entry);
-    }
+    let entry = std::fs::read(dir.join(key)).ok()?;
+    let entry = match stage_cache::unsealed(key, entry) {
+        Ok(encoded) => return Some(encoded),
+        Err(entry) => entry,
+    };
     if !edgesite_codecs::decodes_to(coding, &entry, bytes) {
         return None;
     }
@@ -176,24 +171,9 @@ fn cached(dir: &Path, key: &str, coding: ContentCoding, bytes: &[u8]) -> Option<
     Some(entry)
 }
 
-/// The SHA-256 of an entry's key (the input's SHA-256 and the settings) and its encoding: an
-/// entry damaged, edited, or copied under another key does not match it.
-fn digest(key: &str, encoded: &[u8]) -> [u8; 32] {
-    use sha2::Digest;
-    let mut digest = sha2::Sha256::new();
-    digest.update(key.as_bytes());
-    digest.update(b"\n");
-    digest.update(encoded);
-    digest.finalize().into()
-}
-
-/// Keeps `encoded` under `key`, with its digest. A failed write only costs a later re-encode.
+/// Keeps `encoded` under `key`, sealed. A failed write only costs a later re-encode.
 fn keep(dir: &Path, key: &str, encoded: &[u8]) {
-    let mut entry = Vec::with_capacity(ENTRY.len() + 32 + encoded.len());
-    entry.extend_from_slice(ENTRY);
-    entry.extend_from_slice(&digest(key, encoded));
-    entry.extend_from_slice(encoded);
-    let _ = crate::atomic::write_atomically(dir, key, &entry);
+    let _ = crate::atomic::write_atomically(dir, key, &stage_cache::sealed(key, encoded));
 }
 
 /// The settings the encoders run at.
@@ -479,10 +459,10 @@ mod tests {
         assert_eq!(counts, (1, 0));
         let entry = dir.path().join(format!("{sha}.br-q11-w24"));
         let kept = std::fs::read(&entry).unwrap();
-        assert_eq!(kept[..16], *ENTRY);
+        assert_eq!(kept[..16], *stage_cache::SEAL);
         assert_eq!(
             kept[16..48],
-            digest(&format!("{sha}.br-q11-w24"), &encoding)
+            stage_cache::digest(&format!("{sha}.br-q11-w24"), &encoding)
         );
         assert_eq!(kept[48..], encoding);
         assert_eq!(run(), (encoding.clone(), (0, 1)));

@@ -66,8 +66,8 @@ pub(super) fn resolve_all(site: &edgesite_core::Site<'_>, files: &mut [Scanned],
             .zip(numbers)
             .map(|(target, number)| {
                 let (target, _) = target?;
-                let answer = answers[number?].clone().unwrap_or(Resolved::Missing);
-                Some((target, answer))
+                // Every distinct target was answered (the closure above returns `Some`).
+                Some((target, answers[number?].clone()?))
             })
             .collect();
     }
