@@ -40,7 +40,7 @@ impl StageCache {
     pub(crate) fn put(&self, key: &[&[u8]], bytes: &[u8]) {
         let Some(dir) = &self.dir else { return };
         let name = self.name(key);
-        let _ = crate::atomic::write_atomically(dir, &name, &sealed(&name, bytes));
+        let _ = crate::atomic::write_checked(dir, &name, &sealed(&name, bytes));
     }
 
     /// An entry's name: the SHA-256 of the stage and of each part of the key (each with its

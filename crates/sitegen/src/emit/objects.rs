@@ -52,7 +52,9 @@ impl Objects {
                 .as_deref()
                 .map_or_else(|| source.body(), Body::Bytes);
             match body {
-                Body::Bytes(bytes) => crate::atomic::write_atomically(&folder, name, bytes)?,
+                // In place: an object part-written (a crash) has another length, and is
+                // written again by the next build.
+                Body::Bytes(bytes) => crate::atomic::write_checked(&folder, name, bytes)?,
                 Body::File(file) => {
                     // A copy, not a link: an edit of the site file in place must not change
                     // what the store holds under this hash.

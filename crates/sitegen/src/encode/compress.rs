@@ -173,7 +173,7 @@ fn cached(dir: &Path, key: &str, coding: ContentCoding, bytes: &[u8]) -> Option<
 
 /// Keeps `encoded` under `key`, sealed. A failed write only costs a later re-encode.
 fn keep(dir: &Path, key: &str, encoded: &[u8]) {
-    let _ = crate::atomic::write_atomically(dir, key, &stage_cache::sealed(key, encoded));
+    let _ = crate::atomic::write_checked(dir, key, &stage_cache::sealed(key, encoded));
 }
 
 /// The settings the encoders run at.
