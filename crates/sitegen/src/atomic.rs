@@ -45,7 +45,9 @@ pub(crate) fn write_checked(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Re
     };
     let written = file.write_all(bytes);
     if written.is_err() {
-        let _ = std::fs::remove_file(&path);
+        // Emptied through this handle, not removed by name: another writer may have replaced
+        // the name with its whole file since. An empty file fails its check when read.
+        let _ = file.set_len(0);
     }
     written
 }

@@ -117,6 +117,22 @@ mod tests {
         *bytes.last_mut().unwrap() ^= 1;
         std::fs::write(&entry, bytes).unwrap();
         assert_eq!(cache.get(&key), None);
+        // Kept again, it replaces the damaged file (by a rename: a hard link to the damaged
+        // one keeps its bytes).
+        let damaged = dir.path().join("damaged");
+        std::fs::hard_link(&entry, &damaged).unwrap();
+        cache.put(&key, b"a{b:c}");
+        assert_eq!(cache.get(&key), Some(b"a{b:c}".to_vec()));
+        assert_ne!(
+            std::fs::read(&damaged).unwrap(),
+            std::fs::read(&entry).unwrap()
+        );
+        // An entry of the form before the seals (the SHA-256 of the content, then the content)
+        // is not read.
+        let mut before = hash::sha256(b"a{b:c}").to_vec();
+        before.extend_from_slice(b"a{b:c}");
+        std::fs::write(&entry, before).unwrap();
+        assert_eq!(cache.get(&key), None);
         // Another key's entry, whole, copied under this key's name is not used either.
         let other: [&[u8]; 2] = [b"css", b"b { c: d }"];
         cache.put(&other, b"b{c:d}");
