@@ -1,7 +1,9 @@
 //! The Last-Modified of a build (RFC 9110 §8.8.2): one instant for every file, deterministic.
 //!
-//! In order: `SOURCE_DATE_EPOCH` (reproducible-builds.org) when set; else the time of the last
-//! git commit that touched the site directory; else the time of the build.
+//! In order: `SOURCE_DATE_EPOCH` (reproducible-builds.org) when set; else, in a git work tree,
+//! the time of the last commit that touched the site directory, or the newest modification time
+//! of a site file git does not hold as committed (edited, untracked, ignored or removed), if
+//! later; else the time of the build.
 //!
 //! And the date a page names as its own (its Markdown twin's `last_modified`,
 //! [`PageDates`](crate::PageDates)):
@@ -208,6 +210,12 @@ fn last_commits(
 
 /// The Last-Modified to use, given the value of `SOURCE_DATE_EPOCH` (if set) and the site.
 ///
+/// A build of uncommitted edits is dated by them, not by the last commit: If-Modified-Since
+/// with the commit's date must not get a 304 for bytes changed since (RFC 9110 §13.1.3), as
+/// a client that revalidates by date alone would (a browser sends If-None-Match too, which takes
+/// precedence, §13.2.2). A tree with nothing uncommitted keeps the commit's date, the same in
+/// every clone.
+///
 /// # Errors
 /// `SOURCE_DATE_EPOCH` is set but is not a whole number of seconds.
 pub fn last_modified(
@@ -223,25 +231,57 @@ pub fn last_modified(
             })?;
         return Ok(UNIX_EPOCH + Duration::from_secs(seconds));
     }
-    Ok(git_commit_time(site_dir).unwrap_or_else(SystemTime::now))
+    Ok(git_time(site_dir).unwrap_or_else(SystemTime::now))
 }
 
-/// The committer time of the last commit touching `dir`, if `dir` is in a git work tree.
-fn git_commit_time(dir: &Path) -> Option<SystemTime> {
-    let output = Command::new("git")
-        .args(["log", "-1", "--format=%ct", "--", "."])
-        .current_dir(dir)
-        .output()
-        .ok()?;
-    let seconds = std::str::from_utf8(&output.stdout)
-        .ok()?
-        .trim()
-        .parse::<u64>()
-        .ok()?;
-    output
-        .status
-        .success()
-        .then(|| UNIX_EPOCH + Duration::from_secs(seconds))
+/// The later of the committer time of the last commit touching `dir` and [`uncommitted_time`];
+/// `None` outside a git work tree (or without git), or when neither is known (no commit touched
+/// `dir` and git lists nothing in it).
+fn git_time(dir: &Path) -> Option<SystemTime> {
+    let output = |args: &[&str]| {
+        let out = git(dir, args).stderr(Stdio::null()).output().ok()?;
+        out.status.success().then_some(out.stdout)
+    };
+    let committed = output(&["log", "-1", "--format=%ct", "--", "."]).and_then(|out| {
+        let seconds = std::str::from_utf8(&out).ok()?.trim().parse::<u64>().ok()?;
+        Some(UNIX_EPOCH + Duration::from_secs(seconds))
+    });
+    let top = output(&["rev-parse", "--show-toplevel"])?;
+    let top = PathBuf::from(String::from_utf8(top).ok()?.trim_end());
+    let status = [
+        "status",
+        "--porcelain=v1",
+        "-z",
+        "--untracked-files=all",
+        "--ignored=traditional",
+        "--no-renames",
+        "--",
+        ".",
+    ];
+    let uncommitted = uncommitted_time(&top, &output(&status)?);
+    committed.into_iter().chain(uncommitted).max()
+}
+
+/// The newest modification time of what `status` (`git status --porcelain=v1 -z`, its names
+/// from the work tree's top, `top`) lists: each edited, untracked or ignored file's (ignored
+/// files are listed one by one with `--untracked-files=all`), and for a removed one the folder
+/// it was removed from (the nearest that remains), whose time its removal set. A file removed
+/// that git never held leaves no name: its folder's time counts only while git lists another
+/// file in it (not seen otherwise).
+fn uncommitted_time(top: &Path, status: &[u8]) -> Option<SystemTime> {
+    (status.split(|&b| b == 0))
+        .filter_map(|entry| std::str::from_utf8(entry.get(3..)?).ok())
+        .filter(|name| !name.is_empty())
+        .filter_map(|name| {
+            // The file itself (a link: its target), else the nearest folder left.
+            let path = top.join(name);
+            let mut there = path.ancestors().take_while(|p| p.starts_with(top));
+            there
+                .find_map(|p| std::fs::metadata(p).ok())?
+                .modified()
+                .ok()
+        })
+        .max()
 }
 
 #[cfg(test)]
@@ -373,6 +413,66 @@ mod tests {
             "edited since its commit: its modification time"
         );
         assert_eq!(dates[&untracked], mtime);
+    }
+
+    /// Sets `path`'s modification time (a file's or a folder's) to `seconds`.
+    fn touch(path: &Path, seconds: u64) {
+        let file = match path.is_dir() {
+            true => std::fs::File::open(path),
+            false => std::fs::File::options().write(true).open(path),
+        };
+        let at = UNIX_EPOCH + Duration::from_secs(seconds);
+        file.unwrap().set_modified(at).unwrap();
+    }
+
+    // RFC 9110 §13.1.3: If-Modified-Since with the build's date must not get a 304 for bytes
+    // changed since; so the date is never earlier than an uncommitted change.
+    #[test]
+    fn a_build_of_uncommitted_changes_is_dated_by_the_newest() {
+        let repo = tempfile::tempdir().unwrap();
+        let site = repo.path().join("site");
+        std::fs::create_dir_all(site.join("docs")).unwrap();
+        let (a, b) = (site.join("a.html"), site.join("docs/b.html"));
+        let outside = repo.path().join("outside.txt");
+        git(repo.path(), 0, &["init", "-q"]);
+        std::fs::write(repo.path().join(".gitignore"), "*.tmp\n").unwrap();
+        for file in [&a, &b, &outside] {
+            std::fs::write(file, "one").unwrap();
+        }
+        let commit = |at: u64| {
+            git(repo.path(), at, &["add", "-A"]);
+            git(repo.path(), at, &["commit", "-q", "-m", "c"]);
+        };
+        commit(1_700_000_000);
+        let dated = || last_modified(None, &site).unwrap();
+        let at = |s: u64| UNIX_EPOCH + Duration::from_secs(s);
+        // Nothing uncommitted: the commit's date, whatever the files' own (a checkout's).
+        assert_eq!(dated(), at(1_700_000_000));
+        std::fs::write(&a, "two").unwrap();
+        touch(&a, 1_720_000_000);
+        assert_eq!(dated(), at(1_720_000_000), "an edited file");
+        touch(&a, 1_600_000_000);
+        assert_eq!(
+            dated(),
+            at(1_700_000_000),
+            "the commit, later than the edit"
+        );
+        std::fs::write(&outside, "two").unwrap();
+        touch(&outside, 1_800_000_000);
+        assert_eq!(dated(), at(1_700_000_000), "an edit outside the site");
+        commit(1_730_000_000);
+        assert_eq!(dated(), at(1_730_000_000), "committed");
+        std::fs::remove_file(&b).unwrap();
+        touch(&site.join("docs"), 1_740_000_000);
+        assert_eq!(dated(), at(1_740_000_000), "a removed file: its folder's");
+        commit(1_750_000_000);
+        let (untracked, ignored) = (site.join("new.html"), site.join("docs/x.tmp"));
+        std::fs::write(&untracked, "new").unwrap();
+        touch(&untracked, 1_760_000_000);
+        assert_eq!(dated(), at(1_760_000_000), "an untracked file");
+        std::fs::write(&ignored, "ignored").unwrap();
+        touch(&ignored, 1_770_000_000);
+        assert_eq!(dated(), at(1_770_000_000), "an ignored file");
     }
 
     #[test]
