@@ -83,16 +83,12 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
     let agents = clock.time("agents", || {
         agents::make(&mut sources, &mut routing, config, dates, cache_dir)
     })?;
-    let images = clock.time("images", || {
-        images::make(&sources, &config.images, cache_dir)
-    })?;
-    let links = clock.time("links", || {
-        links::pass(&sources, &images, &routing, &config.links, policy, csp)
-    })?;
     let mut settings = encode::Settings::new(config, policy, (cache_dir, options.effort));
     (settings.file_fields, settings.alternates) = (agents.fields, agents.alternates);
+    let site = (&sources, &routing, (config, csp));
+    let (images, links, ahead) = images_and_links(site, &settings, &mut clock)?;
     let assets = clock.time("encode", || {
-        encode::assets(&sources, &images, &links, &settings)
+        encode::assets(&sources, (&images, &links), &settings, &ahead)
     })?;
     let settings = delta::Settings::new(&config.compression, cache_dir);
     let assets = clock.time("delta", || delta::compute(assets, &sources, settings))?;
@@ -119,6 +115,32 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
     Ok(emit::manifest(
         site_dir, config, modified, routing, assets, notes,
     ))
+}
+
+/// The image stage and the link pass, and beside them the files the build made encoded
+/// (`encode::ahead`: neither stage reads them), timed on their own as "encode-made".
+fn images_and_links(
+    (sources, routing, (config, csp)): (&sources::Sources, &routing::Routing, (&Config, bool)),
+    settings: &encode::Settings<'_>,
+    clock: &mut Clock,
+) -> Result<(images::Images, links::Links, encode::Ahead), Error> {
+    let (policy, cache_dir) = (settings.policy, settings.cache_dir);
+    std::thread::scope(|scope| {
+        let ahead = scope.spawn(|| Clock::timed(|| encode::ahead(sources, settings)));
+        let stages = (|| {
+            let images = clock.time("images", || {
+                images::make(sources, &config.images, cache_dir)
+            })?;
+            let links = clock.time("links", || {
+                links::pass(sources, &images, routing, &config.links, policy, csp)
+            })?;
+            Ok::<_, Error>((images, links))
+        })();
+        let (ahead, ms) = (ahead.join()).unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        clock.record("encode-made", ms);
+        let (images, links) = stages?;
+        Ok((images, links, ahead))
+    })
 }
 
 /// Whether the site's `_headers` sets a Content-Security-Policy for any path (then no

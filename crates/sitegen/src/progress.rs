@@ -38,6 +38,19 @@ impl Clock {
         out
     }
 
+    /// `run`, and its wall time in milliseconds: a stage that runs beside others, on a thread of
+    /// its own, [`Clock::record`]ed once they are done.
+    pub(crate) fn timed<T>(run: impl FnOnce() -> T) -> (T, u64) {
+        let started = Instant::now();
+        let out = run();
+        (out, started.elapsed().as_millis() as u64)
+    }
+
+    /// Adds `stage`, which took `ms` beside the stages before it (see [`Clock::timed`]).
+    pub(crate) fn record(&mut self, stage: &'static str, ms: u64) {
+        self.stages.push((stage, ms));
+    }
+
     /// Each stage's time, and the milliseconds since the clock started.
     pub(crate) fn stop(self) -> (Vec<(&'static str, u64)>, u64) {
         (self.stages, self.started.elapsed().as_millis() as u64)

@@ -587,6 +587,7 @@ fn the_html_report_is_self_contained_and_says_what_the_manifest_and_report_say()
             "agents",
             "images",
             "links",
+            "encode-made",
             "encode",
             "delta",
             "storage",

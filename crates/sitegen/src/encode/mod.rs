@@ -21,8 +21,11 @@ use crate::parallel;
 use crate::progress::Progress;
 use crate::sources::{Found, Sources};
 use edgesite_core::ContentCoding;
+use std::cmp::Reverse;
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
 
 /// What the stage is asked: `[compression]`, `[budget]` (compressing stops once even compact
 /// storage cannot fit), the caching policy, the fields every file's responses start with
@@ -67,15 +70,49 @@ impl<'a> Settings<'a> {
     }
 }
 
+/// The files the build made (the agents stage's twins and `/llms*.txt`, the speculation rules,
+/// the HTML dictionary), encoded by [`ahead`], by file index.
+pub(crate) struct Ahead(HashMap<usize, Mutex<Option<Encoding>>>);
+
+impl Ahead {
+    /// What was encoded ahead for the file at `index`, taken (`None` after).
+    fn take(&self, index: usize) -> Option<Encoding> {
+        let slot = self.0.get(&index)?;
+        slot.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+}
+
+/// Encodes the files the build made as soon as they are made: neither the image stage nor the
+/// link pass reads them (the link pass reads the site's own files, `Sources::own`), so they are
+/// encoded beside those two stages, on the cores those leave idle. (brotli 11 of the 4 MiB
+/// `/llms-full.txt` alone, which changes with any page, took 8 to 9 s of a 30 s rebuild of a
+/// site of 50,000 pages: docs/benchmarks.md, "Many files".)
+pub(crate) fn ahead(sources: &Sources, settings: &Settings<'_>) -> Ahead {
+    let found = &sources.files;
+    let made: Vec<usize> = (sources.own..found.len())
+        .filter(|&i| matches!(found[i].source, Source::Made(_)))
+        .collect();
+    let mut order: Vec<usize> = (0..made.len()).collect();
+    order.sort_by_cached_key(|&k| Reverse(cost(&found[made[k]], settings.compression)));
+    let results = parallel::map_in_order(&order, |k| {
+        let i = made[k];
+        let link = Link::made(i, settings);
+        Some(encode_one(found[i].clone(), settings, link, None))
+    });
+    let encoded = made.into_iter().zip(results);
+    Ahead(encoded.map(|(i, r)| (i, Mutex::new(r))).collect())
+}
+
 /// Encodes every source (the link pass's rewrites in place of their files' bytes, with the
-/// pages' preload hints): the site's assets, in the sources' order.
+/// pages' preload hints): the site's assets, in the sources' order; a file [`ahead`] encoded
+/// is taken from `ahead`.
 pub(crate) fn assets(
     sources: &Sources,
-    images: &Images,
-    links: &Links,
+    (images, links): (&Images, &Links),
     settings: &Settings<'_>,
+    ahead: &Ahead,
 ) -> Result<Assets, Error> {
-    let (list, encodings) = encode_all(&sources.files, settings, links, images)?;
+    let (list, encodings) = encode_all(&sources.files, settings, (links, images), ahead)?;
     let mut assets = Assets {
         list,
         ..Assets::default()
@@ -173,23 +210,16 @@ impl BundleLowerBound {
 fn encode_all(
     found: &[Found],
     settings: &Settings<'_>,
-    links: &Links,
-    images: &Images,
+    (links, images): (&Links, &Images),
+    ahead: &Ahead,
 ) -> Result<(Vec<Asset>, EncodeCounts), Error> {
     let total = found.len();
     let bound = BundleLowerBound::new(found, settings);
     let progress = Progress::new("compress", total);
-    // The costliest first (a file to compress by its size, another by a small part of it, which
-    // is only hashed): a large one taken last would be encoded alone while the other cores idle.
-    let cost = |found: &Found| {
-        let size = found.source.len().unwrap_or(0);
-        match compress::tries(&found.url_path, size, settings.compression) {
-            true => size,
-            false => size / 64,
-        }
-    };
+    // The costliest first: a large one taken last would be encoded alone while the other cores
+    // idle.
     let mut order: Vec<usize> = (0..total).collect();
-    order.sort_by_cached_key(|&i| std::cmp::Reverse(cost(&found[i])));
+    order.sort_by_cached_key(|&i| Reverse(cost(&found[i], settings.compression)));
     let results = parallel::map_in_order(&order, |i| {
         if bound.over.load(Ordering::Relaxed) {
             return None;
@@ -197,10 +227,15 @@ fn encode_all(
         let link = Link {
             rewrite: links.rewrites.get(i).and_then(Option::as_ref),
             preload: links.preload.get(i).and_then(Option::as_deref),
-            more: settings.file_fields.get(i).map_or(&[], Vec::as_slice),
-            alternate: settings.alternates.get(i).copied().flatten(),
+            ..Link::made(i, settings)
         };
-        let result = encode_one(found[i].clone(), settings, link, images.of(i));
+        let image = images.of(i);
+        // Encoded ahead as a made file is: not if the link pass or the image stage had a part
+        // in it after all (they do not read made files).
+        let early = (link.rewrite.is_none() && link.preload.is_none() && image.is_none())
+            .then(|| ahead.take(i))
+            .flatten();
+        let result = early.unwrap_or_else(|| encode_one(found[i].clone(), settings, link, image));
         if let Ok((compiled, _)) = &result {
             bound.add_file(compiled, settings.compression);
         }
@@ -208,6 +243,16 @@ fn encode_all(
         Some(result)
     });
     collect(results, &bound, settings.budget)
+}
+
+/// What encoding `found` costs, to take the costliest first: a file to compress by its size,
+/// another by a small part of it (it is only hashed).
+fn cost(found: &Found, compression: &CompressionConfig) -> u64 {
+    let size = found.source.len().unwrap_or(0);
+    match compress::tries(&found.url_path, size, compression) {
+        true => size,
+        false => size / 64,
+    }
 }
 
 /// The compiled files in walk order, or the first error, or the budget error when compiling
@@ -255,6 +300,19 @@ struct Link<'a> {
     more: &'a [(String, String)],
     /// A page's twin, from the agents stage.
     alternate: Option<usize>,
+}
+
+impl<'a> Link<'a> {
+    /// What a file the build made has of this: the agents stage's part alone (the link pass
+    /// reads only the site's own files).
+    fn made(index: usize, settings: &'a Settings<'_>) -> Link<'a> {
+        Link {
+            rewrite: None,
+            preload: None,
+            more: settings.file_fields.get(index).map_or(&[], Vec::as_slice),
+            alternate: settings.alternates.get(index).copied().flatten(),
+        }
+    }
 }
 
 /// A file's first fields: the configured ones, a page's preload hints, the agents stage's.
@@ -504,4 +562,74 @@ fn encodings(
         Representation::new(encoded.coding, &digest, size, Some(encoded.bytes))
     })
     .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Effort;
+    use std::sync::Arc;
+
+    fn found(url_path: &str, source: Source) -> Found {
+        let url_path = url_path.to_string();
+        Found { url_path, source }
+    }
+
+    /// A made file is encoded once, ahead, and the stage takes that encoding rather than
+    /// encoding it again; a site's own file is the stage's.
+    #[test]
+    fn a_made_file_is_encoded_ahead_and_taken_by_the_stage() {
+        let dir = tempfile::tempdir().unwrap();
+        let own = dir.path().join("own.txt");
+        let text = "Made by the build, and compressible. ".repeat(100);
+        std::fs::write(&own, &text).unwrap();
+        let sources = Sources {
+            files: vec![
+                found("/own.txt", Source::File(own)),
+                found("/llms.txt", Source::Made(Arc::from(text.as_bytes()))),
+            ],
+            own: 1,
+            history: None,
+            kept: Default::default(),
+            html_dictionary: None,
+            notes: Default::default(),
+        };
+        let config = Config::default();
+        let settings = Settings::new(&config, Policy::of(&config), (None, Effort::Configured));
+        let ahead = ahead(&sources, &settings);
+        assert_eq!(
+            ahead.0.keys().collect::<Vec<_>>(),
+            [&1],
+            "the made file alone"
+        );
+        let (made, counts) = ahead.take(1).unwrap().unwrap();
+        assert_eq!(made.path, "/llms.txt");
+        assert_eq!(counts.encoded, 3, "br, zstd and gzip");
+        assert!(ahead.take(1).is_none(), "taken once");
+        // What the stage finds ahead is what it uses: here an error in its place.
+        let taken = || {
+            let error = Error::SourceDateEpoch {
+                value: "ahead".into(),
+            };
+            *ahead.0[&1].lock().unwrap() = Some(Err(error));
+            let stages = (&Images::default(), &Links::default());
+            assets(&sources, stages, &settings, &ahead)
+        };
+        assert!(taken().unwrap_err().to_string().contains("ahead"));
+        // Nothing ahead for it: the stage encodes it.
+        *ahead.0[&1].lock().unwrap() = None;
+        let assets = assets(
+            &sources,
+            (&Images::default(), &Links::default()),
+            &settings,
+            &ahead,
+        );
+        let assets = assets.unwrap();
+        assert_eq!(assets.list.len(), 2);
+        assert_eq!(assets.list[1].representations.len(), 4);
+        assert_eq!(
+            assets.stats.encodings.encoded, 6,
+            "both files, as none was ahead"
+        );
+    }
 }
