@@ -56,7 +56,7 @@ def expected(folder):
     # bundle as written, and the estimate is named beside it.
     written = re.search(r"^as written: bundle (\d+) bytes \(tables \d+\)", report, re.M)
     stages = {name: int(ms) for name, ms in
-              re.findall(r"(\w+) (\d+) ms", re.search(r"^stages: (.*)$", report, re.M).group(1))}
+              re.findall(r"([\w-]+) (\d+) ms", re.search(r"^stages: (.*)$", report, re.M).group(1))}
     coding = {}
     for file in manifest["files"]:
         for r in file["representations"]:
