@@ -109,10 +109,12 @@ pub(crate) fn history_file(site_dir: &Path) -> Option<PathBuf> {
 }
 
 /// `git -C site_dir args`: names unquoted, from the top of the work tree, and a root commit's
-/// files listed, whatever the user's configuration says.
+/// files listed, whatever the user's configuration says; and the repository never written
+/// (`--no-optional-locks`: `status` refreshes the index otherwise, and may take its lock while
+/// the user runs git).
 fn git(site_dir: &Path, args: &[&str]) -> Command {
     let mut command = Command::new("git");
-    command.arg("-C").arg(site_dir);
+    command.arg("--no-optional-locks").arg("-C").arg(site_dir);
     for setting in [
         "core.quotePath=false",
         "diff.relative=false",
