@@ -47,7 +47,7 @@ fn commit_times(site_dir: &Path, files: &[&Path]) -> Option<HashMap<PathBuf, Sys
         out.status.success().then_some(out.stdout)
     };
     let top = output(&["rev-parse", "--show-toplevel"])?;
-    let top = std::fs::canonicalize(String::from_utf8(top).ok()?.trim_end()).ok()?;
+    let top = std::fs::canonicalize(String::from_utf8(top).ok()?.strip_suffix('\n')?).ok()?;
     let mut wanted = named_from(&top, files);
     // Only tracked files: the history is read until each is found (one git ignores, such as a
     // generated site's, would have it read to its end).
@@ -103,7 +103,7 @@ pub(crate) fn history_file(site_dir: &Path) -> Option<PathBuf> {
         .output()
         .ok()?;
     let dir = String::from_utf8(out.stdout).ok()?;
-    let file = Path::new(dir.trim_end()).join("logs").join("HEAD");
+    let file = Path::new(dir.strip_suffix('\n')?).join("logs").join("HEAD");
     // A path cargo tracks must exist: it reruns the build script at every build otherwise.
     (out.status.success() && file.is_file()).then_some(file)
 }
@@ -216,7 +216,8 @@ fn last_commits(
 /// with the commit's date must not get a 304 for bytes changed since (RFC 9110 §13.1.3), as
 /// a client that revalidates by date alone would (a browser sends If-None-Match too, which takes
 /// precedence, §13.2.2). A tree with nothing uncommitted keeps the commit's date, the same in
-/// every clone.
+/// every clone. An edit undone takes the date back to the commit's (nothing is kept between
+/// builds); the ETag still tells the bytes apart.
 ///
 /// # Errors
 /// `SOURCE_DATE_EPOCH` is set but is not a whole number of seconds.
@@ -236,9 +237,11 @@ pub fn last_modified(
     Ok(git_time(site_dir).unwrap_or_else(SystemTime::now))
 }
 
-/// The later of the committer time of the last commit touching `dir` and [`uncommitted_time`];
-/// `None` outside a git work tree (or without git), or when neither is known (no commit touched
-/// `dir` and git lists nothing in it).
+/// The later of the committer time of the last commit touching `dir` and [`uncommitted_time`],
+/// never later than now (a file dated in the future by another machine's clock must not date
+/// the build after its responses, RFC 9110 §8.8.2.1); `None` outside a git work tree (or
+/// without git, or when `git status` fails: then the build's time, which is never too early),
+/// or when neither is known (no commit touched `dir` and git lists nothing in it).
 fn git_time(dir: &Path) -> Option<SystemTime> {
     let output = |args: &[&str]| {
         let out = git(dir, args).stderr(Stdio::null()).output().ok()?;
@@ -249,41 +252,95 @@ fn git_time(dir: &Path) -> Option<SystemTime> {
         Some(UNIX_EPOCH + Duration::from_secs(seconds))
     });
     let top = output(&["rev-parse", "--show-toplevel"])?;
-    let top = PathBuf::from(String::from_utf8(top).ok()?.trim_end());
+    let top = PathBuf::from(String::from_utf8(top).ok()?.strip_suffix('\n')?);
     let status = [
         "status",
         "--porcelain=v1",
         "-z",
         "--untracked-files=all",
         "--ignored=traditional",
+        // Each entry one name (a rename would add its old name as a second field).
         "--no-renames",
         "--",
         ".",
     ];
-    let uncommitted = uncommitted_time(&top, &output(&status)?);
-    committed.into_iter().chain(uncommitted).max()
+    let site = std::fs::canonicalize(dir).ok()?;
+    let uncommitted = uncommitted_time(&top, &site, &output(&status)?);
+    let newest = committed.into_iter().chain(uncommitted).max()?;
+    Some(newest.min(SystemTime::now()))
 }
 
 /// The newest modification time of what `status` (`git status --porcelain=v1 -z`, its names
-/// from the work tree's top, `top`) lists: each edited, untracked or ignored file's (ignored
-/// files are listed one by one with `--untracked-files=all`), and for a removed one the folder
-/// it was removed from (the nearest that remains), whose time its removal set. A file removed
-/// that git never held leaves no name: its folder's time counts only while git lists another
-/// file in it (not seen otherwise).
-fn uncommitted_time(top: &Path, status: &[u8]) -> Option<SystemTime> {
+/// from the work tree's top, `top`) lists in the site folder `site` and the build serves (not a
+/// dotfile: [`served`]):
+/// - an edited, untracked or ignored file's (ignored files are listed one by one with
+///   `--untracked-files=all`); a symbolic link's own time or its target's, the later;
+/// - a folder git lists whole (a nested repository, a submodule): the newest of the files in it;
+/// - a removed file's folder (the nearest that remains), whose time its removal set.
+///
+/// A file removed that git never held leaves no name: its folder's time counts only while git
+/// lists another file in it (not seen otherwise). A name that is not UTF-8 is skipped: the
+/// build refuses such a file.
+fn uncommitted_time(top: &Path, site: &Path, status: &[u8]) -> Option<SystemTime> {
     (status.split(|&b| b == 0))
         .filter_map(|entry| std::str::from_utf8(entry.get(3..)?).ok())
         .filter(|name| !name.is_empty())
-        .filter_map(|name| {
-            // The file itself (a link: its target), else the nearest folder left.
-            let path = top.join(name);
-            let mut there = path.ancestors().take_while(|p| p.starts_with(top));
-            there
-                .find_map(|p| std::fs::metadata(p).ok())?
-                .modified()
-                .ok()
+        .map(|name| top.join(name.trim_end_matches('/')))
+        .filter(|path| served(site, path))
+        .filter_map(|path| {
+            let own = std::fs::symlink_metadata(&path).ok();
+            let Some(own) = own else {
+                let mut left = path.ancestors().take_while(|p| p.starts_with(top));
+                return left
+                    .find_map(|p| std::fs::metadata(p).ok())?
+                    .modified()
+                    .ok();
+            };
+            let target = std::fs::metadata(&path).ok();
+            let times = [Some(&own), target.as_ref()].into_iter().flatten();
+            let newest = times.filter_map(|m| m.modified().ok()).max();
+            match target.is_some_and(|t| t.is_dir()) {
+                true => newest.into_iter().chain(newest_in(&path)).max(),
+                false => newest,
+            }
         })
         .max()
+}
+
+/// Whether `path` (in the site folder `site`) is one the walk serves: no part of its name in
+/// the site starts with a dot, but `.well-known` (`sources::walk`'s rule; an editor's or the
+/// system's leftovers, often ignored by git, would otherwise date the build).
+fn served(site: &Path, path: &Path) -> bool {
+    let Ok(within) = path.strip_prefix(site) else {
+        return true;
+    };
+    !(within.components()).any(|part| {
+        let part = part.as_os_str().to_string_lossy();
+        part.starts_with('.') && part != ".well-known"
+    })
+}
+
+/// The newest modification time of the files and folders under `dir`, dotfiles left out (a
+/// nested repository's `.git`); links are not followed.
+fn newest_in(dir: &Path) -> Option<SystemTime> {
+    let mut newest = None;
+    let mut folders = vec![dir.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            if entry.file_name().to_string_lossy().starts_with('.') {
+                continue;
+            }
+            let Ok(meta) = entry.metadata() else { continue };
+            newest = newest.max(meta.modified().ok());
+            if meta.is_dir() {
+                folders.push(entry.path());
+            }
+        }
+    }
+    newest
 }
 
 #[cfg(test)]
@@ -475,6 +532,36 @@ mod tests {
         std::fs::write(&ignored, "ignored").unwrap();
         touch(&ignored, 1_770_000_000);
         assert_eq!(dated(), at(1_770_000_000), "an ignored file");
+        // What the build does not serve does not date it: a dotfile, ignored or not.
+        let leftover = site.join("docs/.DS_Store");
+        std::fs::write(&leftover, "x").unwrap();
+        touch(&leftover, 1_780_000_000);
+        assert_eq!(dated(), at(1_770_000_000), "a dotfile");
+        // A link pointed elsewhere: its own time, later than its target's.
+        std::fs::write(site.join("target.html"), "t").unwrap();
+        touch(&site.join("target.html"), 1_600_000_000);
+        std::os::unix::fs::symlink("target.html", site.join("link.html")).unwrap();
+        // (Its own time is when it was made: now, later than any above.)
+        assert!(dated() > at(1_780_000_000), "a new link: its own time");
+        std::fs::remove_file(site.join("link.html")).unwrap();
+        std::fs::remove_file(site.join("target.html")).unwrap();
+        commit(1_790_000_000);
+        // A nested repository, which git lists as one folder: the newest file in it.
+        let nested = site.join("nested");
+        std::fs::create_dir_all(nested.join("deep")).unwrap();
+        git(&nested, 0, &["init", "-q"]);
+        let inner = nested.join("deep/page.html");
+        std::fs::write(&inner, "inner").unwrap();
+        touch(&inner, 1_795_000_000);
+        for folder in [&nested, &nested.join("deep")] {
+            touch(folder, 1_600_000_000);
+        }
+        assert_eq!(dated(), at(1_795_000_000), "a file in a nested repository");
+        // A time in the future: now at the latest (RFC 9110 §8.8.2.1).
+        let future = SystemTime::now() + Duration::from_secs(86_400);
+        let seconds = future.duration_since(UNIX_EPOCH).unwrap().as_secs();
+        touch(&inner, seconds);
+        assert!(dated() <= SystemTime::now(), "never later than now");
     }
 
     #[test]
