@@ -117,29 +117,29 @@ pub fn compile(site_dir: &Path, options: &Options) -> Result<Manifest, Error> {
     ))
 }
 
-/// The image stage and the link pass, and beside them the files the build made encoded
-/// (`encode::ahead`: neither stage reads them), timed on their own as "encode-made".
+/// The image stage, then the link pass with the files the build made encoded beside it
+/// (`encode::ahead`: the pass changes none of them, and their encodings need nothing from it),
+/// timed on their own as "encode-made". Not beside the image stage, which keeps every core
+/// busy and shows its own progress. A failed link pass stops the encoding ahead.
 fn images_and_links(
     (sources, routing, (config, csp)): (&sources::Sources, &routing::Routing, (&Config, bool)),
     settings: &encode::Settings<'_>,
     clock: &mut Clock,
 ) -> Result<(images::Images, links::Links, encode::Ahead), Error> {
     let (policy, cache_dir) = (settings.policy, settings.cache_dir);
+    let images = clock.time("images", || {
+        images::make(sources, &config.images, cache_dir)
+    })?;
+    let stop = std::sync::atomic::AtomicBool::new(false);
     std::thread::scope(|scope| {
-        let ahead = scope.spawn(|| Clock::timed(|| encode::ahead(sources, settings)));
-        let stages = (|| {
-            let images = clock.time("images", || {
-                images::make(sources, &config.images, cache_dir)
-            })?;
-            let links = clock.time("links", || {
-                links::pass(sources, &images, routing, &config.links, policy, csp)
-            })?;
-            Ok::<_, Error>((images, links))
-        })();
+        let ahead = scope.spawn(|| Clock::timed(|| encode::ahead(sources, settings, &stop)));
+        let links = clock.time("links", || {
+            links::pass(sources, &images, routing, &config.links, policy, csp)
+        });
+        stop.store(links.is_err(), std::sync::atomic::Ordering::Relaxed);
         let (ahead, ms) = (ahead.join()).unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         clock.record("encode-made", ms);
-        let (images, links) = stages?;
-        Ok((images, links, ahead))
+        Ok((images, links?, ahead))
     })
 }
 

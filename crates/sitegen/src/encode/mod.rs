@@ -82,22 +82,34 @@ impl Ahead {
     }
 }
 
-/// Encodes the files the build made as soon as they are made: neither the image stage nor the
-/// link pass reads them (the link pass reads the site's own files, `Sources::own`), so they are
-/// encoded beside those two stages, on the cores those leave idle. (brotli 11 of the 4 MiB
-/// `/llms-full.txt` alone, which changes with any page, took 8 to 9 s of a 30 s rebuild of a
-/// site of 50,000 pages: docs/benchmarks.md, "Many files".)
-pub(crate) fn ahead(sources: &Sources, settings: &Settings<'_>) -> Ahead {
+/// Encodes the files the build made as soon as the agents stage has made the last of them,
+/// beside the link pass (`compile`): the pass changes none of them (it rewrites only the site's
+/// own files, `Sources::own`, and reads made files only to fingerprint links to them), and
+/// their encodings need nothing from it. (brotli 11 of the 4 MiB `/llms-full.txt` alone, which
+/// changes with any page, took 8 to 9 s of a 30 s rebuild of a site of 50,000 pages, on one
+/// core: docs/benchmarks.md, "Many files".) Nothing is encoded ahead for a site that must fit
+/// the bundle (compiling stops early there once it cannot: [`BundleLowerBound`]), nor once
+/// `stop` is set (the link pass failed).
+pub(crate) fn ahead(sources: &Sources, settings: &Settings<'_>, stop: &AtomicBool) -> Ahead {
     let found = &sources.files;
-    let made: Vec<usize> = (sources.own..found.len())
-        .filter(|&i| matches!(found[i].source, Source::Made(_)))
-        .collect();
+    let made: Vec<usize> = match settings.bundle_only {
+        true => Vec::new(),
+        false => (sources.own..found.len())
+            .filter(|&i| matches!(found[i].source, Source::Made(_)))
+            .collect(),
+    };
+    let progress = Progress::new("compress made files", made.len());
     let mut order: Vec<usize> = (0..made.len()).collect();
     order.sort_by_cached_key(|&k| Reverse(cost(&found[made[k]], settings.compression)));
     let results = parallel::map_in_order(&order, |k| {
+        if stop.load(Ordering::Relaxed) {
+            return None;
+        }
         let i = made[k];
         let link = Link::made(i, settings);
-        Some(encode_one(found[i].clone(), settings, link, None))
+        let result = encode_one(found[i].clone(), settings, link, None);
+        progress.one_done(result.as_ref().map_or(0, |(asset, _)| asset.size));
+        Some(result)
     });
     let encoded = made.into_iter().zip(results);
     Ahead(encoded.map(|(i, r)| (i, Mutex::new(r))).collect())
@@ -231,7 +243,7 @@ fn encode_all(
         };
         let image = images.of(i);
         // Encoded ahead as a made file is: not if the link pass or the image stage had a part
-        // in it after all (they do not read made files).
+        // in it after all (neither changes a made file).
         let early = (link.rewrite.is_none() && link.preload.is_none() && image.is_none())
             .then(|| ahead.take(i))
             .flatten();
@@ -596,7 +608,7 @@ mod tests {
         };
         let config = Config::default();
         let settings = Settings::new(&config, Policy::of(&config), (None, Effort::Configured));
-        let ahead = ahead(&sources, &settings);
+        let ahead = ahead(&sources, &settings, &AtomicBool::new(false));
         assert_eq!(
             ahead.0.keys().collect::<Vec<_>>(),
             [&1],
@@ -606,16 +618,35 @@ mod tests {
         assert_eq!(made.path, "/llms.txt");
         assert_eq!(counts.encoded, 3, "br, zstd and gzip");
         assert!(ahead.take(1).is_none(), "taken once");
-        // What the stage finds ahead is what it uses: here an error in its place.
-        let taken = || {
+        // What the stage finds ahead is what it uses: here an error planted in its place.
+        let plant = || {
             let error = Error::SourceDateEpoch {
                 value: "ahead".into(),
             };
             *ahead.0[&1].lock().unwrap() = Some(Err(error));
-            let stages = (&Images::default(), &Links::default());
-            assets(&sources, stages, &settings, &ahead)
         };
-        assert!(taken().unwrap_err().to_string().contains("ahead"));
+        plant();
+        let stages = (&Images::default(), &Links::default());
+        let taken = assets(&sources, stages, &settings, &ahead);
+        assert!(taken.unwrap_err().to_string().contains("ahead"));
+        // Unless the link pass had a part in it after all: then the stage encodes it (the
+        // bytes the pass gave), not what was made ahead.
+        let rewrite = crate::links::Rewrite {
+            bytes: b"rewritten".to_vec(),
+            references: 1,
+            navigations: 0,
+            source_sha256: String::new(),
+        };
+        let links = Links {
+            rewrites: vec![None, Some(rewrite)],
+            ..Links::default()
+        };
+        plant();
+        let rewritten = assets(&sources, (&Images::default(), &links), &settings, &ahead);
+        assert_eq!(rewritten.unwrap().list[1].size, 9, "the pass's bytes");
+        // Stopped (the link pass failed): nothing is encoded ahead.
+        let stopped = super::ahead(&sources, &settings, &AtomicBool::new(true));
+        assert!(stopped.take(1).is_none());
         // Nothing ahead for it: the stage encodes it.
         *ahead.0[&1].lock().unwrap() = None;
         let assets = assets(

@@ -22,7 +22,8 @@ pub struct BuildStats {
     pub agents: AgentStats,
     /// Wall time of the compile, in milliseconds.
     pub wall_time_ms: u64,
-    /// Wall time of each stage, in milliseconds, in the order they ran.
+    /// Wall time of each stage, in milliseconds, in the order they ran; `encode-made` ran
+    /// beside `links` (listed after it), so the stages may sum to more than `wall_time_ms`.
     pub stages: Vec<(&'static str, u64)>,
 }
 
