@@ -11,6 +11,7 @@
 //! them (each twin's bytes, ETag, encodings and stored objects).
 
 use crate::error::Error;
+use crate::model::hidden;
 use std::collections::{HashMap, HashSet};
 use std::io::BufRead as _;
 use std::path::{Path, PathBuf};
@@ -308,20 +309,17 @@ fn uncommitted_time(top: &Path, site: &Path, status: &[u8]) -> Option<SystemTime
 }
 
 /// Whether `path` (in the site folder `site`) is one the walk serves: no part of its name in
-/// the site starts with a dot, but `.well-known` (`sources::walk`'s rule; an editor's or the
-/// system's leftovers, often ignored by git, would otherwise date the build).
+/// the site is [`hidden`] (an editor's or the system's leftovers, often ignored by git, would
+/// otherwise date the build).
 fn served(site: &Path, path: &Path) -> bool {
     let Ok(within) = path.strip_prefix(site) else {
         return true;
     };
-    !(within.components()).any(|part| {
-        let part = part.as_os_str().to_string_lossy();
-        part.starts_with('.') && part != ".well-known"
-    })
+    !(within.components()).any(|part| hidden(&part.as_os_str().to_string_lossy()))
 }
 
-/// The newest modification time of the files and folders under `dir`, dotfiles left out (a
-/// nested repository's `.git`); links are not followed.
+/// The newest modification time of the files and folders under `dir`, [`hidden`] ones left out
+/// (a nested repository's `.git`); links are not followed.
 fn newest_in(dir: &Path) -> Option<SystemTime> {
     let mut newest = None;
     let mut folders = vec![dir.to_path_buf()];
@@ -330,7 +328,7 @@ fn newest_in(dir: &Path) -> Option<SystemTime> {
             continue;
         };
         for entry in entries.flatten() {
-            if entry.file_name().to_string_lossy().starts_with('.') {
+            if hidden(&entry.file_name().to_string_lossy()) {
                 continue;
             }
             let Ok(meta) = entry.metadata() else { continue };

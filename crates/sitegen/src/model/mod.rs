@@ -18,8 +18,8 @@ pub use asset::{
 pub use route::{
     DestinationPart, PatternSegment, RedirectRule, Route, RouteTarget, RuleAction, RuleIndexNode,
 };
-pub(crate) use source::Body;
 pub use source::Source;
+pub(crate) use source::{hidden, Body};
 pub use stats::{
     AgentStats, BuildStats, DeltaStats, EncodeCounts, ImageStats, Kept, LinkStats, MinifyStats,
     OptimizeStats, StoreChoice, TwinFigures,

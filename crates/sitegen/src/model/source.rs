@@ -119,3 +119,9 @@ impl Serialize for Source {
         }
     }
 }
+
+/// Whether the walk leaves out the file or folder named `name`: a dotfile (an editor's, the
+/// system's, a repository's), but `.well-known` (RFC 8615).
+pub(crate) fn hidden(name: &str) -> bool {
+    name.starts_with('.') && name != ".well-known"
+}

@@ -126,7 +126,7 @@ fn resolve(path: &Path, root: &Path) -> Result<PathBuf, Error> {
 /// dotfiles but `.well-known`, the root's configuration files, and names with a control
 /// character (with a warning); a name with a backslash or NUL is an error.
 fn skipped(name: &str, url_dir: &str, path: &Path, walk: &mut Walk) -> Result<bool, Error> {
-    if name.starts_with('.') && name != ".well-known" {
+    if crate::model::hidden(name) {
         return Ok(true);
     }
     // Configuration files in the site's root (Cloudflare Pages conventions), not content.
