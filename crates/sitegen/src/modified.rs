@@ -342,7 +342,7 @@ fn newest_in(dir: &Path) -> Option<SystemTime> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -393,7 +393,7 @@ mod tests {
     }
 
     /// `git` in `dir` with a fixed identity and the commit dated `at` (seconds).
-    fn git(dir: &Path, at: u64, args: &[&str]) {
+    pub(crate) fn git(dir: &Path, at: u64, args: &[&str]) {
         let date = format!("@{at} +0000");
         let status = Command::new("git")
             .current_dir(dir)
@@ -473,7 +473,7 @@ mod tests {
     }
 
     /// Sets `path`'s modification time (a file's or a folder's) to `seconds`.
-    fn touch(path: &Path, seconds: u64) {
+    pub(crate) fn touch(path: &Path, seconds: u64) {
         let file = match path.is_dir() {
             true => std::fs::File::open(path),
             false => std::fs::File::options().write(true).open(path),
@@ -530,8 +530,26 @@ mod tests {
         std::fs::write(&ignored, "ignored").unwrap();
         touch(&ignored, 1_770_000_000);
         assert_eq!(dated(), at(1_770_000_000), "an ignored file");
-        // What the build does not serve does not date it: a dotfile, ignored or not.
-        let leftover = site.join("docs/.DS_Store");
+    }
+
+    /// Last-Modified's rule for what git lists that is not a plain file: a dotfile, a link, a
+    /// nested repository; and a time in the future.
+    #[test]
+    fn links_nested_repositories_dotfiles_and_the_future() {
+        let repo = tempfile::tempdir().unwrap();
+        let site = repo.path().join("site");
+        std::fs::create_dir_all(&site).unwrap();
+        std::fs::write(site.join("a.html"), "a").unwrap();
+        git(repo.path(), 0, &["init", "-q"]);
+        let commit = |at: u64| {
+            git(repo.path(), at, &["add", "-A"]);
+            git(repo.path(), at, &["commit", "-q", "-m", "c"]);
+        };
+        commit(1_770_000_000);
+        let dated = || last_modified(None, &site).unwrap();
+        let at = |s: u64| UNIX_EPOCH + Duration::from_secs(s);
+        // What the build does not serve does not date it: a dotfile.
+        let leftover = site.join(".DS_Store");
         std::fs::write(&leftover, "x").unwrap();
         touch(&leftover, 1_780_000_000);
         assert_eq!(dated(), at(1_770_000_000), "a dotfile");
