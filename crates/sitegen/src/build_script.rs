@@ -40,6 +40,7 @@ use crate::error::ShowPath as _;
 use std::env;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::SystemTime;
 
 /// Compiles the site into `$OUT_DIR/site.rs` with its bytes embedded and prints the `cargo:`
 /// lines; call it from `build.rs` and return its exit code.
@@ -245,13 +246,34 @@ impl Build<'_> {
         if !config.site.allow_project_files {
             check_not_the_project(&site_dir, &[self.root, &config_dir])?;
         }
-        let last_modified = last_modified(self.source_date_epoch, &site_dir)?;
+        let last_modified = self.last_modified(&site_dir)?;
         let mut options = Options::from_config(config.clone(), last_modified);
         options.page_dates = self.page_dates;
         options.cache_dir.clone_from(&self.cache_dir);
         options.effort = self.effort;
         options.history_dir = Some(self.history_dir(&config, &config_dir));
         Ok((compile(&site_dir, &options)?, config))
+    }
+}
+
+impl Build<'_> {
+    /// The build's Last-Modified ([`last_modified`]), and never earlier than the configuration's
+    /// own date (its last commit, where git holds it unchanged, else its modification time):
+    /// `[optimize]`, `[links]`, `[headers]` and others change what is served too, and a build
+    /// must not be dated before them (RFC 9110 §13.1.3). `SOURCE_DATE_EPOCH` still decides alone.
+    fn last_modified(&self, site_dir: &Path) -> Result<SystemTime, Error> {
+        let site = last_modified(self.source_date_epoch, site_dir)?;
+        if self.source_date_epoch.is_some() {
+            return Ok(site);
+        }
+        let Some(folder) = self.config_path.parent() else {
+            return Ok(site);
+        };
+        let dates = crate::modified::own_dates(folder, &[self.config_path]);
+        let config = dates
+            .get(self.config_path)
+            .map(|&date| date.min(SystemTime::now()));
+        Ok(site.max(config.unwrap_or(site)))
     }
 }
 
@@ -492,6 +514,62 @@ mod tests {
         let (bundled, config) = build.compile_with_store(false).unwrap();
         assert!(bundled.files.iter().all(|f| f.tier == Tier::Bundle));
         assert_eq!(config.storage.tier, crate::config::StorageTier::Bundle);
+    }
+
+    /// RFC 9110 §13.1.3: the configuration changes what is served too, so its date counts.
+    #[test]
+    fn a_build_is_never_dated_before_its_configuration() {
+        use crate::modified::tests::{git, touch};
+        let repo = tempfile::tempdir().unwrap();
+        let site = repo.path().join("site");
+        std::fs::create_dir(&site).unwrap();
+        std::fs::write(site.join("index.html"), "<p>hi</p>").unwrap();
+        let config = repo.path().join("edgesite.toml");
+        let commit = |at: u64| {
+            git(repo.path(), at, &["add", "-A"]);
+            git(repo.path(), at, &["commit", "-q", "-m", "c"]);
+        };
+        git(repo.path(), 0, &["init", "-q"]);
+        commit(1_700_000_000);
+        std::fs::write(&config, "[site]\ndir = \"site\"\n").unwrap();
+        commit(1_710_000_000);
+        let build = |epoch| Build {
+            root: repo.path(),
+            config_path: &config,
+            config_named: true,
+            site: None,
+            history: None,
+            source_date_epoch: epoch,
+            page_dates: crate::PageDates::Build,
+            cache_dir: None,
+            effort: Effort::Configured,
+        };
+        let dated = |epoch| {
+            build(epoch)
+                .compile_with_store(true)
+                .unwrap()
+                .0
+                .last_modified_unix
+        };
+        assert_eq!(
+            dated(None),
+            1_710_000_000,
+            "the configuration's commit, the later"
+        );
+        std::fs::write(
+            &config,
+            "[site]\ndir = \"site\"\n[links]\npreload = false\n",
+        )
+        .unwrap();
+        touch(&config, 1_720_000_000);
+        assert_eq!(dated(None), 1_720_000_000, "an edit of it, not committed");
+        touch(&config, 1_600_000_000);
+        assert_eq!(dated(None), 1_700_000_000, "the site's commit, the later");
+        assert_eq!(
+            dated(Some("1500000000")),
+            1_500_000_000,
+            "SOURCE_DATE_EPOCH decides"
+        );
     }
 
     #[test]
