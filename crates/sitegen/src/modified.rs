@@ -432,12 +432,10 @@ pub(crate) mod tests {
         std::os::unix::fs::symlink("docs/old page.html", &alias).unwrap();
         std::fs::write(&edited, "one").unwrap();
         std::fs::write(repo.path().join("outside.txt"), "x").unwrap();
-        git(repo.path(), 1_700_000_000, &["add", "-A"]);
-        git(repo.path(), 1_700_000_000, &["commit", "-q", "-m", "one"]);
+        commit_all(repo.path(), 1_700_000_000);
         std::fs::write(&new, "new").unwrap();
         std::fs::write(repo.path().join("outside.txt"), "y").unwrap();
-        git(repo.path(), 1_710_000_000, &["add", "-A"]);
-        git(repo.path(), 1_710_000_000, &["commit", "-q", "-m", "two"]);
+        commit_all(repo.path(), 1_710_000_000);
         std::fs::write(&edited, "two").unwrap();
         std::fs::write(&untracked, "u").unwrap();
         let mtime = UNIX_EPOCH + Duration::from_secs(1_720_000_000);
@@ -472,6 +470,12 @@ pub(crate) mod tests {
         assert_eq!(dates[&untracked], mtime);
     }
 
+    /// Everything in the work tree `dir` committed, dated `at` (seconds).
+    pub(crate) fn commit_all(dir: &Path, at: u64) {
+        git(dir, at, &["add", "-A"]);
+        git(dir, at, &["commit", "-q", "-m", "c"]);
+    }
+
     /// Sets `path`'s modification time (a file's or a folder's) to `seconds`.
     pub(crate) fn touch(path: &Path, seconds: u64) {
         let file = match path.is_dir() {
@@ -496,10 +500,7 @@ pub(crate) mod tests {
         for file in [&a, &b, &outside] {
             std::fs::write(file, "one").unwrap();
         }
-        let commit = |at: u64| {
-            git(repo.path(), at, &["add", "-A"]);
-            git(repo.path(), at, &["commit", "-q", "-m", "c"]);
-        };
+        let commit = |at: u64| commit_all(repo.path(), at);
         commit(1_700_000_000);
         let dated = || last_modified(None, &site).unwrap();
         let at = |s: u64| UNIX_EPOCH + Duration::from_secs(s);
@@ -541,10 +542,7 @@ pub(crate) mod tests {
         std::fs::create_dir_all(&site).unwrap();
         std::fs::write(site.join("a.html"), "a").unwrap();
         git(repo.path(), 0, &["init", "-q"]);
-        let commit = |at: u64| {
-            git(repo.path(), at, &["add", "-A"]);
-            git(repo.path(), at, &["commit", "-q", "-m", "c"]);
-        };
+        let commit = |at: u64| commit_all(repo.path(), at);
         commit(1_770_000_000);
         let dated = || last_modified(None, &site).unwrap();
         let at = |s: u64| UNIX_EPOCH + Duration::from_secs(s);
@@ -590,8 +588,7 @@ pub(crate) mod tests {
             (1_720_000_000, "newest.html"),
         ] {
             std::fs::write(repo.path().join(name), name).unwrap();
-            git(repo.path(), at, &["add", "-A"]);
-            git(repo.path(), at, &["commit", "-q", "-m", name]);
+            commit_all(repo.path(), at);
         }
         let clone = tempfile::tempdir().unwrap();
         let url = format!("file://{}", repo.path().display());
