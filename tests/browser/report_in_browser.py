@@ -8,7 +8,9 @@ the page renders (the treemap has a box of its own and one rectangle per file), 
 error, no request other than the file itself (the DevTools network log), clicking a sortable
 column sorts it (its script runs), and a sample of its figures are the numbers of
 manifest.json and report.txt: the file count, the bundle estimate and the site's share of it,
-the bytes of every encoding and variant, and each stage's time.
+the bytes of every encoding and variant, the bytes saved per content type (an image's
+variants counted in its own type's row), and each stage's time; the map's toggle colours it by
+tier, one colour per tier, where it was by content type.
 """
 import json
 import os
@@ -34,7 +36,20 @@ return {files: figure('files'), bundle: figure('bundle-bytes'), site: figure('si
         estimate: estimate ? figure('bundle-estimate-bytes') : null,
         rects: rects.length, rect_bytes: rects.reduce((a, r) => a + Number(r.dataset.n), 0),
         drawn: rects.filter(r => r.getBoundingClientRect().width > 0).length,
-        box: [box.width, box.height], coding: rows('#by-coding', 'coding'), stages, cache};
+        box: [box.width, box.height], coding: rows('#by-coding', 'coding'), stages, cache,
+        saved: Object.fromEntries([...document.querySelectorAll('#by-type tbody tr')]
+          .map(r => [r.dataset.type, Number(r.cells[5].dataset.n)]))};
+"""
+
+# The map's colours by content type, then by tier once its toggle is clicked: the fills of its
+# files' rectangles, and each rectangle's tier, as drawn.
+COLOURS = """
+const rects = [...document.querySelectorAll('#treemap rect[data-tier]')];
+const fills = () => rects.map(r => getComputedStyle(r).fill);
+const byType = fills();
+document.querySelector('input[name=colour][value=tier]').click();
+return {byType, byTier: fills(), tiers: rects.map(r => r.dataset.tier),
+        legend: getComputedStyle(document.querySelector('.legend.by-tier')).display};
 """
 
 SORT = """
@@ -64,10 +79,25 @@ def expected(folder):
         for v in file.get("variants", []):
             key = "variant " + v["content_type"]
             coding[key] = coding.get(key, 0) + v["representation"]["size"]
+    # Bytes saved per content type: each file at its smallest (an encoding, or an image variant,
+    # counted in the row of the file's own type: issue 33), against its identity bytes.
+    by_type = {}
+    for file in manifest["files"]:
+        sizes = [r["size"] for r in file["representations"]] or [file["size"]]
+        sizes += [v["representation"]["size"] for v in file.get("variants", [])]
+        row = by_type.setdefault(file["content_type"], [0, 0])
+        row[0] += file["size"]
+        row[1] += min(sizes)
+    saved = {kind: identity - min(best, identity) for kind, (identity, best) in by_type.items()}
     return {"files": len(manifest["files"]),
             "bundle": int(written.group(1)) if written else bundle,
             "estimate": bundle if written else None, "site": bundle - code,
-            "coding": coding, "stages": stages}
+            "coding": coding, "stages": stages, "saved": saved}
+
+
+def manifest_files(folder):
+    with open(os.path.join(folder, "manifest.json")) as f:
+        return json.load(f)["files"]
 
 
 def main():
@@ -87,6 +117,8 @@ def main():
                               {"script": READ, "args": []})
             sorted_bytes = driver.call("POST", f"/session/{driver.session}/execute/sync",
                                        {"script": SORT, "args": []})
+            colours = driver.call("POST", f"/session/{driver.session}/execute/sync",
+                                  {"script": COLOURS, "args": []})
             requests = [e["params"]["request"]["url"] for e in driver.network_log()
                         if e.get("method") == "Network.requestWillBeSent"]
             console = driver.call("POST", f"/session/{driver.session}/se/log", {"type": "browser"})
@@ -110,10 +142,25 @@ def main():
     for coding, size in want["coding"].items():
         if got["coding"].get(coding) != size:
             problems.append(f"{coding}: {got['coding'].get(coding)} bytes shown, {size} in manifest.json")
+    if got["saved"] != want["saved"]:
+        problems.append(f"bytes saved by type {got['saved']} vs manifest.json {want['saved']}")
+    if not any(file.get("variants") for file in manifest_files(folder)):
+        problems.append("no image variant in the site: the savings by type are not checked with one")
     if got["stages"] != want["stages"]:
         problems.append(f"stages {got['stages']} vs report.txt {want['stages']}")
     if sum(got["cache"]) != want["files"]:
         problems.append(f"the cache groups hold {sum(got['cache'])} files, not {want['files']}")
+    # By type, a site's files take several colours; by tier, one per tier (issue 33).
+    if len(set(colours["byType"])) < 2:
+        problems.append(f"the map by content type has one colour: {set(colours['byType'])}")
+    by_tier = {}
+    for tier, fill in zip(colours["tiers"], colours["byTier"]):
+        by_tier.setdefault(tier, set()).add(fill)
+    if any(len(fills) != 1 for fills in by_tier.values()) or \
+            len({next(iter(f)) for f in by_tier.values()}) != len(by_tier):
+        problems.append(f"the map by tier is not one colour per tier: {by_tier}")
+    if colours["legend"] == "none":
+        problems.append("the tiers' legend is hidden once the map is coloured by tier")
     if sorted_bytes != sorted(sorted_bytes, reverse=True):
         problems.append(f"a click on 'identity bytes' did not sort the column: {sorted_bytes}")
     print(f"{url}: {got['files']} files, {got['rects']} rectangles in {got['box'][0]:.0f}x"

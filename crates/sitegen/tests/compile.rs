@@ -528,6 +528,9 @@ fn the_html_report_is_self_contained_and_says_what_the_manifest_and_report_say()
     }
     let bundle = manifest.bundle_bytes();
     assert_eq!(figure(&html, "bundle-bytes"), bundle);
+    // All of it in the bundle: the map coloured by content type first.
+    assert!(html.contains("<svg id=\"treemap\" class=\"by-type\""));
+    assert!(html.contains("value=\"type\" checked"));
     // The Markdown twins, as the stats and report.txt count them (two pages have text).
     let agents = &manifest.stats.agents;
     assert_eq!(figure(&html, "twins"), 2);
@@ -1141,6 +1144,9 @@ fn past_the_budget_the_rest_goes_to_the_store_as_objects_named_by_their_bytes() 
         stored_rects, in_store,
         "a hatched rectangle per file in the store"
     );
+    // A site in more than one tier: its map coloured by tier first (issue 33).
+    assert!(html.contains("<svg id=\"treemap\" class=\"by-tier\""));
+    assert!(html.contains("value=\"tier\" checked"));
     assert!(html.contains("<div class=\"bar near\">") || html.contains("<div class=\"bar full\">"));
 
     let out = tempfile::tempdir().unwrap();

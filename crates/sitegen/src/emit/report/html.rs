@@ -145,8 +145,9 @@ impl Manifest {
         let root = treemap::tree(&sizes);
         let mut rects = Vec::new();
         treemap::layout(&root, MAP, &mut rects);
+        let by = self.treemap_colour();
         let mut svg = format!(
-            "<svg id=\"treemap\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"stored bytes by folder and file\">\n",
+            "<svg id=\"treemap\" class=\"by-{by}\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"stored bytes by folder and file\">\n",
             MAP.w, MAP.h
         );
         for (rect, node) in &rects {
@@ -192,15 +193,21 @@ impl Manifest {
             }
         }
         svg.push_str("</svg>\n");
-        let legend: String = ["html", "css", "js", "image", "font", "other"]
-            .iter()
-            .map(|c| format!("<span class=\"key {c}\"></span>{c} "))
-            .collect();
         format!(
-            "<section><h2>The site: {} bytes stored, by folder and file</h2>\n<p>Area is stored bytes (every representation kept); colour is the content type: {legend}; \
-             outlined: <span class=\"key other stored\"></span>in the store (Static Assets), <span class=\"key other stored r2\"></span>in R2, the rest in the bundle</p>\n{svg}</section>\n",
-            n("site-bytes", root.bytes)
+            "<section><h2>The site: {} bytes stored, by folder and file</h2>\n{}{svg}</section>\n",
+            n("site-bytes", root.bytes),
+            treemap_legend(by),
         )
+    }
+
+    /// What the treemap is coloured by first: the tier where the site has more than the bundle
+    /// (issue 33: where its bytes are is then what the map is read for), else the content type.
+    fn treemap_colour(&self) -> &'static str {
+        if self.files.iter().any(|f| f.tier != Tier::Bundle) {
+            "tier"
+        } else {
+            "type"
+        }
     }
 
     fn savings_section(&self) -> String {
@@ -540,6 +547,25 @@ impl Manifest {
         out.push_str("</tbody></table></section>\n");
         out
     }
+}
+
+/// The treemap's toggle (report.js: by tier or by content type, `by` checked) and the legends of
+/// both (report.css shows the one of the colouring drawn).
+fn treemap_legend(by: &str) -> String {
+    let types: String = ["html", "css", "js", "image", "font", "other"]
+        .iter()
+        .map(|c| format!("<span class=\"key {c}\"></span>{c} "))
+        .collect();
+    let checked = |mode: &str| if mode == by { " checked" } else { "" };
+    format!(
+        "<p>Area is stored bytes (every representation kept); colour: \
+         <label><input type=\"radio\" name=\"colour\" value=\"tier\"{}> the tier</label> \
+         <label><input type=\"radio\" name=\"colour\" value=\"type\"{}> the content type</label>.</p>\n\
+         <p class=\"legend by-tier\"><span class=\"key tier-bundle\"></span>the bundle <span class=\"key tier-assets\"></span>the store (Static Assets) <span class=\"key tier-r2\"></span>the store (R2)</p>\n\
+         <p class=\"legend by-type\">{types}; outlined: <span class=\"key other stored\"></span>in the store (Static Assets), <span class=\"key other stored r2\"></span>in R2, the rest in the bundle</p>\n",
+        checked("tier"),
+        checked("type"),
+    )
 }
 
 /// The colour class of a content type.

@@ -12,3 +12,10 @@ for (const table of document.querySelectorAll("table.sortable")) {
     rows.forEach((row) => body.appendChild(row));
   }));
 }
+// The treemap's colour: by tier or by content type (the build chose the first).
+const treemap = document.getElementById("treemap");
+for (const input of document.querySelectorAll("input[name=colour]")) {
+  input.addEventListener("change", () => {
+    if (treemap !== null && input.checked) treemap.setAttribute("class", `by-${input.value}`);
+  });
+}
