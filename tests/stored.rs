@@ -18,7 +18,10 @@
 //! * If-None-Match → 304 and If-Match with another tag → 412, decided from the tables (§13.1);
 //! * one range → 206 with exactly those bytes, several → `multipart/byteranges` (§14.2, §14.6),
 //!   If-Range with the ETag → the range, with another → the whole (§13.1.5);
-//! * what the bundle holds is served as before, beside the store.
+//! * what the bundle holds is served as before, beside the store;
+//! * a `?v=` the link pass wrote for a stored file is its object, immutable (RFC 9111 §5.2.2,
+//!   RFC 8246); a kept deploy's file (skew protection) is its old bytes, from the store; the
+//!   page's Speculation-Rules are served; no object is reachable at its own path.
 //!
 //! A store that fails is `tests/stored_failures.rs`'s (it changes the store under the server).
 #![cfg(not(target_arch = "wasm32"))]
@@ -28,7 +31,9 @@ mod support;
 use edgesite_core::{
     is_path_char, percent_encode, Content, ContentCoding, Representation, Store, Target,
 };
-use support::{fixture_store, request, server, site_under_test, Reply, Runtime};
+use support::{
+    fixture_store, request, server, site_under_test, walk_speculation_rules, Reply, Runtime,
+};
 
 /// What, beside its coding, a request names to be sent a representation.
 #[derive(Debug, Clone, Copy)]
@@ -264,6 +269,84 @@ fn ranges_of_a_stored_representation_are_its_bytes() {
             };
             assert_eq!(reply.body, expected, "{what} If-Range {validator}");
         }
+    }
+}
+
+/// The stored identity representation of the file at `path`.
+fn stored_identity(path: &str) -> &'static Representation<'static> {
+    stored()
+        .into_iter()
+        .find(|(p, s, r)| {
+            p == path && matches!(s, Selector::Coding) && r.coding == ContentCoding::Identity
+        })
+        .unwrap_or_else(|| panic!("{path}: an identity representation in the store"))
+        .2
+}
+
+const IMMUTABLE: Option<&str> = Some("public, max-age=31536000, immutable");
+
+#[test]
+fn a_fingerprinted_link_to_a_stored_file_is_its_object_and_immutable() {
+    // The links the page was served with (the link pass's `?v=`, the bytes' version).
+    let page = request("GET", "/", &[("accept-encoding", "identity")]);
+    let html = String::from_utf8(page.body.clone()).expect("a UTF-8 page");
+    let mut fingerprinted = 0;
+    for (path, _, _) in stored() {
+        let Some(at) = html.find(&format!("\"{path}?v=")) else {
+            continue;
+        };
+        let target = &html[at + 1..];
+        let target = &target[..target.find('"').expect("a closing quote")];
+        let r = stored_identity(&path);
+        let reply = request("GET", target, &[("accept-encoding", "identity")]);
+        assert_eq!(reply.status, 200, "{target}");
+        assert_eq!(reply.header("cache-control"), IMMUTABLE, "{target}");
+        assert_eq!(reply.header("etag"), Some(r.etag), "{target}");
+        assert!(reply.body == object(r), "{target}: the object's bytes");
+        fingerprinted += 1;
+    }
+    assert!(fingerprinted > 0, "the page links a stored file with ?v=");
+}
+
+#[test]
+fn a_kept_file_of_an_earlier_deploy_is_its_old_bytes_from_the_store() {
+    // Skew protection: the demo history's kept file, in Static Assets by the fixture's glob.
+    let kept = "/assets/stamp.bd43f8aebd.js";
+    let r = stored_identity(kept);
+    let in_assets = matches!(
+        r.content,
+        Content::Stored {
+            store: Store::Assets,
+            ..
+        }
+    );
+    assert!(in_assets, "{kept} in Static Assets");
+    let bodies = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/demo-history/bodies")
+        .read_dir()
+        .unwrap()
+        .map(|e| e.unwrap().path());
+    let old = bodies
+        .into_iter()
+        .find(|p| p.to_string_lossy().contains("/bd43f8aebd"))
+        .expect("the kept file's body in the history");
+    let reply = request("GET", kept, &[("accept-encoding", "identity")]);
+    assert_eq!(reply.status, 200, "{kept}");
+    assert_eq!(reply.header("cache-control"), IMMUTABLE, "{kept}");
+    assert!(
+        reply.body == std::fs::read(old).unwrap(),
+        "{kept}: its bytes"
+    );
+}
+
+#[test]
+fn the_rules_are_served_and_no_object_is_reachable_at_its_own_path() {
+    assert!(walk_speculation_rules("/") > 0, "the rules name a page");
+    // The objects are the Worker's to read, not a visitor's (run_worker_first): 404.
+    for (path, _, r) in stored() {
+        let key = r.object_key().expect("stored").to_string();
+        let reply = request("GET", &format!("/{key}"), &[]);
+        assert_eq!(reply.status, 404, "{path}'s object /{key}");
     }
 }
 

@@ -11,7 +11,7 @@
 //! reads whole, and a large one it streams), or under wrangler dev other bytes of the same
 //! length (its SHA-256 checked), gets 503 with Retry-After and
 //! `Cache-Control: no-store`, never a body of the file, for a whole body, a range and several
-//! ranges; HEAD and 304 read nothing from the store and are unchanged; once
+//! ranges; HEAD, 304 and 412 read nothing from the store and are unchanged; once
 //! the object is back, the same request is 200 with its bytes. Objects are moved aside and
 //! replaced, never written in place (the served folder's files are hard links of the build's).
 #![cfg(not(target_arch = "wasm32"))]
@@ -83,6 +83,7 @@ fn assert_unavailable(path: &str, selecting: &[(&str, &str)], what: &str) {
     }
     let head = request("HEAD", path, selecting);
     assert_eq!(head.status, 200, "{path} {what}: HEAD reads nothing");
+    assert_eq!(head.header("etag"), Some(identity(path).etag), "{what}");
     let mut fields = selecting.to_vec();
     fields.push(("if-none-match", identity(path).etag));
     let not_modified = request("GET", path, &fields);
@@ -90,6 +91,11 @@ fn assert_unavailable(path: &str, selecting: &[(&str, &str)], what: &str) {
         not_modified.status, 304,
         "{path} {what}: a 304 reads nothing"
     );
+    // RFC 9110 §13.1.1: If-Match naming another tag fails from the tables alone.
+    let mut fields = selecting.to_vec();
+    fields.push(("if-match", "\"another\""));
+    let failed = request("GET", path, &fields);
+    assert_eq!(failed.status, 412, "{path} {what}: a 412 reads nothing");
 }
 
 #[test]
