@@ -16,8 +16,8 @@
 #
 # Times on this machine move by a third between runs; instructions do not. With valgrind
 # installed (Debian's package), each row also gets the instructions per request of workerd's
-# main thread (callgrind; 1,000 requests on one connection after 400 to warm the JIT; equal to
-# 0.3% between runs) and those of the Worker alone: less the stand-in store's own work (the disk
+# main thread (callgrind; 1,000 requests on one connection after 400 to warm the JIT; the same
+# Worker measured again within 0.3%, on another day within 3%) and those of the Worker alone: less the stand-in store's own work (the disk
 # service's request handler, less its writes of the object's bytes into the response, which
 # carry them on to the client as a bundled answer's are; on Cloudflare the Static Assets service
 # that reads the object is not the Worker, and its work is not the Worker's CPU time). Two more
@@ -104,29 +104,34 @@ instructions() {
   local dump total own
   dump=$(echo "$WORK"/callgrind.*.1-01)
   total=$(awk '/^summary:/ { print $2 }' "$dump")
-  own=$(standin "$dump")
-  if [ "$reads" = 1 ] && [ "$own" -le 0 ]; then
-    echo "store.sh: no work of the stand-in store found in $dump (see standin())" >&2
+  local handler writes
+  read -r handler writes < <(standin "$dump")
+  # Both found where each answer reads the store (else a name workerd changed would count the
+  # stand-in's work, or its writes, as the Worker's).
+  if ! [[ $handler =~ ^[0-9]+$ && $writes =~ ^[0-9]+$ ]] ||
+    { [ "$reads" = 1 ] && { ((handler == 0)) || ((writes == 0)); }; }; then
+    echo "store.sh: the stand-in store's work in $dump: handler '$handler', writes '$writes' (see standin())" >&2
     return 1
   fi
+  own=$((handler - writes))
   awk -v run=$run -v total="$total" -v own="$own" 'BEGIN { printf "%.0fk | %.0fk", total / run / 1000, (total - own) / run / 1000 }'
 }
 
 # standin DUMP: the instructions of the disk service standing in for the Static Assets binding
-# in callgrind's DUMP: its request handler, inclusive, less its writes into the response body
-# (a pipe that carries the bytes on to the client: a bundled answer pays for sending them too);
-# 0 where no disk service answered.
+# in callgrind's DUMP: its request handler, inclusive, and its writes into the response body
+# (a pipe that carries the bytes on to the client: a bundled answer pays for sending them too,
+# so they stay the Worker's), as two integers; 0 0 where no disk service answered.
 standin() {
-  callgrind_annotate --inclusive=yes --tree=calling --threshold=100 "$1" | awk '
+  callgrind_annotate --inclusive=yes --tree=calling --show-percs=yes --threshold=100 "$1" | awk '
     function count(line) { sub(/^ +/, "", line); sub(/ .*/, "", line); gsub(/,/, "", line); return line + 0 }
     /^$/ { block = "" }
     /^ *[0-9,]+ \([ 0-9.]+%\)  \*  / {
       block = ""
-      if (index($0, "???:<workerd_server::services::disk::DiskRequest as kj::http::Service>::request::{closure#0} ")) handler = count($0)
+      if (index($0, "???:<workerd_server::services::disk::DiskRequest as kj::http::Service>::request::{closure#0} ")) handler += count($0)
       if (index($0, "???:workerd_server::services::disk::copy_file::{closure#0} ")) block = "copy"
     }
     block == "copy" && /^ *[0-9,]+ \([ 0-9.]+%\)  >  / && index($0, "???:<kj::io::AsyncOutputStream>::write::{closure#0} ") { writes += count($0) }
-    END { print handler - writes }'
+    END { printf "%.0f %.0f\n", handler, writes }'
 }
 
 printf '\n%s: %s s per run, %s connections, GET of a 100 KB file, Worker under bare workerd\n' \
