@@ -42,13 +42,22 @@ return {files: figure('files'), bundle: figure('bundle-bytes'), site: figure('si
 """
 
 # The map's colours by content type, then by tier once its toggle is clicked: the fills of its
-# files' rectangles, and each rectangle's tier, as drawn.
+# files' rectangles, and each rectangle's tier, as drawn. The demo is all in the bundle: two of
+# its rectangles are marked as in Static Assets and in R2 first, so that every tier's colour is
+# drawn by the report's own stylesheet.
 COLOURS = """
-const rects = [...document.querySelectorAll('#treemap rect[data-tier]')];
+const map = document.getElementById('treemap');
+const drawn = map.getAttribute('class');
+const rects = [...map.querySelectorAll('rect[data-tier]')];
+rects[0].dataset.tier = 'assets';
+rects[1].dataset.tier = 'r2';
 const fills = () => rects.map(r => getComputedStyle(r).fill);
+document.querySelector('input[name=colour][value=type]').click();
 const byType = fills();
+const typeClass = map.getAttribute('class');
 document.querySelector('input[name=colour][value=tier]').click();
-return {byType, byTier: fills(), tiers: rects.map(r => r.dataset.tier),
+return {drawn, typeClass, tierClass: map.getAttribute('class'), byType, byTier: fills(),
+        tiers: rects.map(r => r.dataset.tier),
         legend: getComputedStyle(document.querySelector('.legend.by-tier')).display};
 """
 
@@ -150,13 +159,18 @@ def main():
         problems.append(f"stages {got['stages']} vs report.txt {want['stages']}")
     if sum(got["cache"]) != want["files"]:
         problems.append(f"the cache groups hold {sum(got['cache'])} files, not {want['files']}")
-    # By type, a site's files take several colours; by tier, one per tier (issue 33).
+    # By type, a site's files take several colours; by tier, one per tier (issue 33). A site all
+    # in the bundle is drawn by type first.
+    if (colours["drawn"], colours["typeClass"], colours["tierClass"]) != ("by-type", "by-type", "by-tier"):
+        problems.append(f"the map's class: drawn {colours['drawn']}, then {colours['typeClass']}, "
+                        f"{colours['tierClass']}")
     if len(set(colours["byType"])) < 2:
         problems.append(f"the map by content type has one colour: {set(colours['byType'])}")
     by_tier = {}
     for tier, fill in zip(colours["tiers"], colours["byTier"]):
         by_tier.setdefault(tier, set()).add(fill)
-    if any(len(fills) != 1 for fills in by_tier.values()) or \
+    if set(by_tier) != {"bundle", "assets", "r2"} or \
+            any(len(fills) != 1 for fills in by_tier.values()) or \
             len({next(iter(f)) for f in by_tier.values()}) != len(by_tier):
         problems.append(f"the map by tier is not one colour per tier: {by_tier}")
     if colours["legend"] == "none":

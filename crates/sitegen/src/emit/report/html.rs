@@ -558,9 +558,9 @@ fn treemap_legend(by: &str) -> String {
         .collect();
     let checked = |mode: &str| if mode == by { " checked" } else { "" };
     format!(
-        "<p>Area is stored bytes (every representation kept); colour: \
+        "<p>Area is stored bytes (every representation kept); colour: <span role=\"radiogroup\" aria-label=\"colour the map by\">\
          <label><input type=\"radio\" name=\"colour\" value=\"tier\"{}> the tier</label> \
-         <label><input type=\"radio\" name=\"colour\" value=\"type\"{}> the content type</label>.</p>\n\
+         <label><input type=\"radio\" name=\"colour\" value=\"type\"{}> the content type</label></span>.</p>\n\
          <p class=\"legend by-tier\"><span class=\"key tier-bundle\"></span>the bundle <span class=\"key tier-assets\"></span>the store (Static Assets) <span class=\"key tier-r2\"></span>the store (R2)</p>\n\
          <p class=\"legend by-type\">{types}; outlined: <span class=\"key other stored\"></span>in the store (Static Assets), <span class=\"key other stored r2\"></span>in R2, the rest in the bundle</p>\n",
         checked("tier"),

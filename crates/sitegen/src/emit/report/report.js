@@ -12,10 +12,13 @@ for (const table of document.querySelectorAll("table.sortable")) {
     rows.forEach((row) => body.appendChild(row));
   }));
 }
-// The treemap's colour: by tier or by content type (the build chose the first).
+// The treemap's colour: by tier or by content type (the build chose the first; a browser that
+// restores a radio's state on reload is followed).
 const treemap = document.getElementById("treemap");
+const colourBy = (input) => {
+  if (treemap !== null && input.checked) treemap.setAttribute("class", `by-${input.value}`);
+};
 for (const input of document.querySelectorAll("input[name=colour]")) {
-  input.addEventListener("change", () => {
-    if (treemap !== null && input.checked) treemap.setAttribute("class", `by-${input.value}`);
-  });
+  colourBy(input);
+  input.addEventListener("change", () => colourBy(input));
 }
