@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make bigsite`: a site of any size. bench/sites.sh's `1gb` site (3,000 pages, 900 images of
 # 1 MB, 8 downloads of 20 MiB, 2 talks of 40 MiB: about 1.2 GB) is built for the Worker (times:
-# the first build, then again with nothing changed; the bundle's size against the 64 MiB limit),
+# the first build, then again with nothing changed; the bundle's size against the 64 MiB limit,
+# and what `wrangler deploy --dry-run` would upload),
 # served under `wrangler dev` (its store in wrangler's local Static Assets, the talks in its
 # local R2, put there by scripts/r2-put.mjs) and by the native twin (built
 # with the same config: the bundle's files in the binary, the store's read from its folder), and
@@ -36,6 +37,12 @@ check() { # runtime port
 
 port=$(free_port)
 toml=$(scripts/workerd.sh wrangler-toml "$config")
+# What `wrangler deploy` would upload, offline: the Worker (module, JS, data modules) against
+# the 64 MiB limit, which wrangler checks, and the Static Assets it reads.
+wrangler deploy --dry-run -c "$toml" --outdir "$(dirname "$toml")/dry-run" >"$LOGS/bigsite-dry-run.log" 2>&1 ||
+  { cat "$LOGS/bigsite-dry-run.log"; exit 1; }
+echo "wrangler deploy --dry-run: $(grep -E '^Total Upload' "$LOGS/bigsite-dry-run.log"); \
+$(grep -Eo 'Read [0-9]+ files? from the assets directory[^.]*' "$LOGS/bigsite-dry-run.log" || echo 'no assets line')"
 state="$(dirname "$toml")/wrangler-state"
 rm -rf "$state"
 node scripts/r2-put.mjs --bucket "$(r2_bucket "$config")" --from "$bundle/r2" --local "$state"
