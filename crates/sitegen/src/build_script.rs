@@ -519,14 +519,11 @@ mod tests {
     /// RFC 9110 §13.1.3: the configuration changes what is served too, so its date counts.
     #[test]
     fn a_build_is_never_dated_before_its_configuration() {
-        use crate::modified::tests::{commit_all, git, touch};
-        let repo = tempfile::tempdir().unwrap();
-        let site = repo.path().join("site");
-        std::fs::create_dir(&site).unwrap();
+        use crate::modified::tests::{commit_all, repo_with_site, touch};
+        let (repo, site) = repo_with_site("");
         std::fs::write(site.join("index.html"), "<p>hi</p>").unwrap();
         let config = repo.path().join("edgesite.toml");
         let commit = |at: u64| commit_all(repo.path(), at);
-        git(repo.path(), 0, &["init", "-q"]);
         commit(1_700_000_000);
         std::fs::write(&config, "[site]\ndir = \"site\"\n").unwrap();
         commit(1_710_000_000);

@@ -416,16 +416,13 @@ pub(crate) mod tests {
 
     #[test]
     fn a_page_is_dated_by_its_last_commit_unless_edited_since() {
-        let repo = tempfile::tempdir().unwrap();
-        let site = repo.path().join("site");
-        std::fs::create_dir_all(site.join("docs")).unwrap();
+        let (repo, site) = repo_with_site("docs");
         let (old, new, edited, untracked) = (
             site.join("docs/old page.html"),
             site.join("new.html"),
             site.join("edited.html"),
             site.join("untracked.html"),
         );
-        git(repo.path(), 0, &["init", "-q"]);
         std::fs::write(&old, "old").unwrap();
         // A link to the old page: it serves the old page's bytes, and has its date.
         let alias = site.join("alias.html");
@@ -471,6 +468,16 @@ pub(crate) mod tests {
     }
 
     /// Everything in the work tree `dir` committed, dated `at` (seconds).
+    /// A new git work tree in a temporary folder and its folder `site/<under>` (made): the
+    /// repository and the site folder.
+    pub(crate) fn repo_with_site(under: &str) -> (tempfile::TempDir, PathBuf) {
+        let repo = tempfile::tempdir().unwrap();
+        let site = repo.path().join("site");
+        std::fs::create_dir_all(site.join(under)).unwrap();
+        git(repo.path(), 0, &["init", "-q"]);
+        (repo, site)
+    }
+
     pub(crate) fn commit_all(dir: &Path, at: u64) {
         git(dir, at, &["add", "-A"]);
         git(dir, at, &["commit", "-q", "-m", "c"]);
@@ -490,12 +497,9 @@ pub(crate) mod tests {
     // changed since; so the date is never earlier than an uncommitted change.
     #[test]
     fn a_build_of_uncommitted_changes_is_dated_by_the_newest() {
-        let repo = tempfile::tempdir().unwrap();
-        let site = repo.path().join("site");
-        std::fs::create_dir_all(site.join("docs")).unwrap();
+        let (repo, site) = repo_with_site("docs");
         let (a, b) = (site.join("a.html"), site.join("docs/b.html"));
         let outside = repo.path().join("outside.txt");
-        git(repo.path(), 0, &["init", "-q"]);
         std::fs::write(repo.path().join(".gitignore"), "*.tmp\n").unwrap();
         for file in [&a, &b, &outside] {
             std::fs::write(file, "one").unwrap();
@@ -537,11 +541,8 @@ pub(crate) mod tests {
     /// nested repository; and a time in the future.
     #[test]
     fn links_nested_repositories_dotfiles_and_the_future() {
-        let repo = tempfile::tempdir().unwrap();
-        let site = repo.path().join("site");
-        std::fs::create_dir_all(&site).unwrap();
+        let (repo, site) = repo_with_site("");
         std::fs::write(site.join("a.html"), "a").unwrap();
-        git(repo.path(), 0, &["init", "-q"]);
         let commit = |at: u64| commit_all(repo.path(), at);
         commit(1_770_000_000);
         let dated = || last_modified(None, &site).unwrap();
